@@ -1,0 +1,147 @@
+"""`eksbot` subcommands. Errors become one line on stderr and an exit code (2: bad input, 1: other)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from rich.console import Console
+
+from bot.config import Settings, load_settings
+from bot.errors import EksBotError, InputError, KnowledgeError
+
+log = logging.getLogger("bot")
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    overrides: dict[str, object] = {}
+    for name in ("knowledge_dir", "index_dir"):
+        value = getattr(args, name, None)
+        if value is not None:
+            overrides[name] = Path(value)
+    return load_settings(**overrides)
+
+
+def _assistant(settings: Settings):  # type: ignore[no-untyped-def]
+    from bot.answers import Assistant
+
+    return Assistant.from_settings(settings)
+
+
+def cmd_index_build(args: argparse.Namespace) -> int:
+    from bot.embeddings import SentenceTransformerEmbedder
+    from bot.retrieval.store import build_index
+
+    settings = _settings(args)
+    manifest = build_index(settings.knowledge_dir, settings.index_dir,
+                           SentenceTransformerEmbedder(settings.embedding_model))
+    print(
+        f"index built in {manifest.build_seconds:.2f} s: {manifest.chunks} chunks, {manifest.sentences} sentences, "
+        f"model {manifest.model_id} ({manifest.dimension} dims) -> {settings.index_dir}"
+    )
+    return 0
+
+
+def cmd_index_check(args: argparse.Namespace) -> int:
+    from bot.knowledge import load_knowledge
+    from bot.retrieval.store import Manifest
+
+    settings = _settings(args)
+    kb = load_knowledge(settings.knowledge_dir)
+    docs = ", ".join(f"{d.path.name} ({d.lang}, {len(d.questions)} questions)" for d in kb.documents)
+    print(f"knowledge ok: {docs}")
+    try:
+        manifest = Manifest.read(settings.index_dir)
+    except EksBotError as exc:
+        print(str(exc))
+        return 1
+    fresh = manifest.knowledge_digest == kb.digest
+    print(f"index built {manifest.built_at} with {manifest.model_id}: {'up to date' if fresh else 'STALE'}")
+    return 0 if fresh else 1
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    from bot.cli.render import render_answer
+
+    question = " ".join(args.question)
+    assistant = _assistant(_settings(args))
+    answer = assistant.answer(question, args.lang)
+    if args.json:
+        print(json.dumps(answer.to_dict(), ensure_ascii=False))
+    else:
+        render_answer(Console(), answer)
+    return 0
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from bot.cli.render import render_eval
+    from bot.evaluation import evaluate, read_queries, summarize
+
+    queries = read_queries(Path(args.file))
+    assistant = _assistant(_settings(args))
+    results = list(evaluate(assistant, queries))
+    summary = summarize(results)
+    if args.json:
+        for result in results:
+            print(json.dumps(result.to_dict(), ensure_ascii=False))
+        print(json.dumps({"summary": summary}, ensure_ascii=False))
+    else:
+        render_eval(Console(), results, summary)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="eksbot", description="The EKS training assistant.")
+    parser.add_argument("--knowledge-dir", dest="knowledge_dir", help="knowledge directory (EKSBOT_KNOWLEDGE_DIR)")
+    parser.add_argument("--index-dir", dest="index_dir", help="index directory (EKSBOT_INDEX_DIR)")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    index = sub.add_parser("index", help="build or check the search index").add_subparsers(dest="action", required=True)
+    index.add_parser("build", help="build the index from the knowledge").set_defaults(func=cmd_index_build)
+    index.add_parser("check", help="validate the knowledge and tell whether the index is up to date").set_defaults(
+        func=cmd_index_check)
+
+    ask = sub.add_parser("ask", help="answer a question from the knowledge")
+    ask.add_argument("question", nargs="+")
+    ask.add_argument("--json", action="store_true", help="print one JSON object")
+    ask.add_argument("--lang", choices=["es", "en"], help="answer in this language (default: detected)")
+    ask.set_defaults(func=cmd_ask)
+
+    ev = sub.add_parser("eval", help="measure retrieval on a JSONL file of queries")
+    ev.add_argument("file")
+    ev.add_argument("--json", action="store_true", help="one JSON line per query, then a summary line")
+    ev.set_defaults(func=cmd_eval)
+
+    for register in _EXTENSIONS:
+        register(sub)
+    return parser
+
+
+# Other modules (server, quiz, Slack) add their subcommands here.
+_EXTENSIONS: list[Callable[[argparse._SubParsersAction], None]] = []  # type: ignore[type-arg]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    try:
+        return int(args.func(args))
+    except KnowledgeError as exc:
+        print(f"eksbot: invalid knowledge: {exc}", file=sys.stderr)
+        return 2
+    except InputError as exc:
+        print(f"eksbot: {exc}", file=sys.stderr)
+        return 2
+    except EksBotError as exc:
+        print(f"eksbot: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

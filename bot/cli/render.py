@@ -1,0 +1,54 @@
+"""Render the core's objects for a terminal."""
+
+from __future__ import annotations
+
+from rich.console import Console, Group
+from rich.markup import escape
+from rich.panel import Panel
+from rich.syntax import Syntax
+from rich.table import Table
+from rich.text import Text
+
+from bot.answers import Answer
+from bot.evaluation import EvalResult
+from bot.messages import say
+
+
+def render_answer(console: Console, answer: Answer) -> None:
+    if not answer.answered:
+        console.print(Panel(Text(answer.text), border_style="yellow", title="?"))
+        return
+    parts: list[object] = [Text(answer.text)]
+    top = answer.citations[0]
+    if top.snippet:
+        parts.append(Syntax(top.snippet, top.snippet_lang or "text", theme="ansi_dark", word_wrap=True))
+    cites = Text()
+    for citation in answer.citations:
+        cites.append("\n· " + say(answer.language, "citation", number=citation.question, title=citation.title),
+                     style="dim")
+        cites.append(f"  [{citation.source}, {citation.score:.2f}]", style="dim")
+    parts.append(cites)
+    console.print(Panel(Group(*parts), border_style="green", title=escape(answer.answer_line or "")))  # type: ignore[arg-type]
+
+
+def render_eval(console: Console, results: list[EvalResult], summary: dict[str, object]) -> None:
+    table = Table(title="Retrieval evaluation", show_lines=False)
+    for column in ("", "query", "expect", "ranked", "answered"):
+        table.add_column(column)
+    for r in results:
+        expect = r.query.expect
+        ok = (r.ranked[:1] and r.ranked[0] in expect and r.answered) if expect else not r.answered
+        table.add_row(
+            "[green]✓[/]" if ok else "[red]✗[/]", escape(r.query.q), str(expect or "abstain"),
+            str(r.ranked[:3]), "yes" if r.answered else "no",
+        )
+    console.print(table)
+    figures = Table(title="Summary")
+    figures.add_column("scope")
+    keys = ["queries", "recall@1", "recall@3", "mrr", "abstention", "false_abstention"]
+    for key in keys:
+        figures.add_column(key, justify="right")
+    scopes = {"all": summary, **summary.get("by_language", {})}  # type: ignore[dict-item]
+    for scope, values in scopes.items():
+        figures.add_row(scope, *(str(values.get(k, "-")) for k in keys))  # type: ignore[union-attr]
+    console.print(figures)

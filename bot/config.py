@@ -1,0 +1,82 @@
+"""One validated settings object, built when an application or command starts (never at import)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+def _default_dir(name: str) -> Path:
+    """`knowledge/`, `index/`, `data/` next to the package in a checkout, else under the working dir."""
+    candidate = PROJECT_ROOT / name
+    if (PROJECT_ROOT / "pyproject.toml").exists():
+        return candidate
+    return Path.cwd() / name
+
+
+class Settings(BaseSettings):
+    """Every setting comes from the environment (prefix `EKSBOT_`, Slack's own names for Slack)."""
+
+    model_config = SettingsConfigDict(env_prefix="EKSBOT_", extra="ignore", populate_by_name=True)
+
+    knowledge_dir: Path = Field(default_factory=lambda: _default_dir("knowledge"))
+    index_dir: Path = Field(default_factory=lambda: _default_dir("index"))
+    data_dir: Path = Field(default_factory=lambda: _default_dir("data"))
+    embedding_model: str = Field(
+        default="all-MiniLM-L6-v2",
+        description="Sentence-transformers model: a name or a path. The default is the bundled copy.",
+    )
+    auto_rebuild: bool = Field(default=True, description="Rebuild a stale index at start instead of failing.")
+    abstain_threshold: float = Field(
+        default=0.4, ge=0.0, le=1.0, description="Below this confidence the bot says it does not know."
+    )
+    max_question_chars: int = Field(default=2000, ge=10)
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    log_questions: bool = Field(default=False, description="Log question text (off: privacy).")
+
+    api_tokens_raw: SecretStr = Field(default=SecretStr(""), validation_alias=AliasChoices("EKSBOT_API_TOKENS"))
+    rate_limit: int = Field(default=600, ge=0, description="Requests per minute per client; 0 turns it off.")
+    max_body_bytes: int = Field(default=64 * 1024, ge=1024)
+
+    database_url: str = Field(default="", validation_alias=AliasChoices("DATABASE_URL", "EKSBOT_DATABASE_URL"))
+
+    slack_bot_token: SecretStr | None = Field(default=None, validation_alias=AliasChoices("SLACK_BOT_TOKEN"))
+    slack_signing_secret: SecretStr | None = Field(
+        default=None, validation_alias=AliasChoices("SLACK_SIGNING_SECRET")
+    )
+    slack_app_token: SecretStr | None = Field(default=None, validation_alias=AliasChoices("SLACK_APP_TOKEN"))
+    slack_api_url: str = Field(
+        default="https://slack.com/api/", validation_alias=AliasChoices("SLACK_API_URL", "EKSBOT_SLACK_API_URL")
+    )
+
+    @field_validator("slack_bot_token", "slack_signing_secret", "slack_app_token", mode="before")
+    @classmethod
+    def _blank_is_none(cls, value: object) -> object:
+        return None if isinstance(value, str) and not value.strip() else value
+
+    @model_validator(mode="after")
+    def _check(self) -> Settings:
+        if not self.database_url:
+            self.database_url = f"sqlite:///{(self.data_dir / 'eksbot.db').resolve()}"
+        if not self.slack_api_url.endswith("/"):
+            self.slack_api_url += "/"
+        return self
+
+    @property
+    def api_tokens(self) -> list[str]:
+        raw = self.api_tokens_raw.get_secret_value()
+        return [token.strip() for token in raw.split(",") if token.strip()]
+
+    @property
+    def slack_enabled(self) -> bool:
+        return self.slack_bot_token is not None and self.slack_signing_secret is not None
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Build the settings from the environment; keyword arguments win over the environment."""
+    return Settings(**overrides)  # type: ignore[arg-type]

@@ -1,0 +1,75 @@
+"""The project's exceptions, translated at each surface (Slack, HTTP, CLI).
+
+    EksBotError
+    ├── ConfigError            a setting is missing or unsafe
+    ├── KnowledgeError         a knowledge file is malformed (file, line, reason)
+    ├── IndexArtifactError     the built index is missing, stale or foreign
+    ├── InputError             a user's input cannot be processed (empty, too long)
+    └── QuizError              a quiz request cannot be honoured
+        ├── UnknownAttemptError
+        ├── AttemptOwnerError
+        ├── InvalidChoiceError
+        ├── AlreadyAnsweredError
+        └── UnknownTopicError
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class EksBotError(Exception):
+    """Base of every error this project raises on purpose."""
+
+
+class ConfigError(EksBotError):
+    pass
+
+
+class KnowledgeError(EksBotError):
+    """A knowledge file is malformed; the message names the file and the line."""
+
+    def __init__(self, path: Path | str, line: int | None, reason: str) -> None:
+        self.path = Path(path)
+        self.line = line
+        self.reason = reason
+        where = f"{self.path}:{line}" if line else str(self.path)
+        super().__init__(f"{where}: {reason}")
+
+
+class IndexArtifactError(EksBotError):
+    pass
+
+
+class InputError(EksBotError):
+    pass
+
+
+class QuizError(EksBotError):
+    pass
+
+
+class UnknownAttemptError(QuizError):
+    pass
+
+
+class AttemptOwnerError(QuizError):
+    pass
+
+
+class InvalidChoiceError(QuizError):
+    pass
+
+
+class AlreadyAnsweredError(QuizError):
+    """The attempt was graded before; carries the earlier result so callers can show it again."""
+
+    def __init__(self, message: str, result: object | None = None) -> None:
+        super().__init__(message)
+        self.result = result
+
+
+class UnknownTopicError(QuizError):
+    def __init__(self, message: str, topics: list[str]) -> None:
+        super().__init__(message)
+        self.topics = topics

@@ -1,0 +1,35 @@
+"""Every text the bot says to a person, in Spanish and English."""
+
+from __future__ import annotations
+
+from typing import Any
+
+TEXTS: dict[str, dict[str, str]] = {
+    "es": {
+        "dont_know": "No lo sé: la base de conocimiento no cubre esa pregunta, así que prefiero no inventar una respuesta.",
+        "covers": "Puedo ayudarte con estos temas: {topics}.",
+        "did_you_mean": "¿Quizás buscabas: {titles}?",
+        "quiz_ref": "Pregunta {number} del cuestionario («{title}»): la respuesta correcta es {answer}.",
+        "section_ref": "Fuente: {title} ({source}).",
+        "citation": "Pregunta {number} · {title}",
+        "empty_question": "La pregunta está vacía: escribe qué quieres saber.",
+        "too_long": "La pregunta tiene {length} caracteres; el máximo es {limit}.",
+        "unknown_lang": "Idioma desconocido {lang!r}: usa 'es' o 'en'.",
+    },
+    "en": {
+        "dont_know": "I don't know: the knowledge base does not cover that question, so I won't make an answer up.",
+        "covers": "I can help with these topics: {topics}.",
+        "did_you_mean": "Did you mean: {titles}?",
+        "quiz_ref": "Quiz question {number} (\u201c{title}\u201d): the correct answer is {answer}.",
+        "section_ref": "Source: {title} ({source}).",
+        "citation": "Question {number} · {title}",
+        "empty_question": "The question is empty: write what you want to know.",
+        "too_long": "The question is {length} characters long; the limit is {limit}.",
+        "unknown_lang": "Unknown language {lang!r}: use 'es' or 'en'.",
+    },
+}
+
+
+def say(lang: str, key: str, **values: Any) -> str:
+    table = TEXTS.get(lang, TEXTS["en"])
+    return table.get(key, TEXTS["en"][key]).format(**values)

@@ -1,0 +1,77 @@
+"""BM25 over the chunks, one index per language (each with its own stemmer and stop words)."""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections import Counter
+
+import bm25s
+import numpy as np
+
+from bot.chunking import Chunk
+from bot.text import ALL_STOPWORDS, tokens, word_terms
+
+logging.getLogger("bm25s").setLevel(logging.WARNING)
+
+
+class LexicalIndex:
+    def __init__(self, chunks: list[Chunk], k1: float = 1.2, b: float = 0.75) -> None:
+        self._n = len(chunks)
+        self._by_lang: dict[str, tuple[np.ndarray, bm25s.BM25, dict[str, float], list[set[str]]]] = {}
+        for lang in sorted({c.lang for c in chunks}):
+            ids = np.array([c.id for c in chunks if c.lang == lang], dtype=np.int64)
+            corpus = [tokens(chunks[i].indexed_text, lang) for i in ids]
+            engine = bm25s.BM25(k1=k1, b=b)
+            engine.index([doc or [""] for doc in corpus], show_progress=False)
+            df = Counter(term for doc in corpus for term in set(doc))
+            n = len(corpus)
+            idf = {term: math.log(1 + (n - count + 0.5) / (count + 0.5)) for term, count in df.items()}
+            idf[""] = math.log(1 + (n + 0.5) / 0.5)  # what a word the knowledge never uses weighs
+            self._by_lang[lang] = (ids, engine, idf, [set(doc) for doc in corpus])
+
+    @property
+    def languages(self) -> list[str]:
+        return list(self._by_lang)
+
+    def scores(self, query: str) -> dict[str, np.ndarray]:
+        """Per language, BM25 scores of every chunk (0 for chunks of other languages)."""
+        out: dict[str, np.ndarray] = {}
+        for lang, (ids, engine, _idf, _sets) in self._by_lang.items():
+            full = np.zeros(self._n, dtype=np.float32)
+            terms = tokens(query, lang)
+            if terms:
+                full[ids] = engine.get_scores(terms)
+            out[lang] = full
+        return out
+
+    def coverage(self, query: str, chunk_ids: dict[str, list[int]]) -> float:
+        """Share of the query's weight (IDF) found in the given chunks, in either edition.
+
+        Each word counts once, matched if its term appears in the chunks of any language (so a Spanish
+        question using English terms is covered); a word the knowledge never uses weighs the most.
+        """
+        per_lang: dict[str, tuple[list[list[str]], dict[str, float], set[str]]] = {}
+        for lang, (ids, _engine, idf, sets) in self._by_lang.items():
+            position = {int(chunk_id): pos for pos, chunk_id in enumerate(ids)}
+            present: set[str] = set()
+            for chunk_id in chunk_ids.get(lang, []):
+                pos = position.get(chunk_id)
+                if pos is not None:
+                    present |= sets[pos]
+            per_lang[lang] = (word_terms(query, lang, ALL_STOPWORDS), idf, present)
+        if not per_lang:
+            return 0.0
+        n_words = min(len(words) for words, _, _ in per_lang.values())
+        total = matched = 0.0
+        for w in range(n_words):
+            weight = 0.0
+            hit = False
+            for words, idf, present in per_lang.values():
+                terms = words[w]
+                weight = max(weight, idf.get(terms[0], idf[""]))
+                parts = terms[1:]
+                hit = hit or terms[0] in present or bool(parts and all(p in present for p in parts))
+            total += weight
+            matched += weight if hit else 0.0
+        return matched / total if total else 0.0

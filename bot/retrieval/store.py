@@ -1,0 +1,162 @@
+"""Build the index artifacts into `index/`, and load them back, refusing stale or foreign ones.
+
+Artifacts: `chunks.faiss` (inner product over normalised chunk vectors), `sentences.npy` (vectors of
+explanation sentences, for excerpts), `chunks.json` (chunk and sentence metadata) and `manifest.json`
+(model id, dimension, knowledge digest, build time) written last, so a half-written build is never
+taken for a whole one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import tempfile
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import faiss
+import numpy as np
+
+from bot.chunking import Chunk, Sentence, chunk_knowledge
+from bot.embeddings import Embedder
+from bot.errors import IndexArtifactError
+from bot.knowledge import KnowledgeBase, knowledge_digest, load_knowledge
+
+FORMAT_VERSION = 1
+MANIFEST = "manifest.json"
+FILES = ("chunks.faiss", "sentences.npy", "chunks.json")
+
+log = logging.getLogger(__name__)
+
+
+def pipeline_digest() -> str:
+    """Names the code that shapes the index (parsing, chunking, text): changing it makes the index stale."""
+    from bot import chunking, text
+    from bot.knowledge import parser
+
+    digest = hashlib.sha256()
+    for module in (parser, chunking, text):
+        digest.update(Path(str(module.__file__)).read_bytes())
+    return digest.hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class Manifest:
+    format_version: int
+    pipeline: str
+    model_id: str
+    dimension: int
+    knowledge_digest: str
+    built_at: str
+    chunks: int
+    sentences: int
+    build_seconds: float
+
+    @classmethod
+    def read(cls, directory: Path) -> Manifest:
+        path = directory / MANIFEST
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            return cls(**{k: data[k] for k in cls.__dataclass_fields__})
+        except FileNotFoundError as exc:
+            raise IndexArtifactError(f"no index in {directory}: run 'eksbot index build'") from exc
+        except (ValueError, KeyError, TypeError) as exc:
+            raise IndexArtifactError(f"{path} is unreadable ({exc}); run 'eksbot index build'") from exc
+
+
+@dataclass(frozen=True)
+class LoadedIndex:
+    manifest: Manifest
+    knowledge: KnowledgeBase
+    chunks: list[Chunk]
+    sentences: list[Sentence]
+    faiss_index: faiss.Index
+    sentence_vectors: np.ndarray
+
+
+def build_index(knowledge_dir: Path, index_dir: Path, embedder: Embedder) -> Manifest:
+    started = time.perf_counter()
+    kb = load_knowledge(knowledge_dir)
+    chunks, sentences = chunk_knowledge(kb)
+    vectors = embedder.encode([c.indexed_text for c in chunks]) if chunks else np.zeros(
+        (0, embedder.dimension), np.float32)
+    sentence_vectors = embedder.encode([s.text for s in sentences]) if sentences else np.zeros(
+        (0, embedder.dimension), np.float32)
+    index = faiss.IndexFlatIP(embedder.dimension)
+    index.add(vectors)
+
+    index_dir.mkdir(parents=True, exist_ok=True)
+    manifest = Manifest(
+        format_version=FORMAT_VERSION, pipeline=pipeline_digest(), model_id=embedder.model_id, dimension=embedder.dimension,
+        knowledge_digest=kb.digest, built_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        chunks=len(chunks), sentences=len(sentences), build_seconds=0.0,
+    )
+    with tempfile.TemporaryDirectory(dir=index_dir, prefix=".build-") as tmp:
+        staging = Path(tmp)
+        faiss.write_index(index, str(staging / "chunks.faiss"))
+        np.save(staging / "sentences.npy", sentence_vectors)
+        (staging / "chunks.json").write_text(
+            json.dumps(
+                {"chunks": [c.to_dict() for c in chunks], "sentences": [s.to_dict() for s in sentences]},
+                ensure_ascii=False, indent=1,
+            ),
+            encoding="utf-8",
+        )
+        (index_dir / MANIFEST).unlink(missing_ok=True)
+        for name in FILES:
+            os.replace(staging / name, index_dir / name)
+        manifest = Manifest(**{**manifest.__dict__, "build_seconds": round(time.perf_counter() - started, 3)})
+        (staging / MANIFEST).write_text(json.dumps(manifest.__dict__, indent=2), encoding="utf-8")
+        os.replace(staging / MANIFEST, index_dir / MANIFEST)
+    log.info("index built", extra={"chunks": len(chunks), "seconds": manifest.build_seconds})
+    return manifest
+
+
+def stale_reason(manifest: Manifest, knowledge_dir: Path, embedder: Embedder) -> str | None:
+    """Why the built index does not match this knowledge and model, or None when it does."""
+    if manifest.format_version != FORMAT_VERSION:
+        return f"index format {manifest.format_version} is not {FORMAT_VERSION}"
+    if manifest.pipeline != pipeline_digest():
+        return "the indexing code changed since the index was built"
+    if manifest.model_id != embedder.model_id:
+        return f"index was built with model {manifest.model_id}, the setting is {embedder.model_id}"
+    if manifest.dimension != embedder.dimension:
+        return f"index dimension {manifest.dimension} differs from the model's {embedder.dimension}"
+    if manifest.knowledge_digest != knowledge_digest(knowledge_dir):
+        return f"the knowledge in {knowledge_dir} changed since the index was built"
+    return None
+
+
+def load_index(knowledge_dir: Path, index_dir: Path, embedder: Embedder, *, rebuild: bool = True) -> LoadedIndex:
+    """Load the artifacts; a missing or stale index is rebuilt when `rebuild`, else refused."""
+    try:
+        manifest = Manifest.read(index_dir)
+        reason = stale_reason(manifest, knowledge_dir, embedder)
+    except IndexArtifactError as exc:
+        if not rebuild:
+            raise
+        reason = str(exc)
+    if reason is not None:
+        if not rebuild:
+            raise IndexArtifactError(f"stale index in {index_dir}: {reason}; run 'eksbot index build'")
+        log.warning("rebuilding the index: %s", reason)
+        build_index(knowledge_dir, index_dir, embedder)
+        manifest = Manifest.read(index_dir)
+    try:
+        meta = json.loads((index_dir / "chunks.json").read_text(encoding="utf-8"))
+        chunks = [Chunk(**c) for c in meta["chunks"]]
+        sentences = [Sentence(**s) for s in meta["sentences"]]
+        faiss_index = faiss.read_index(str(index_dir / "chunks.faiss"))
+        sentence_vectors = np.load(index_dir / "sentences.npy")
+    except (OSError, ValueError, KeyError, TypeError, RuntimeError) as exc:
+        raise IndexArtifactError(f"index in {index_dir} is damaged ({exc}); run 'eksbot index build'") from exc
+    if faiss_index.ntotal != len(chunks) or len(sentence_vectors) != len(sentences):
+        raise IndexArtifactError(f"index in {index_dir} is inconsistent; run 'eksbot index build'")
+    knowledge = load_knowledge(knowledge_dir)
+    if knowledge.digest != manifest.knowledge_digest:
+        raise IndexArtifactError(f"the knowledge changed while loading {index_dir}; load again")
+    return LoadedIndex(manifest, knowledge, chunks, sentences, faiss_index, sentence_vectors)
