@@ -22,7 +22,7 @@ from bot.knowledge import KnowledgeBase, Question
 from bot.messages import say
 from bot.retrieval.hybrid import HybridRetriever, Retrieval, ScoredQuestion, Tuning
 from bot.retrieval.store import LoadedIndex, load_index
-from bot.text import clean_question, detect_language, edition_vocabulary, tokens
+from bot.text import clean_question, detect_language, edition_vocabulary, fold, tokens
 
 LANGUAGES = ("es", "en")
 EXCERPT_SENTENCES = 3
@@ -153,6 +153,24 @@ class Assistant:
 
     def topics(self, lang: str) -> list[str]:
         return self.knowledge.topics(lang)
+
+    def match_topic(self, topic: str, lang: str) -> list[tuple[str, int]]:
+        """Questions about `topic` ("slurm", "almacenamiento"): by topic name, else through retrieval."""
+        wanted = fold(clean_question(topic))
+        if not wanted:
+            return []
+        named = [
+            (q.doc_id, q.number) for q in self.knowledge.questions(lang)
+            if wanted in fold(q.topic) or fold(q.topic) in wanted
+        ]
+        if named:
+            return named
+        text, detected = self.prepare(topic, None)
+        retrieval = self.retrieve(text, detected, self.embedder.encode([text])[0])
+        if not retrieval.ranked or retrieval.confidence < self.threshold:
+            return []
+        best = retrieval.ranked[0].score
+        return [s.key for s in retrieval.ranked if s.score >= RELATED_RATIO * best]
 
     # -- pieces ------------------------------------------------------------------------------------
 

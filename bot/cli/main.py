@@ -116,13 +116,16 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--json", action="store_true", help="one JSON line per query, then a summary line")
     ev.set_defaults(func=cmd_eval)
 
-    for register in _EXTENSIONS:
+    for register in _extensions():
         register(sub)
     return parser
 
 
-# Other modules (server, quiz, Slack) add their subcommands here.
-_EXTENSIONS: list[Callable[[argparse._SubParsersAction], None]] = []  # type: ignore[type-arg]
+def _extensions() -> list[Callable[[argparse._SubParsersAction], None]]:  # type: ignore[type-arg]
+    """Subcommands of other surfaces (server, quiz, Slack), each in its own module."""
+    from bot.cli import serve
+
+    return [serve.register]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,0 +1,26 @@
+# The two set-up commands: `make run` and `make test` (both create .venv and are safe to run again).
+.PHONY: run test lint bench eval index
+
+run:
+	scripts/bootstrap.sh
+	.venv/bin/eksbot serve
+
+test:
+	scripts/bootstrap.sh dev
+	.venv/bin/ruff check bot tests bench
+	.venv/bin/mypy
+	.venv/bin/pytest -q
+
+lint:
+	.venv/bin/ruff check bot tests bench
+	.venv/bin/mypy
+
+index:
+	.venv/bin/eksbot index build
+
+eval:
+	.venv/bin/eksbot eval ../shared/eval/dev-queries.jsonl
+	.venv/bin/eksbot eval tests/eval/queries.jsonl
+
+bench:
+	.venv/bin/python bench/answer_latency.py

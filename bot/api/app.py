@@ -1,0 +1,93 @@
+"""Build the FastAPI application. `main.py`-style wiring only: the work is in the core and routes."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+import bot
+from bot.api.batcher import AnswerBatcher
+from bot.api.errors import install_error_handlers
+from bot.api.metrics import Metrics
+from bot.api.middleware import GuardMiddleware
+from bot.api.ratelimit import RateLimiter
+from bot.api.routes import health, query
+from bot.config import Settings, load_settings
+from bot.services import Services
+
+log = logging.getLogger(__name__)
+
+DESCRIPTION = """Answers questions on training models on Amazon EKS from the team's knowledge, with
+citations, and says plainly when the knowledge does not cover a question."""
+
+
+def create_app(
+    settings: Settings | None = None,
+    *,
+    services: Services | None = None,
+    loader: Callable[[Settings], Services] = Services.load,
+) -> FastAPI:
+    """The application. Without `services`, the model and index load in the background at start-up
+    and `/readyz` answers 503 until they have."""
+    settings = settings or load_settings()
+    metrics = Metrics()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        task: asyncio.Task[None] | None = None
+        if app.state.services is None:
+            task = asyncio.create_task(_load(app, settings, loader))
+        else:
+            _attach(app, app.state.services)
+        if not settings.slack_enabled:
+            log.info("Slack is off: set SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET to enable it")
+        try:
+            yield
+        finally:
+            if task is not None:
+                task.cancel()
+            if app.state.batcher is not None:
+                await app.state.batcher.close()
+
+    app = FastAPI(title="EKS training assistant", version=bot.__version__, description=DESCRIPTION,
+                  lifespan=lifespan)
+    app.state.settings = settings
+    app.state.metrics = metrics
+    app.state.services = services
+    app.state.batcher = None
+    app.state.load_error = None
+    install_error_handlers(app)
+    app.include_router(health.router)
+    app.include_router(query.router)
+    app.add_middleware(
+        GuardMiddleware, metrics=metrics, limiter=RateLimiter(settings.rate_limit), max_body=settings.max_body_bytes
+    )
+    return app
+
+
+async def _load(app: FastAPI, settings: Settings, loader: Callable[[Settings], Services]) -> None:
+    try:
+        services = await asyncio.to_thread(loader, settings)
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - reported by /readyz and the log
+        app.state.load_error = f"{exc.__class__.__name__}: {exc}"
+        log.error("start-up failed: %s", app.state.load_error)
+        return
+    _attach(app, services)
+    log.info("ready", extra={"chunks": len(services.assistant.index.chunks)})
+
+
+def _attach(app: FastAPI, services: Services) -> None:
+    metrics: Metrics = app.state.metrics
+    manifest = services.assistant.index.manifest
+    metrics.loaded(
+        chunks=manifest.chunks, questions=len(services.assistant.knowledge.questions("en", kind=None)),
+        model=manifest.model_id, digest=manifest.knowledge_digest, built_at=manifest.built_at,
+    )
+    app.state.batcher = AnswerBatcher(services.assistant, on_batch=metrics.batch_size.observe)
+    app.state.services = services

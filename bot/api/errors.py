@@ -1,0 +1,77 @@
+"""Turn the core's exceptions and validation failures into 4xx answers with a reason."""
+
+from __future__ import annotations
+
+import logging
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from bot.errors import (
+    AlreadyAnsweredError,
+    AttemptOwnerError,
+    InputError,
+    InvalidChoiceError,
+    QuizError,
+    UnknownAttemptError,
+    UnknownTopicError,
+)
+
+log = logging.getLogger(__name__)
+
+QUIZ_STATUS: dict[type[QuizError], int] = {
+    UnknownAttemptError: 404,
+    AttemptOwnerError: 403,
+    InvalidChoiceError: 422,
+    AlreadyAnsweredError: 409,
+    UnknownTopicError: 404,
+}
+
+
+def _describe(errors: list[dict[str, object]]) -> str:
+    parts = []
+    for error in errors[:5]:
+        location = ".".join(str(p) for p in error.get("loc", ()) if p != "body")  # type: ignore[union-attr]
+        if error.get("type") == "json_invalid":
+            parts.append(f"invalid JSON body: {error.get('msg')}")
+        elif error.get("type") == "missing":
+            parts.append(f"'{location}' is required")
+        elif error.get("type") == "extra_forbidden":
+            parts.append(f"unknown field '{location}'")
+        else:
+            parts.append(f"'{location or 'body'}': {error.get('msg')}")
+    return "; ".join(parts) or "invalid request"
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(RequestValidationError)
+    async def validation(_: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = [
+            {k: v for k, v in e.items() if k in ("type", "loc", "msg")} for e in exc.errors()
+        ]
+        return JSONResponse({"error": _describe(errors), "detail": errors}, status_code=422)
+
+    @app.exception_handler(InputError)
+    async def bad_input(_: Request, exc: InputError) -> JSONResponse:
+        return JSONResponse({"error": str(exc)}, status_code=422)
+
+    @app.exception_handler(QuizError)
+    async def quiz_error(_: Request, exc: QuizError) -> JSONResponse:
+        status = next((code for kind, code in QUIZ_STATUS.items() if isinstance(exc, kind)), 400)
+        body: dict[str, object] = {"error": str(exc)}
+        if isinstance(exc, UnknownTopicError):
+            body["topics"] = exc.topics
+        if isinstance(exc, AlreadyAnsweredError) and exc.result is not None:
+            body["result"] = exc.result.to_dict()  # type: ignore[attr-defined]
+        return JSONResponse(body, status_code=status)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        return JSONResponse({"error": exc.detail}, status_code=exc.status_code, headers=exc.headers)
+
+    @app.exception_handler(Exception)
+    async def unexpected(request: Request, exc: Exception) -> JSONResponse:
+        log.exception("unhandled error", extra={"route": request.url.path})
+        return JSONResponse({"error": "internal error; it has been logged"}, status_code=500)

@@ -1,0 +1,66 @@
+"""Prometheus metrics of one application (own registry, so several apps can live in one process)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client.core import CounterMetricFamily, Metric
+from prometheus_client.registry import Collector
+
+import bot
+
+LATENCY_BUCKETS = (0.005, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.2, 0.3, 0.5, 1.0, 2.0, 5.0, 10.0)
+
+
+class _FeedbackCollector(Collector):
+    """Feedback votes as stored in the shared database: the same figure on every replica."""
+
+    def __init__(self, counts: Callable[[], dict[str, int]] | None) -> None:
+        self.counts = counts
+
+    def collect(self) -> Iterable[Metric]:
+        family = CounterMetricFamily("eksbot_feedback", "Feedback votes on answers", labels=["vote"])
+        if self.counts is not None:
+            try:
+                values = self.counts()
+            except Exception:  # noqa: BLE001 - a scrape must not fail because the database blinked
+                values = {}
+            for vote in ("up", "down"):
+                family.add_metric([vote], values.get(vote, 0))
+        yield family
+
+
+class Metrics:
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry()
+        r = self.registry
+        self.requests = Counter("eksbot_http_requests", "HTTP requests", ["route", "method", "status"], registry=r)
+        self.latency = Histogram(
+            "eksbot_http_request_duration_seconds", "HTTP request latency", ["route", "method"],
+            buckets=LATENCY_BUCKETS, registry=r,
+        )
+        self.answers = Counter("eksbot_answers", "Questions answered or abstained", ["outcome", "surface"], registry=r)
+        self.quiz_answers = Counter("eksbot_quiz_answers", "Quiz answers graded", ["result", "surface"], registry=r)
+        self.batch_size = Histogram(
+            "eksbot_encode_batch_size", "Questions encoded together", buckets=(1, 2, 4, 8, 16, 32), registry=r
+        )
+        self.rate_limited = Counter("eksbot_rate_limited", "Requests refused by the rate limit", registry=r)
+        self.slack_events = Counter("eksbot_slack_events", "Slack events by outcome", ["kind", "outcome"], registry=r)
+        self.index_chunks = Gauge("eksbot_index_chunks", "Chunks in the loaded index", registry=r)
+        self.index_questions = Gauge("eksbot_index_questions", "Questions in the loaded knowledge", registry=r)
+        self.ready = Gauge("eksbot_ready", "1 when the model, index and database are ready", registry=r)
+        self.build_info = Gauge(
+            "eksbot_build_info", "Version, model and knowledge of this process",
+            ["version", "model", "knowledge_digest", "index_built_at"], registry=r,
+        )
+        self.feedback = _FeedbackCollector(None)
+        r.register(self.feedback)
+
+    def loaded(self, *, chunks: int, questions: int, model: str, digest: str, built_at: str) -> None:
+        self.index_chunks.set(chunks)
+        self.index_questions.set(questions)
+        self.build_info.labels(bot.__version__, model, digest[:12], built_at).set(1)
+
+    def answer(self, answered: bool, surface: str) -> None:
+        self.answers.labels("answered" if answered else "abstained", surface).inc()

@@ -1,0 +1,108 @@
+"""ASGI middleware: body size limit, per-client rate limit on the API, request log and metrics."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import time
+from typing import Any
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from bot.api.metrics import Metrics
+from bot.api.ratelimit import RateLimiter, retry_after_header
+
+log = logging.getLogger("bot.http")
+
+RATE_LIMITED_PREFIXES = ("/v1/",)
+
+
+class _TooLarge(Exception):
+    pass
+
+
+async def _send_json(send: Send, status: int, body: dict[str, Any], headers: list[tuple[bytes, bytes]] = []) -> None:
+    data = json.dumps(body).encode()
+    await send({
+        "type": "http.response.start", "status": status,
+        "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode()), *headers],
+    })
+    await send({"type": "http.response.body", "body": data})
+
+
+def client_key(scope: Scope) -> str:
+    """The bearer token (hashed: never kept in clear) or else the client address."""
+    for name, value in scope.get("headers", []):
+        if name == b"authorization" and value[:7].lower() == b"bearer ":
+            return "token:" + hashlib.sha256(value[7:].strip()).hexdigest()[:16]
+    client = scope.get("client")
+    return f"addr:{client[0]}" if client else "addr:unknown"
+
+
+class GuardMiddleware:
+    def __init__(self, app: ASGIApp, *, metrics: Metrics, limiter: RateLimiter, max_body: int) -> None:
+        self.app = app
+        self.metrics = metrics
+        self.limiter = limiter
+        self.max_body = max_body
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        status_holder = {"status": 500}
+        path: str = scope["path"]
+        method: str = scope["method"]
+
+        async def send_wrapper(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                status_holder["status"] = message["status"]
+            await send(message)
+
+        try:
+            if path.startswith(RATE_LIMITED_PREFIXES) and self.limiter.enabled:
+                wait = self.limiter.check(client_key(scope))
+                if wait > 0:
+                    self.metrics.rate_limited.inc()
+                    await _send_json(
+                        send_wrapper, 429,
+                        {"error": f"rate limit of {self.limiter.per_minute} requests per minute exceeded; "
+                                  f"retry in {retry_after_header(wait)} s"},
+                        [(b"retry-after", retry_after_header(wait).encode())],
+                    )
+                    return
+            length = dict(scope.get("headers", [])).get(b"content-length")
+            if length is not None and length.isdigit() and int(length) > self.max_body:
+                await _send_json(send_wrapper, 413, {"error": f"request body over {self.max_body} bytes"})
+                return
+            received = 0
+
+            async def limited_receive() -> Message:
+                nonlocal received
+                message = await receive()
+                if message["type"] == "http.request":
+                    received += len(message.get("body", b""))
+                    if received > self.max_body:
+                        raise _TooLarge
+                return message
+
+            try:
+                await self.app(scope, limited_receive, send_wrapper)
+            except _TooLarge:
+                await _send_json(send_wrapper, 413, {"error": f"request body over {self.max_body} bytes"})
+        finally:
+            route = scope.get("route")
+            template = getattr(route, "path", None) or ("unmatched" if status_holder["status"] == 404 else path)
+            duration = time.perf_counter() - started
+            status = status_holder["status"]
+            self.metrics.requests.labels(template, method, str(status)).inc()
+            self.metrics.latency.labels(template, method).observe(duration)
+            extra: dict[str, Any] = {"route": template, "method": method, "status": status,
+                                     "duration_ms": round(duration * 1000, 2)}
+            outcome = scope.get("state", {}).get("outcome")
+            if outcome:
+                extra["outcome"] = outcome
+            if template not in ("/healthz", "/readyz", "/metrics"):
+                log.info("request", extra=extra)

@@ -1,0 +1,43 @@
+"""Health, readiness and metrics."""
+
+from __future__ import annotations
+
+import asyncio
+
+from fastapi import APIRouter, Request, Response
+from fastapi.responses import JSONResponse
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+
+from bot.api.deps import MetricsDep
+from bot.api.schemas import Health
+
+router = APIRouter(tags=["operations"])
+
+
+@router.get("/healthz", response_model=Health, summary="The process is up")
+async def healthz() -> Health:
+    return Health(status="ok")
+
+
+@router.get("/readyz", response_model=Health, responses={503: {"model": Health}},
+            summary="Model, index and database are ready")
+async def readyz(request: Request, metrics: MetricsDep) -> Response:
+    state = request.app.state
+    if state.services is None:
+        status = "unavailable" if state.load_error else "starting"
+        reason = state.load_error or "loading the model and index"
+        metrics.ready.set(0)
+        return JSONResponse(Health(status=status, reason=reason).model_dump(), status_code=503)
+    try:
+        await asyncio.wait_for(asyncio.to_thread(state.services.check_ready), timeout=5)
+    except Exception as exc:  # noqa: BLE001 - any failure makes the pod unready, with the reason
+        metrics.ready.set(0)
+        reason = f"{exc.__class__.__name__}: {exc}".splitlines()[0][:300]
+        return JSONResponse(Health(status="unavailable", reason=reason).model_dump(), status_code=503)
+    metrics.ready.set(1)
+    return JSONResponse(Health(status="ok").model_dump())
+
+
+@router.get("/metrics", summary="Prometheus metrics", response_class=Response)
+async def metrics_endpoint(metrics: MetricsDep) -> Response:
+    return Response(generate_latest(metrics.registry), media_type=CONTENT_TYPE_LATEST)

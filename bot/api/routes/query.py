@@ -1,0 +1,27 @@
+"""POST /v1/query: the same answer object as `eksbot ask --json`."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+
+from bot.api.deps import Authorized, MetricsDep, ServicesDep
+from bot.api.schemas import AnswerOut, ErrorOut, QueryRequest
+
+router = APIRouter(prefix="/v1", tags=["answers"], dependencies=[Authorized])
+
+ERRORS: dict[int | str, dict[str, object]] = {
+    401: {"model": ErrorOut, "description": "Missing or invalid API token."},
+    413: {"model": ErrorOut, "description": "Body too large."},
+    422: {"model": ErrorOut, "description": "Invalid question (empty, too long, wrong type, unknown lang)."},
+    429: {"model": ErrorOut, "description": "Rate limit exceeded; see Retry-After."},
+    503: {"model": ErrorOut, "description": "Still loading the model and index."},
+}
+
+
+@router.post("/query", response_model=AnswerOut, responses=ERRORS, summary="Answer a question with citations")
+async def query(body: QueryRequest, request: Request, services: ServicesDep, metrics: MetricsDep) -> dict[str, object]:
+    """Answer from the knowledge, citing the quiz question, excerpt and snippet; or say it does not know."""
+    answer = await request.app.state.batcher.answer(body.question, body.lang)
+    metrics.answer(answer.answered, "http")
+    request.state.outcome = "answered" if answer.answered else "abstained"
+    return answer.to_dict()

@@ -1,0 +1,55 @@
+"""Request and response bodies of the HTTP API, documented field by field for /openapi.json."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictStr
+
+Lang = Literal["es", "en"]
+
+
+class QueryRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    question: StrictStr = Field(
+        description="The question, in Spanish or English. Slack markup is accepted and ignored.",
+        examples=["¿Qué variables de entorno necesito para que NCCL use EFA?"],
+    )
+    lang: Lang | None = Field(
+        default=None, description="Answer in this language instead of the question's own.", examples=["en"]
+    )
+
+
+class CitationOut(BaseModel):
+    question: int = Field(description="Number of the cited quiz question.", examples=[5])
+    title: str = Field(
+        description="Title of the cited question.",
+        examples=["¿Qué variable de entorno habilita EFA (Elastic Fabric Adapter) en NCCL?"],
+    )
+    excerpt: str = Field(description="The most relevant sentences of its explanation.",
+                         examples=["Para habilitar redes EFA con NCCL... debes establecer varias variables de entorno:"])
+    snippet: str | None = Field(description="The best matching code or YAML block, if the question has one.",
+                                examples=["export FI_PROVIDER=efa"])
+    source: str = Field(description="Knowledge file the citation comes from.", examples=["eks-training-quiz.es.md"])
+    score: float = Field(description="Retrieval score, higher is closer (not a probability).", examples=[1.36])
+
+
+class AnswerOut(BaseModel):
+    answered: bool = Field(description="False when the knowledge does not cover the question.", examples=[True])
+    language: Lang = Field(description="Language of the answer.", examples=["es"])
+    text: str = Field(description="The answer, or a plain 'I don't know' with the topics covered.",
+                      examples=["Para habilitar redes EFA con NCCL ... la respuesta correcta es B) FI_PROVIDER=efa."])
+    citations: list[CitationOut] = Field(
+        description="Sources, best first. When not answered, possible 'did you mean' questions."
+    )
+
+
+class ErrorOut(BaseModel):
+    error: str = Field(description="What is wrong, in words a person can act on.", examples=["question is empty"])
+    detail: list[dict[str, object]] | None = Field(default=None, description="Field-level validation errors.")
+
+
+class Health(BaseModel):
+    status: Literal["ok", "starting", "unavailable"] = Field(examples=["ok"])
+    reason: str | None = Field(default=None, description="Why the service is not ready.", examples=[None])

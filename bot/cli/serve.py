@@ -1,0 +1,36 @@
+"""`eksbot serve`: the HTTP service (API, health, metrics and, when configured, Slack)."""
+
+from __future__ import annotations
+
+import argparse
+
+from bot.config import load_settings
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from bot.api import create_app
+    from bot.logs import configure_logging
+
+    settings = load_settings()
+    configure_logging(settings.log_level)
+    host = "localhost" if args.host in ("0.0.0.0", "::") else args.host
+    print(f"EKS training assistant on http://{host}:{args.port} (ready when /readyz answers 200)", flush=True)
+    print(
+        f"  try: curl -s http://{host}:{args.port}/v1/query -H 'content-type: application/json' "
+        """-d '{"question": "How do I enable EFA for NCCL?"}'""",
+        flush=True,
+    )
+    uvicorn.run(
+        create_app(settings), host=args.host, port=args.port, log_config=None, access_log=False,
+        timeout_graceful_shutdown=10,
+    )
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    serve = sub.add_parser("serve", help="run the HTTP service (API, health, metrics, Slack)")
+    serve.add_argument("--host", default="127.0.0.1", help="address to bind (0.0.0.0 in a container)")
+    serve.add_argument("--port", type=int, default=8080)
+    serve.set_defaults(func=cmd_serve)

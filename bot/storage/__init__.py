@@ -1,0 +1,6 @@
+"""Durable storage: SQLite or PostgreSQL through SQLAlchemy, schema kept by Alembic migrations."""
+
+from bot.storage.records import AttemptRecord, ReviewRecord, Score
+from bot.storage.store import Store
+
+__all__ = ["AttemptRecord", "ReviewRecord", "Score", "Store"]

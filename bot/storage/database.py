@@ -1,0 +1,56 @@
+"""Open a database: SQLite (one file, WAL) or PostgreSQL (shared by several replicas).
+
+SQLite is driven in its non-legacy transaction mode: the driver's own BEGIN handling is turned off and
+every transaction starts with an explicit BEGIN, so DDL is transactional and a writing transaction can
+take the write lock up front (`BEGIN IMMEDIATE`) instead of failing when it upgrades from a read.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import make_url
+from sqlalchemy.pool import StaticPool
+
+BUSY_TIMEOUT_MS = 10_000
+CONNECT_TIMEOUT_S = 5
+WRITE = "eksbot_write"  # execution option: this connection's transactions write
+
+
+def create_engine(url: str) -> sa.Engine:
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        return _sqlite_engine(url)
+    connect_args: dict[str, Any] = {}
+    if parsed.get_backend_name() == "postgresql" and "connect_timeout" not in parsed.query:
+        connect_args["connect_timeout"] = CONNECT_TIMEOUT_S
+    return sa.create_engine(url, pool_pre_ping=True, connect_args=connect_args)
+
+
+def _sqlite_engine(url: str) -> sa.Engine:
+    database = make_url(url).database
+    in_memory = not database or database == ":memory:"
+    if in_memory:
+        engine = sa.create_engine(url, poolclass=StaticPool, connect_args={"check_same_thread": False})
+    else:
+        Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)  # type: ignore[arg-type]
+        engine = sa.create_engine(url)
+
+    @sa.event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None  # SQLAlchemy emits BEGIN itself, below
+        cursor = dbapi_connection.cursor()
+        cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        if not in_memory:
+            cursor.execute("PRAGMA journal_mode = WAL")
+            cursor.execute("PRAGMA synchronous = NORMAL")
+        cursor.execute("PRAGMA foreign_keys = ON")
+        cursor.close()
+
+    @sa.event.listens_for(engine, "begin")
+    def _on_begin(conn: sa.Connection) -> None:
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get(WRITE) else "BEGIN")
+
+    return engine

@@ -1,0 +1,156 @@
+"""`Store`: the one door to the database, for the quiz, Slack event de-duplication and answer feedback.
+
+`Store("sqlite:///data/eksbot.db")` (one process or a few on one machine) or
+`Store("postgresql+psycopg://user@host/db")` (several replicas). Call `upgrade()` once at start.
+Database failures surface as `sqlalchemy.exc.SQLAlchemyError`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+
+import sqlalchemy as sa
+from sqlalchemy.engine import make_url
+
+from bot.errors import InputError
+from bot.storage import migrate, records
+from bot.storage.database import WRITE, create_engine
+from bot.storage.records import AttemptRecord, ReviewRecord, Schedule, Score
+from bot.storage.tables import feedback, slack_events
+
+VOTES = ("up", "down")
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+class Store:
+    def __init__(self, url: str, *, clock: Callable[[], datetime] = _utc_now) -> None:
+        self.engine = create_engine(url)
+        self.clock = clock
+
+    @property
+    def url(self) -> str:
+        """The database URL without its password, for logs."""
+        return make_url(str(self.engine.url)).render_as_string(hide_password=True)
+
+    def __repr__(self) -> str:
+        return f"Store({self.url!r})"
+
+    # -- lifecycle ---------------------------------------------------------------------------------
+
+    def upgrade(self) -> None:
+        """Bring the schema to the newest migration (a no-op when it is already there)."""
+        migrate.upgrade(self.engine)
+
+    def revision(self) -> str | None:
+        return migrate.current_revision(self.engine)
+
+    def ping(self) -> None:
+        """Raise when the database cannot be reached."""
+        with self.engine.connect() as conn:
+            conn.execute(sa.text("SELECT 1"))
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def reading(self) -> Iterator[sa.Connection]:
+        with self.engine.connect() as conn, conn.begin():
+            yield conn
+
+    @contextmanager
+    def writing(self) -> Iterator[sa.Connection]:
+        """A transaction that writes; on SQLite it holds the write lock from its first statement."""
+        with self.engine.connect() as conn:
+            conn.execution_options(**{WRITE: True})
+            with conn.begin():
+                yield conn
+
+    # -- quiz --------------------------------------------------------------------------------------
+
+    def create_attempt(self, record: AttemptRecord) -> None:
+        with self.writing() as conn:
+            records.insert_attempt(conn, record)
+
+    def get_attempt(self, attempt_id: str) -> AttemptRecord | None:
+        with self.reading() as conn:
+            return records.load_attempt(conn, attempt_id)
+
+    def finish_attempt(self, attempt_id: str, *, choice: str, correct: bool, confidence: str | None,
+                       answered_at: datetime, schedule: Schedule) -> bool:
+        """Grade the attempt and store its question's new schedule, atomically; False if graded before."""
+        with self.writing() as conn:
+            return records.finish_attempt(
+                conn, attempt_id, choice=choice, correct=correct, confidence=confidence,
+                answered_at=answered_at, schedule=schedule,
+            )
+
+    def review(self, team: str, user: str, doc_id: str, question: int) -> ReviewRecord | None:
+        with self.reading() as conn:
+            return records.load_review(conn, team, user, doc_id, question)
+
+    def reviews(self, team: str, user: str) -> dict[tuple[str, int], ReviewRecord]:
+        with self.reading() as conn:
+            return records.load_reviews(conn, team, user)
+
+    def answered_attempts(self, *, team: str | None = None, user: str | None = None,
+                          correct_only: bool = False) -> list[AttemptRecord]:
+        with self.reading() as conn:
+            return records.answered_attempts(conn, team=team, user=user, correct_only=correct_only)
+
+    def user_scores(self, team: str) -> dict[str, Score]:
+        with self.reading() as conn:
+            return records.user_scores(conn, team)
+
+    def question_scores(self, team: str | None = None) -> dict[tuple[str, int], Score]:
+        with self.reading() as conn:
+            return records.question_scores(conn, team)
+
+    # -- Slack events ------------------------------------------------------------------------------
+
+    def claim_event(self, event_id: str) -> bool:
+        """True only the first time an event id is seen, whichever process or replica asks."""
+        with self.writing() as conn:
+            statement = records.upsert(conn, slack_events).values(event_id=event_id, received_at=self.clock())
+            return conn.execute(statement.on_conflict_do_nothing(index_elements=["event_id"])).rowcount == 1
+
+    def prune_events(self, older_than: datetime) -> int:
+        """Forget event ids received before `older_than`; returns how many."""
+        with self.writing() as conn:
+            return conn.execute(slack_events.delete().where(slack_events.c.received_at < older_than)).rowcount
+
+    # -- feedback ----------------------------------------------------------------------------------
+
+    def record_feedback(self, user: str, team: str, message_key: str, doc_id: str, question: int,
+                        chunk_id: int | None, vote: str) -> bool:
+        """One vote per person per message: a new vote or a changed one returns True, a repeat False."""
+        if vote not in VOTES:
+            raise InputError(f"vote must be one of {', '.join(VOTES)}, not {vote!r}")
+        now = self.clock()
+        with self.writing() as conn:
+            statement = records.upsert(conn, feedback).values(
+                team_id=team, user_id=user, message_key=message_key, doc_id=doc_id, question=question,
+                chunk_id=chunk_id, vote=vote, created_at=now, updated_at=now,
+            )
+            statement = statement.on_conflict_do_update(
+                index_elements=["team_id", "user_id", "message_key"],
+                set_={"vote": statement.excluded.vote, "updated_at": statement.excluded.updated_at},
+                where=feedback.c.vote != statement.excluded.vote,
+            )
+            return conn.execute(statement).rowcount == 1
+
+    def feedback_counts(self) -> dict[str, int]:
+        with self.reading() as conn:
+            rows = conn.execute(sa.select(feedback.c.vote, sa.func.count()).group_by(feedback.c.vote))
+            counts = {vote: int(n) for vote, n in rows}
+        return {vote: counts.get(vote, 0) for vote in VOTES}

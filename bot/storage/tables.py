@@ -1,0 +1,79 @@
+"""The tables the code queries. The schema itself is created by the migrations in `migrations/versions/`."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Dialect
+
+
+class UTCDateTime(sa.TypeDecorator[datetime]):
+    """Aware UTC datetimes in and out, whatever the database keeps (SQLite keeps naive text)."""
+
+    impl = sa.DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        value = value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        assert isinstance(value, datetime)
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+metadata = sa.MetaData()
+
+attempts = sa.Table(
+    "attempts", metadata,
+    sa.Column("id", sa.String(64), primary_key=True),
+    sa.Column("team_id", sa.String(64), nullable=False),
+    sa.Column("user_id", sa.String(128), nullable=False),
+    sa.Column("doc_id", sa.String(128), nullable=False),
+    sa.Column("question", sa.Integer, nullable=False),
+    sa.Column("lang", sa.String(8), nullable=False),
+    sa.Column("option_order", sa.Text, nullable=False),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.Column("answered_at", UTCDateTime),
+    sa.Column("choice", sa.String(8)),
+    sa.Column("correct", sa.Boolean),
+    sa.Column("confidence", sa.String(16)),
+)
+
+reviews = sa.Table(
+    "reviews", metadata,
+    sa.Column("team_id", sa.String(64), primary_key=True),
+    sa.Column("user_id", sa.String(128), primary_key=True),
+    sa.Column("doc_id", sa.String(128), primary_key=True),
+    sa.Column("question", sa.Integer, primary_key=True),
+    sa.Column("card", sa.Text, nullable=False),
+    sa.Column("due", UTCDateTime, nullable=False),
+    sa.Column("updated_at", UTCDateTime, nullable=False),
+)
+
+slack_events = sa.Table(
+    "slack_events", metadata,
+    sa.Column("event_id", sa.String(255), primary_key=True),
+    sa.Column("received_at", UTCDateTime, nullable=False),
+)
+
+feedback = sa.Table(
+    "feedback", metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("team_id", sa.String(64), nullable=False),
+    sa.Column("user_id", sa.String(128), nullable=False),
+    sa.Column("message_key", sa.String(255), nullable=False),
+    sa.Column("doc_id", sa.String(128), nullable=False),
+    sa.Column("question", sa.Integer, nullable=False),
+    sa.Column("chunk_id", sa.Integer),
+    sa.Column("vote", sa.String(8), nullable=False),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.Column("updated_at", UTCDateTime, nullable=False),
+    sa.UniqueConstraint("team_id", "user_id", "message_key", name="uq_feedback_voter"),
+)

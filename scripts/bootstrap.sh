@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Create or update the virtual environment at .venv. Safe to run again: it skips what is done.
+#   scripts/bootstrap.sh        the application
+#   scripts/bootstrap.sh dev    the application and the test tools
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+extras=""
+[ "${1:-}" = "dev" ] && extras="[dev]"
+python=${PYTHON:-python3}
+
+if [ ! -x .venv/bin/python ]; then
+    echo "creating .venv with $($python --version)"
+    "$python" -m venv .venv
+fi
+
+# The CPU build of PyTorch first: any other spec pulls a multi-GB CUDA build.
+if ! .venv/bin/python -c "import torch" 2>/dev/null; then
+    .venv/bin/pip install --quiet --upgrade pip
+    .venv/bin/pip install --quiet "torch==2.13.0"
+fi
+
+stamp=".venv/.installed-$(cat pyproject.toml | sha256sum | cut -c1-16)${extras}"
+if [ ! -f "$stamp" ]; then
+    .venv/bin/pip install --quiet -e ".${extras}"
+    rm -f .venv/.installed-*
+    touch "$stamp"
+    # A dev install satisfies an application install too.
+    [ -n "$extras" ] && touch "${stamp%"$extras"}"
+fi
+echo ".venv ready: $(.venv/bin/eksbot --help >/dev/null && echo eksbot installed)"
