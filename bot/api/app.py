@@ -41,8 +41,6 @@ def create_app(
         task: asyncio.Task[None] | None = None
         if app.state.services is None:
             task = asyncio.create_task(_load(app, settings, loader))
-        else:
-            _attach(app, app.state.services)
         if not settings.slack_enabled:
             log.info("Slack is off: set SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET to enable it")
         try:
@@ -57,9 +55,11 @@ def create_app(
                   lifespan=lifespan)
     app.state.settings = settings
     app.state.metrics = metrics
-    app.state.services = services
+    app.state.services = None
     app.state.batcher = None
     app.state.load_error = None
+    if services is not None:
+        _attach(app, services)
     install_error_handlers(app)
     app.include_router(health.router)
     app.include_router(query.router)

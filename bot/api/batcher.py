@@ -28,28 +28,30 @@ class AnswerBatcher:
         self.on_batch = on_batch
         self._queue: asyncio.Queue[_Item] | None = None
         self._worker: asyncio.Task[None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     async def answer(self, question: str, lang: str | None = None) -> Answer:
         """Validate now (InputError at once), then answer as part of the next batch."""
         text, language = self.assistant.prepare(question, lang)
-        if self._queue is None:
+        loop = asyncio.get_running_loop()
+        if self._queue is None or self._loop is not loop or self._worker is None or self._worker.done():
+            # First use, or a new event loop (test clients run one per request): start a worker here.
+            self._loop = loop
             self._queue = asyncio.Queue()
-            self._worker = asyncio.create_task(self._run(), name="answer-batcher")
-        future: asyncio.Future[Answer] = asyncio.get_running_loop().create_future()
+            self._worker = loop.create_task(self._run(self._queue), name="answer-batcher")
+        future: asyncio.Future[Answer] = loop.create_future()
         await self._queue.put(_Item(text, language, future))
         return await future
 
     async def close(self) -> None:
-        if self._worker is not None:
+        if self._worker is not None and self._loop is asyncio.get_running_loop():
             self._worker.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._worker
             self._worker = None
             self._queue = None
 
-    async def _run(self) -> None:
-        assert self._queue is not None
-        queue = self._queue
+    async def _run(self, queue: asyncio.Queue[_Item]) -> None:
         while True:
             batch = [await queue.get()]
             while len(batch) < self.max_batch and not queue.empty():

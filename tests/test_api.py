@@ -1,0 +1,226 @@
+"""The HTTP API through FastAPI's test client and through a real uvicorn server."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+from pydantic import SecretStr
+
+from bot.api import create_app
+from bot.config import Settings
+from bot.services import Services
+from tests.api_helpers import running_server, wait_ready
+
+EFA_ES = "¿Qué variables de entorno necesito para que NCCL use EFA?"
+EFA_EN = "How do I request EFA devices in a pod spec?"
+
+
+@pytest.fixture
+def services(settings: Settings, assistant) -> Services:  # type: ignore[no-untyped-def]
+    return Services(settings=settings, assistant=assistant)
+
+
+def make_client(settings: Settings, services: Services, **overrides: object) -> TestClient:
+    settings = settings.model_copy(update=overrides)
+    return TestClient(create_app(settings, services=Services(settings, services.assistant)))
+
+
+@pytest.fixture
+def client(settings: Settings, services: Services) -> TestClient:
+    return make_client(settings, services)
+
+
+def test_query_answers_with_the_same_object_as_the_core(client: TestClient, assistant) -> None:  # type: ignore[no-untyped-def]
+    response = client.post("/v1/query", json={"question": EFA_ES})
+    assert response.status_code == 200
+    body = response.json()
+    assert body == assistant.answer(EFA_ES).to_dict()
+    assert set(body) == {"answered", "language", "text", "citations"}
+    assert body["answered"] is True and body["language"] == "es"
+    assert body["citations"][0]["question"] == 5
+    assert "FI_PROVIDER=efa" in body["citations"][0]["snippet"]
+
+
+def test_query_in_english_and_forced_language(client: TestClient) -> None:
+    body = client.post("/v1/query", json={"question": EFA_EN}).json()
+    assert body["language"] == "en" and body["citations"][0]["question"] == 5
+    assert "vpc.amazonaws.com/efa" in body["citations"][0]["snippet"]
+    forced = client.post("/v1/query", json={"question": EFA_EN, "lang": "es"}).json()
+    assert forced["language"] == "es"
+    assert forced["citations"][0]["title"].startswith("¿")
+
+
+def test_out_of_scope_question_is_not_answered(client: TestClient) -> None:
+    body = client.post("/v1/query", json={"question": "¿Cuál es la receta de la paella?"}).json()
+    assert body["answered"] is False
+    assert "Karpenter" in body["text"]
+
+
+@pytest.mark.parametrize(
+    ("payload", "reason"),
+    [
+        ({"question": ""}, "empty"),
+        ({"question": "   \n\t "}, "empty"),
+        ({"question": "x" * 2001}, "2000"),
+        ({"question": 42}, "string"),
+        ({"question": None}, "string"),
+        ({"question": ["a"]}, "string"),
+        ({}, "required"),
+        ({"question": "EFA", "lang": "fr"}, "lang"),
+        ({"question": "EFA", "extra": 1}, "unknown field"),
+    ],
+)
+def test_bad_input_gets_422_with_a_reason(client: TestClient, payload: dict[str, object], reason: str) -> None:
+    response = client.post("/v1/query", json=payload)
+    assert response.status_code == 422
+    assert reason in response.json()["error"]
+
+
+def test_invalid_json_and_wrong_content(client: TestClient) -> None:
+    response = client.post("/v1/query", content=b"{not json", headers={"content-type": "application/json"})
+    assert response.status_code == 422 and "JSON" in response.json()["error"]
+    response = client.post("/v1/query", content=b"question=EFA", headers={"content-type": "text/plain"})
+    assert 400 <= response.status_code < 500
+
+
+def test_body_over_the_limit_is_refused(settings: Settings, services: Services) -> None:
+    client = make_client(settings, services, max_body_bytes=2048)
+    response = client.post("/v1/query", json={"question": "EFA " * 1000})
+    assert response.status_code == 413 and "2048" in response.json()["error"]
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["<@U123ABC> ¿cómo habilito EFA en NCCL? 🚀", "EFA\x00\x07 NCCL\x1b", "<#C1|general> &lt;FI_PROVIDER&gt; efa",
+     "<!channel> slotsPerWorker"],
+)
+def test_unicode_control_and_slack_markup_are_handled(client: TestClient, question: str) -> None:
+    response = client.post("/v1/query", json={"question": question})
+    assert response.status_code == 200
+    assert response.json()["answered"] is True
+
+
+def test_only_markup_is_an_empty_question(client: TestClient) -> None:
+    response = client.post("/v1/query", json={"question": "<@U123ABC>"})
+    assert response.status_code == 422
+
+
+def test_api_tokens_required_when_set(settings: Settings, services: Services) -> None:
+    client = make_client(settings, services, api_tokens_raw=SecretStr("first-token,second-token"))
+    assert client.post("/v1/query", json={"question": EFA_EN}).status_code == 401
+    wrong = client.post("/v1/query", json={"question": EFA_EN}, headers={"Authorization": "Bearer nope"})
+    assert wrong.status_code == 401 and wrong.headers["www-authenticate"] == "Bearer"
+    ok = client.post("/v1/query", json={"question": EFA_EN}, headers={"Authorization": "Bearer second-token"})
+    assert ok.status_code == 200
+    assert client.get("/healthz").status_code == 200  # probes need no token
+    assert client.get("/metrics").status_code == 200
+
+
+def test_rate_limit_answers_429_with_retry_after(settings: Settings, services: Services) -> None:
+    client = make_client(settings, services, rate_limit=3)
+    statuses = [client.post("/v1/query", json={"question": EFA_EN}).status_code for _ in range(4)]
+    assert statuses == [200, 200, 200, 429]
+    limited = client.post("/v1/query", json={"question": EFA_EN})
+    assert limited.status_code == 429 and int(limited.headers["retry-after"]) >= 1
+    assert client.get("/healthz").status_code == 200  # probes are never limited
+
+
+def test_rate_limit_is_per_token(settings: Settings, services: Services) -> None:
+    client = make_client(settings, services, rate_limit=1, api_tokens_raw=SecretStr("a-token,b-token"))
+    a = {"Authorization": "Bearer a-token"}
+    b = {"Authorization": "Bearer b-token"}
+    assert client.post("/v1/query", json={"question": EFA_EN}, headers=a).status_code == 200
+    assert client.post("/v1/query", json={"question": EFA_EN}, headers=a).status_code == 429
+    assert client.post("/v1/query", json={"question": EFA_EN}, headers=b).status_code == 200
+
+
+def test_rate_limit_zero_turns_it_off(settings: Settings, services: Services) -> None:
+    client = make_client(settings, services, rate_limit=0)
+    assert all(client.post("/v1/query", json={"question": "EFA"}).status_code == 200 for _ in range(5))
+
+
+def test_metrics_count_requests_answers_and_describe_the_index(client: TestClient) -> None:
+    client.post("/v1/query", json={"question": EFA_EN})
+    client.post("/v1/query", json={"question": "Tell me a joke"})
+    client.post("/v1/query", json={"question": ""})
+    text = client.get("/metrics").text
+    assert 'eksbot_answers_total{outcome="answered",surface="http"} 1.0' in text
+    assert 'eksbot_answers_total{outcome="abstained",surface="http"} 1.0' in text
+    assert 'eksbot_http_requests_total{method="POST",route="/v1/query",status="200"} 2.0' in text
+    assert 'eksbot_http_requests_total{method="POST",route="/v1/query",status="422"} 1.0' in text
+    assert 'eksbot_http_request_duration_seconds_bucket{le="0.5",method="POST",route="/v1/query"}' in text
+    chunks = next(line for line in text.splitlines() if line.startswith("eksbot_index_chunks "))
+    assert float(chunks.split()[1]) > 100
+    assert "eksbot_build_info{" in text
+
+
+def test_readyz_is_503_until_loaded_then_200(settings: Settings, services: Services) -> None:
+    release = threading.Event()
+
+    def slow_loader(_: Settings) -> Services:
+        release.wait(30)
+        return services
+
+    with TestClient(create_app(settings, loader=slow_loader)) as client:
+        assert client.get("/healthz").status_code == 200
+        starting = client.get("/readyz")
+        assert starting.status_code == 503 and starting.json()["status"] == "starting"
+        assert client.post("/v1/query", json={"question": EFA_EN}).status_code == 503
+        release.set()
+        for _ in range(100):
+            if client.get("/readyz").status_code == 200:
+                break
+            asyncio.run(asyncio.sleep(0.05))
+        assert client.get("/readyz").json() == {"status": "ok", "reason": None}
+        assert client.post("/v1/query", json={"question": EFA_EN}).status_code == 200
+
+
+def test_readyz_reports_a_failed_start(settings: Settings) -> None:
+    def broken_loader(_: Settings) -> Services:
+        raise RuntimeError("index directory is not readable")
+
+    with TestClient(create_app(settings, loader=broken_loader)) as client:
+        for _ in range(100):
+            body = client.get("/readyz").json()
+            if body["status"] != "starting":
+                break
+            asyncio.run(asyncio.sleep(0.02))
+        response = client.get("/readyz")
+        assert response.status_code == 503
+        assert "index directory is not readable" in response.json()["reason"]
+
+
+def test_openapi_documents_every_field_with_an_example(client: TestClient) -> None:
+    spec = client.get("/openapi.json").json()
+    assert "/v1/query" in spec["paths"]
+    for name in ("QueryRequest", "AnswerOut", "CitationOut"):
+        schema = spec["components"]["schemas"][name]
+        for field, prop in schema["properties"].items():
+            assert prop.get("description"), f"{name}.{field} has no description"
+            assert "examples" in prop or "example" in prop or name == "AnswerOut" and field == "citations", (
+                f"{name}.{field} has no example"
+            )
+    assert client.get("/docs").status_code == 200
+
+
+def test_real_server_serves_concurrent_queries(settings: Settings, services: Services) -> None:
+    app = create_app(settings, services=services)
+    questions = [EFA_EN, EFA_ES, "What does slurmdbd do?", "¿Qué es el gang scheduling?"] * 4
+
+    async def ask_all(base: str) -> list[httpx.Response]:
+        async with httpx.AsyncClient(base_url=base, timeout=30) as http:
+            return await asyncio.gather(*(http.post("/v1/query", json={"question": q}) for q in questions))
+
+    with running_server(app) as base:
+        wait_ready(base)
+        responses = asyncio.run(ask_all(base))
+        metrics = httpx.get(f"{base}/metrics").text
+    assert [r.status_code for r in responses] == [200] * len(questions)
+    for question, response in zip(questions, responses, strict=True):
+        assert response.json() == services.assistant.answer(question).to_dict()
+    batches = next(line for line in metrics.splitlines() if line.startswith("eksbot_encode_batch_size_count"))
+    assert float(batches.split()[1]) <= len(questions)
