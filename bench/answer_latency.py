@@ -1,0 +1,63 @@
+"""In-process answer time against the bare `model.encode` of the same queries, and index build time.
+
+    .venv/bin/python bench/answer_latency.py [--rounds 3]
+
+Target: answer p50 <= 1.3x bare encode p50; index build under 10 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.common import percentile, queries, summary  # noqa: E402
+from bot.answers import Assistant  # noqa: E402
+from bot.config import load_settings  # noqa: E402
+from bot.embeddings import SentenceTransformerEmbedder  # noqa: E402
+from bot.retrieval.store import build_index, load_index  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    settings = load_settings()
+    embedder = SentenceTransformerEmbedder(settings.embedding_model)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        started = time.perf_counter()
+        manifest = build_index(settings.knowledge_dir, Path(tmp), embedder)
+        build = time.perf_counter() - started
+        index = load_index(settings.knowledge_dir, Path(tmp), embedder, rebuild=False)
+    assistant = Assistant(index, embedder, threshold=settings.abstain_threshold)
+
+    qs = queries()
+    for q in qs[:10]:  # warm up
+        embedder.encode([q])
+        assistant.answer(q)
+    encode: list[float] = []
+    answer: list[float] = []
+    for _ in range(args.rounds):
+        for q in qs:
+            t0 = time.perf_counter()
+            embedder.encode([q])
+            t1 = time.perf_counter()
+            assistant.answer(q)
+            t2 = time.perf_counter()
+            encode.append(t1 - t0)
+            answer.append(t2 - t1)
+    ratio = percentile(answer, 50) / percentile(encode, 50)
+    print(f"queries: {len(qs)} x {args.rounds} rounds")
+    print(f"index build: {build:.2f} s ({manifest.chunks} chunks, {manifest.sentences} sentences)")
+    print(f"bare encode: {summary(encode)}")
+    print(f"answer:      {summary(answer)}")
+    print(f"answer p50 / encode p50 = {ratio:.3f} (target <= 1.3)")
+
+
+if __name__ == "__main__":
+    main()
