@@ -44,6 +44,10 @@ class Settings(BaseSettings):
     max_body_bytes: int = Field(default=64 * 1024, ge=1024)
 
     database_url: str = Field(default="", validation_alias=AliasChoices("DATABASE_URL", "EKSBOT_DATABASE_URL"))
+    migrate_on_start: bool = Field(
+        default=True, description="Run database migrations at start (off when a release job runs them)."
+    )
+    default_lang: Literal["es", "en"] = Field(default="es", description="Language when nothing tells.")
 
     slack_bot_token: SecretStr | None = Field(default=None, validation_alias=AliasChoices("SLACK_BOT_TOKEN"))
     slack_signing_secret: SecretStr | None = Field(

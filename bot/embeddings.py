@@ -58,6 +58,11 @@ def _fingerprint(location: str) -> str:
     return digest.hexdigest()[:16]
 
 
+def model_identity(name: str) -> str:
+    """The id an index records for the model `name` names, computed from its files without loading it."""
+    return f"{Path(name).name}@{_fingerprint(resolve_model(name))}"
+
+
 class SentenceTransformerEmbedder:
     """all-MiniLM-L6-v2 (or the model named by the setting), loaded from local files only."""
 
@@ -82,7 +87,7 @@ class SentenceTransformerEmbedder:
         dim = self._model.get_embedding_dimension() if hasattr(
             self._model, "get_embedding_dimension") else self._model.get_sentence_embedding_dimension()
         self._dimension = int(dim or 0)
-        self._model_id = f"{Path(name).name}@{_fingerprint(location)}"
+        self._model_id = model_identity(name)
         self._lock = threading.Lock()
 
     @property

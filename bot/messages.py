@@ -30,6 +30,6 @@ TEXTS: dict[str, dict[str, str]] = {
 }
 
 
-def say(lang: str, key: str, **values: Any) -> str:
+def say(lang: str, key: str, /, **values: Any) -> str:
     table = TEXTS.get(lang, TEXTS["en"])
     return table.get(key, TEXTS["en"][key]).format(**values)

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from bot.answers import Assistant
 from bot.config import Settings
 from bot.embeddings import Embedder
+from bot.quiz import QuizEngine
+from bot.storage import Store
 
 log = logging.getLogger(__name__)
 
@@ -16,15 +18,35 @@ log = logging.getLogger(__name__)
 class Services:
     settings: Settings
     assistant: Assistant
+    store: Store
+    quiz: QuizEngine
 
     @classmethod
     def load(cls, settings: Settings, *, embedder: Embedder | None = None) -> Services:
-        """Load the model and index (rebuilding a stale index when the settings allow it)."""
+        """Load the model and index (rebuilding a stale index when the settings allow it) and open the
+        database (migrating it first when `EKSBOT_MIGRATE_ON_START` is on)."""
+        store = open_store(settings)
         assistant = Assistant.from_settings(settings, embedder=embedder)
-        return cls(settings=settings, assistant=assistant)
+        return cls.assemble(settings, assistant, store)
+
+    @classmethod
+    def assemble(cls, settings: Settings, assistant: Assistant, store: Store) -> Services:
+        quiz = QuizEngine(assistant.knowledge, store, topics=assistant)
+        return cls(settings=settings, assistant=assistant, store=store, quiz=quiz)
 
     def check_ready(self) -> None:
         """Raise when a dependency is not usable (the readiness probe's question)."""
+        self.store.ping()
 
     def close(self) -> None:
-        pass
+        self.store.close()
+
+
+def open_store(settings: Settings) -> Store:
+    if settings.database_url.startswith("sqlite:///"):
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+    store = Store(settings.database_url)
+    if settings.migrate_on_start:
+        store.upgrade()
+    log.info("database ready", extra={"database": store.url})
+    return store

@@ -97,3 +97,13 @@ def postgres_url(postgres_server_url: str) -> Iterator[str]:
     with engine.begin() as conn:
         conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
     engine.dispose()
+
+
+@pytest.fixture
+def services(settings: Settings, assistant) -> Iterator[object]:  # type: ignore[no-untyped-def]
+    """The real assistant with a fresh SQLite database in the test's data directory."""
+    from bot.services import Services, open_store
+
+    built = Services.assemble(settings, assistant, open_store(settings))
+    yield built
+    built.close()

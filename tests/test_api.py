@@ -19,14 +19,9 @@ EFA_ES = "¿Qué variables de entorno necesito para que NCCL use EFA?"
 EFA_EN = "How do I request EFA devices in a pod spec?"
 
 
-@pytest.fixture
-def services(settings: Settings, assistant) -> Services:  # type: ignore[no-untyped-def]
-    return Services(settings=settings, assistant=assistant)
-
-
 def make_client(settings: Settings, services: Services, **overrides: object) -> TestClient:
     settings = settings.model_copy(update=overrides)
-    return TestClient(create_app(settings, services=Services(settings, services.assistant)))
+    return TestClient(create_app(settings, services=Services.assemble(settings, services.assistant, services.store)))
 
 
 @pytest.fixture

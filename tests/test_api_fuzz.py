@@ -14,9 +14,9 @@ from bot.config import Settings
 from bot.services import Services
 
 
-def test_no_operation_answers_5xx_and_200s_match_the_schema(settings: Settings, assistant) -> None:  # type: ignore[no-untyped-def]
+def test_no_operation_answers_5xx_and_200s_match_the_schema(settings: Settings, services: Services) -> None:
     secured = settings.model_copy(update={"rate_limit": 0, "api_tokens_raw": SecretStr("fuzz-token")})
-    app = create_app(secured, services=Services(secured, assistant))
+    app = create_app(secured, services=Services.assemble(secured, services.assistant, services.store))
     auth = {"Authorization": "Bearer fuzz-token"}
     schema = schemathesis.openapi.from_asgi("/openapi.json", app)
     operations = [result.ok() for result in schema.get_all_operations()]

@@ -12,7 +12,7 @@ from fastapi import FastAPI
 import bot
 from bot.api.batcher import AnswerBatcher
 from bot.api.errors import install_error_handlers
-from bot.api.metrics import Metrics
+from bot.metrics import Metrics
 from bot.api.middleware import GuardMiddleware
 from bot.api.ratelimit import RateLimiter
 from bot.api.routes import health, query

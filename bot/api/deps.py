@@ -8,7 +8,7 @@ from typing import Annotated
 from fastapi import Depends, HTTPException, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from bot.api.metrics import Metrics
+from bot.metrics import Metrics
 from bot.config import Settings
 from bot.services import Services
 

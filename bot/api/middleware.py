@@ -10,7 +10,7 @@ from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from bot.api.metrics import Metrics
+from bot.metrics import Metrics
 from bot.api.ratelimit import RateLimiter, retry_after_header
 
 log = logging.getLogger("bot.http")

@@ -47,8 +47,9 @@ def cmd_index_build(args: argparse.Namespace) -> int:
 
 
 def cmd_index_check(args: argparse.Namespace) -> int:
+    from bot.embeddings import model_identity
     from bot.knowledge import load_knowledge
-    from bot.retrieval.store import Manifest
+    from bot.retrieval.store import Manifest, stale_reason
 
     settings = _settings(args)
     kb = load_knowledge(settings.knowledge_dir)
@@ -59,9 +60,10 @@ def cmd_index_check(args: argparse.Namespace) -> int:
     except EksBotError as exc:
         print(str(exc))
         return 1
-    fresh = manifest.knowledge_digest == kb.digest
-    print(f"index built {manifest.built_at} with {manifest.model_id}: {'up to date' if fresh else 'STALE'}")
-    return 0 if fresh else 1
+    reason = stale_reason(manifest, settings.knowledge_dir, model_identity(settings.embedding_model))
+    state = "up to date" if reason is None else f"STALE: {reason}"
+    print(f"index built {manifest.built_at} with {manifest.model_id}: {state}")
+    return 0 if reason is None else 1
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
@@ -81,7 +83,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from bot.cli.render import render_eval
     from bot.evaluation import evaluate, read_queries, summarize
 
-    queries = read_queries(Path(args.file))
+    path = Path(args.file)
+    if not path.is_file():
+        raise InputError(f"{path}: no such file")
+    queries = read_queries(path)
     assistant = _assistant(_settings(args))
     results = list(evaluate(assistant, queries))
     summary = summarize(results)

@@ -116,26 +116,28 @@ def build_index(knowledge_dir: Path, index_dir: Path, embedder: Embedder) -> Man
     return manifest
 
 
-def stale_reason(manifest: Manifest, knowledge_dir: Path, embedder: Embedder) -> str | None:
+def stale_reason(
+    manifest: Manifest, knowledge_dir: Path, model_id: str, dimension: int | None = None
+) -> str | None:
     """Why the built index does not match this knowledge and model, or None when it does."""
     if manifest.format_version != FORMAT_VERSION:
         return f"index format {manifest.format_version} is not {FORMAT_VERSION}"
     if manifest.pipeline != pipeline_digest():
         return "the indexing code changed since the index was built"
-    if manifest.model_id != embedder.model_id:
-        return f"index was built with model {manifest.model_id}, the setting is {embedder.model_id}"
-    if manifest.dimension != embedder.dimension:
-        return f"index dimension {manifest.dimension} differs from the model's {embedder.dimension}"
+    if manifest.model_id != model_id:
+        return f"index was built with model {manifest.model_id}, the setting is {model_id}"
+    if dimension is not None and manifest.dimension != dimension:
+        return f"index dimension {manifest.dimension} differs from the model's {dimension}"
     if manifest.knowledge_digest != knowledge_digest(knowledge_dir):
         return f"the knowledge in {knowledge_dir} changed since the index was built"
     return None
 
 
 def load_index(knowledge_dir: Path, index_dir: Path, embedder: Embedder, *, rebuild: bool = True) -> LoadedIndex:
-    """Load the artifacts; a missing or stale index is rebuilt when `rebuild`, else refused."""
+    """Load the artifacts; a missing, stale or damaged index is rebuilt when `rebuild`, else refused."""
     try:
         manifest = Manifest.read(index_dir)
-        reason = stale_reason(manifest, knowledge_dir, embedder)
+        reason = stale_reason(manifest, knowledge_dir, embedder.model_id, embedder.dimension)
     except IndexArtifactError as exc:
         if not rebuild:
             raise
@@ -145,7 +147,18 @@ def load_index(knowledge_dir: Path, index_dir: Path, embedder: Embedder, *, rebu
             raise IndexArtifactError(f"stale index in {index_dir}: {reason}; run 'eksbot index build'")
         log.warning("rebuilding the index: %s", reason)
         build_index(knowledge_dir, index_dir, embedder)
-        manifest = Manifest.read(index_dir)
+    try:
+        return _read_artifacts(knowledge_dir, index_dir)
+    except IndexArtifactError as exc:
+        if not rebuild or reason is not None:
+            raise
+        log.warning("rebuilding the index: %s", exc)
+        build_index(knowledge_dir, index_dir, embedder)
+        return _read_artifacts(knowledge_dir, index_dir)
+
+
+def _read_artifacts(knowledge_dir: Path, index_dir: Path) -> LoadedIndex:
+    manifest = Manifest.read(index_dir)
     try:
         meta = json.loads((index_dir / "chunks.json").read_text(encoding="utf-8"))
         chunks = [Chunk(**c) for c in meta["chunks"]]
@@ -155,6 +168,8 @@ def load_index(knowledge_dir: Path, index_dir: Path, embedder: Embedder, *, rebu
     except (OSError, ValueError, KeyError, TypeError, RuntimeError) as exc:
         raise IndexArtifactError(f"index in {index_dir} is damaged ({exc}); run 'eksbot index build'") from exc
     if faiss_index.ntotal != len(chunks) or len(sentence_vectors) != len(sentences):
+        raise IndexArtifactError(f"index in {index_dir} is inconsistent; run 'eksbot index build'")
+    if faiss_index.ntotal and faiss_index.d != manifest.dimension:
         raise IndexArtifactError(f"index in {index_dir} is inconsistent; run 'eksbot index build'")
     knowledge = load_knowledge(knowledge_dir)
     if knowledge.digest != manifest.knowledge_digest:

@@ -1,0 +1,244 @@
+"""The `eksbot` command: ask, eval and index, in-process and as the installed console script."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot.cli.main import main
+from bot.retrieval.store import build_index
+from tests.conftest import KNOWLEDGE
+from tests.fakes import FakeEmbedder
+
+pytestmark = pytest.mark.slow
+
+EFA_EN = "Which environment variable enables EFA for NCCL?"
+BAD_QUIZ = """---
+id: broken-quiz
+title: Broken quiz
+lang: en
+kind: quiz
+---
+
+## 1. Which letter?
+
+Topic: Letters
+
+- A) This one
+- B) That one
+
+Answer: F
+
+Explanation: there is no option F.
+"""
+
+
+def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def dirs(index_dir: Path, knowledge_dir: Path = KNOWLEDGE) -> list[str]:
+    return ["--knowledge-dir", str(knowledge_dir), "--index-dir", str(index_dir)]
+
+
+def check_answer_json(stdout: str) -> dict[str, object]:
+    """Exactly one JSON object on stdout, with the public answer schema."""
+    lines = [line for line in stdout.splitlines() if line.strip()]
+    assert len(lines) == 1, stdout
+    data = json.loads(lines[0])
+    assert isinstance(data, dict)
+    assert set(data) == {"answered", "language", "text", "citations"}
+    assert isinstance(data["answered"], bool)
+    assert data["language"] in {"es", "en"}
+    assert isinstance(data["text"], str) and data["text"]
+    assert isinstance(data["citations"], list)
+    for citation in data["citations"]:
+        assert set(citation) == {"question", "title", "excerpt", "snippet", "source", "score"}
+        assert type(citation["question"]) is int
+        assert isinstance(citation["title"], str) and isinstance(citation["excerpt"], str)
+        assert citation["snippet"] is None or isinstance(citation["snippet"], str)
+        assert isinstance(citation["source"], str)
+        assert isinstance(citation["score"], int | float) and not isinstance(citation["score"], bool)
+    return data
+
+
+def bad_knowledge(tmp_path: Path) -> tuple[Path, int]:
+    """A knowledge directory whose only file has an answer that is not an option; returns (file, line)."""
+    directory = tmp_path / "bad-knowledge"
+    directory.mkdir()
+    path = directory / "broken-quiz.en.md"
+    path.write_text(BAD_QUIZ, encoding="utf-8")
+    line = BAD_QUIZ.split("\n").index("Answer: F") + 1
+    return path, line
+
+
+# -- ask ------------------------------------------------------------------------------------------------
+
+
+def test_ask_json_prints_one_answer_object(index_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run([*dirs(index_dir), "ask", "--json", "--lang", "es", EFA_EN], capsys)
+    assert code == 0, err
+    data = check_answer_json(out)
+    assert data["answered"] is True
+    assert data["language"] == "es"
+    citations = data["citations"]
+    assert isinstance(citations, list) and citations[0]["question"] == 5
+    assert citations[0]["source"] == "eks-training-quiz.es.md"
+
+
+def test_ask_prints_a_readable_answer_with_its_citation(
+    index_dir: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "240")
+    code, out, err = run([*dirs(index_dir), "ask", EFA_EN], capsys)
+    assert code == 0, err
+    assert not out.lstrip().startswith("{"), "without --json the answer is not JSON"
+    assert "FI_PROVIDER=efa" in out
+    assert "Question 5" in out
+    assert "eks-training-quiz.en.md" in out
+
+
+def test_console_script_ask_json(index_dir: Path) -> None:
+    script = Path(sys.executable).with_name("eksbot")
+    assert script.exists(), f"the console script is not installed next to {sys.executable}"
+    result = subprocess.run(
+        [str(script), *dirs(index_dir), "ask", "--json", "¿Cómo pido dispositivos EFA en un pod?"],
+        capture_output=True, text=True, timeout=240, check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    data = check_answer_json(result.stdout)
+    assert data["answered"] is True and data["language"] == "es"
+    citations = data["citations"]
+    assert isinstance(citations, list) and citations[0]["question"] == 5
+    assert "Traceback" not in result.stderr
+
+
+def test_ask_with_an_empty_question_is_bad_input(index_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run([*dirs(index_dir), "ask", "   "], capsys)
+    assert code == 2
+    assert out == ""
+    assert err.startswith("eksbot: ") and len(err.strip().splitlines()) == 1
+
+
+# -- eval -----------------------------------------------------------------------------------------------
+
+
+def test_eval_json_prints_results_then_summary(
+    index_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    queries = [
+        {"q": "¿Qué variable de entorno habilita EFA en NCCL?", "lang": "es", "expect": [5]},
+        {"q": "What does slotsPerWorker mean in an MPIJob?", "lang": "en", "expect": [13]},
+        {"q": "How do I make sourdough bread?", "lang": "en", "expect": []},
+    ]
+    path = tmp_path / "queries.jsonl"
+    path.write_text("\n".join(json.dumps(q, ensure_ascii=False) for q in queries) + "\n", encoding="utf-8")
+    code, out, err = run([*dirs(index_dir), "eval", str(path), "--json"], capsys)
+    assert code == 0, err
+    lines = [json.loads(line) for line in out.splitlines() if line.strip()]
+    assert len(lines) == len(queries) + 1
+    for query, result in zip(queries, lines[:-1], strict=True):
+        assert set(result) >= {"q", "expect", "ranked", "answered"}
+        assert result["q"] == query["q"] and result["expect"] == query["expect"]
+        ranked = result["ranked"]
+        assert isinstance(ranked, list) and len(ranked) >= 3
+        assert all(type(n) is int for n in ranked) and len(set(ranked)) == len(ranked)
+        assert isinstance(result["answered"], bool)
+    final = lines[-1]
+    assert set(final) == {"summary"}
+    summary = final["summary"]
+    for key in ("recall@1", "recall@3", "mrr", "abstention", "false_abstention"):
+        assert isinstance(summary[key], int | float) and 0.0 <= summary[key] <= 1.0, key
+    assert set(summary["by_language"]) == {"es", "en"}
+    assert summary["recall@3"] >= summary["recall@1"]
+
+
+@pytest.mark.parametrize(
+    "bad_line",
+    ["{not json", '{"lang": "en", "expect": [1]}', '{"q": "x", "expect": "5"}', '{"q": 3, "expect": [1]}'],
+)
+def test_eval_malformed_line_is_bad_input(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], bad_line: str
+) -> None:
+    path = tmp_path / "queries.jsonl"
+    good = '{"q": "What is EFA?", "lang": "en", "expect": [5]}'
+    path.write_text(f"{good}\n\n{bad_line}\n", encoding="utf-8")
+    code, out, err = run([*dirs(tmp_path / "no-index"), "eval", str(path), "--json"], capsys)
+    assert code == 2
+    assert out == ""
+    assert f"{path}:3" in err
+
+
+def test_eval_missing_file_is_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "missing.jsonl"
+    code, _out, err = run([*dirs(tmp_path / "no-index"), "eval", str(path)], capsys)
+    assert code == 2
+    assert str(path) in err and "Traceback" not in err
+
+
+# -- index ----------------------------------------------------------------------------------------------
+
+
+def test_index_build_on_malformed_knowledge_names_file_and_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, line = bad_knowledge(tmp_path)
+    index = tmp_path / "index"
+    code, _out, err = run([*dirs(index, path.parent), "index", "build"], capsys)
+    assert code == 2
+    assert f"{path}:{line}" in err
+    assert not (index / "manifest.json").exists()
+
+
+def test_index_check_on_malformed_knowledge_names_file_and_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, line = bad_knowledge(tmp_path)
+    code, _out, err = run([*dirs(tmp_path / "index", path.parent), "index", "check"], capsys)
+    assert code == 2
+    assert f"{path}:{line}" in err
+
+
+def test_index_check_reports_up_to_date(index_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run([*dirs(index_dir), "index", "check"], capsys)
+    assert code == 0, err
+    assert "eks-training-quiz.es.md" in out and "eks-training-quiz.en.md" in out
+    assert "up to date" in out and "stale" not in out.lower()
+
+
+def test_index_check_reports_stale_knowledge(
+    knowledge_copy: Path, tmp_path: Path, index_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    copied_index = tmp_path / "index"
+    copied_index.mkdir()
+    for artifact in index_dir.iterdir():
+        if artifact.is_file():
+            (copied_index / artifact.name).write_bytes(artifact.read_bytes())
+    path = knowledge_copy / "eks-training-quiz.en.md"
+    path.write_text(path.read_text(encoding="utf-8") + "\nOne more closing line.\n", encoding="utf-8")
+    code, out, _err = run([*dirs(copied_index, knowledge_copy), "index", "check"], capsys)
+    assert code != 0
+    assert "stale" in out.lower()
+
+
+def test_index_check_reports_an_index_built_with_another_model(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An index the configured model did not build would be refused by `ask`: check must say so."""
+    index = tmp_path / "index"
+    build_index(KNOWLEDGE, index, FakeEmbedder(model_id="another-model@1"))
+    code, out, _err = run([*dirs(index), "index", "check"], capsys)
+    assert code != 0
+    assert "stale" in out.lower()
+
+
+def test_index_check_without_an_index(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _err = run([*dirs(tmp_path / "nowhere"), "index", "check"], capsys)
+    assert code != 0
+    assert "eksbot index build" in out

@@ -1,0 +1,154 @@
+"""The built index: what `build` writes, and `load` refusing (or rebuilding) a stale or damaged index."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from bot.answers import Assistant
+from bot.errors import IndexArtifactError
+from bot.knowledge import knowledge_digest
+from bot.retrieval.store import MANIFEST, build_index, load_index
+from tests.fakes import FakeEmbedder
+
+ARTIFACTS = ("chunks.faiss", "sentences.npy", "chunks.json")
+UNIQUE_WORD = "zorblaxiano"
+
+
+@pytest.fixture
+def built(knowledge_copy: Path, tmp_path: Path) -> Path:
+    """An index of a writable knowledge copy, built with the fake embedder."""
+    index_dir = tmp_path / "index"
+    build_index(knowledge_copy, index_dir, FakeEmbedder())
+    return index_dir
+
+
+def add_to_explanation(knowledge_dir: Path, number: int, sentence: str) -> None:
+    """Append a paragraph to question `number` of the Spanish edition (before the next question)."""
+    path = knowledge_dir / "eks-training-quiz.es.md"
+    text = path.read_text(encoding="utf-8")
+    marker = f"\n## {number + 1}. "
+    assert marker in text
+    path.write_text(text.replace(marker, f"\n{sentence}\n{marker}", 1), encoding="utf-8")
+
+
+def refused(knowledge_dir: Path, index_dir: Path, embedder: FakeEmbedder) -> str:
+    with pytest.raises(IndexArtifactError) as info:
+        load_index(knowledge_dir, index_dir, embedder, rebuild=False)
+    message = str(info.value)
+    assert "eksbot index build" in message, message
+    return message
+
+
+def test_build_writes_manifest_and_artifacts(knowledge_copy: Path, built: Path) -> None:
+    for name in (*ARTIFACTS, MANIFEST):
+        assert (built / name).is_file(), name
+        assert (built / name).stat().st_size > 0, name
+    manifest = json.loads((built / MANIFEST).read_text(encoding="utf-8"))
+    assert {"model_id", "dimension", "knowledge_digest", "built_at", "chunks"} <= set(manifest)
+    assert manifest["model_id"] == "fake-embedder@1"
+    assert manifest["dimension"] == 64
+    assert manifest["knowledge_digest"] == knowledge_digest(knowledge_copy)
+    built_at = datetime.fromisoformat(manifest["built_at"])
+    assert built_at.tzinfo is not None
+    meta = json.loads((built / "chunks.json").read_text(encoding="utf-8"))
+    assert manifest["chunks"] == len(meta["chunks"]) > 0
+    assert not [p.name for p in built.iterdir() if p.name.startswith(".build-")], "staging left behind"
+
+
+def test_fresh_index_loads_without_rebuilding(knowledge_copy: Path, built: Path) -> None:
+    embedder = FakeEmbedder()
+    index = load_index(knowledge_copy, built, embedder, rebuild=False)
+    assert embedder.calls == [], "a fresh index must not be re-embedded"
+    assert index.faiss_index.ntotal == len(index.chunks) == index.manifest.chunks
+    assert len(index.sentence_vectors) == len(index.sentences)
+    assert index.knowledge.digest == index.manifest.knowledge_digest
+
+
+def test_refuses_index_when_knowledge_changed(knowledge_copy: Path, built: Path) -> None:
+    add_to_explanation(knowledge_copy, 3, "Una frase nueva.")
+    message = refused(knowledge_copy, built, FakeEmbedder())
+    assert "knowledge" in message
+
+
+def test_refuses_index_when_a_knowledge_file_is_added(knowledge_copy: Path, built: Path) -> None:
+    source = knowledge_copy / "eks-training-quiz.en.md"
+    text = source.read_text(encoding="utf-8").replace("id: eks-training-quiz", "id: other-quiz")
+    (knowledge_copy / "other-quiz.en.md").write_text(text, encoding="utf-8")
+    refused(knowledge_copy, built, FakeEmbedder())
+
+
+def test_refuses_index_built_with_another_model(knowledge_copy: Path, built: Path) -> None:
+    message = refused(knowledge_copy, built, FakeEmbedder(model_id="another-model@2"))
+    assert "another-model@2" in message and "fake-embedder@1" in message
+
+
+def test_refuses_index_of_another_dimension(knowledge_copy: Path, built: Path) -> None:
+    refused(knowledge_copy, built, FakeEmbedder(dimension=32))
+
+
+def test_refuses_a_missing_index(knowledge_copy: Path, tmp_path: Path) -> None:
+    refused(knowledge_copy, tmp_path / "nowhere", FakeEmbedder())
+
+
+@pytest.mark.parametrize("name", [*ARTIFACTS, MANIFEST])
+def test_refuses_a_missing_artifact(knowledge_copy: Path, built: Path, name: str) -> None:
+    (built / name).unlink()
+    refused(knowledge_copy, built, FakeEmbedder())
+
+
+@pytest.mark.parametrize("name", [*ARTIFACTS, MANIFEST])
+def test_refuses_a_damaged_artifact(knowledge_copy: Path, built: Path, name: str) -> None:
+    (built / name).write_bytes(b"\x00garbage, not an index artifact\xff")
+    refused(knowledge_copy, built, FakeEmbedder())
+
+
+def test_refuses_a_truncated_chunk_list(knowledge_copy: Path, built: Path) -> None:
+    meta_path = built / "chunks.json"
+    meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    meta["chunks"] = meta["chunks"][:-1]
+    meta_path.write_text(json.dumps(meta), encoding="utf-8")
+    refused(knowledge_copy, built, FakeEmbedder())
+
+
+def test_rebuild_serves_the_changed_knowledge(knowledge_copy: Path, built: Path) -> None:
+    embedder = FakeEmbedder()
+    old = load_index(knowledge_copy, built, embedder, rebuild=False)
+    assert not any(UNIQUE_WORD in c.text for c in old.chunks)
+
+    add_to_explanation(knowledge_copy, 9, f"El planificador {UNIQUE_WORD} espera a todos los pods del grupo.")
+    index = load_index(knowledge_copy, built, embedder, rebuild=True)
+    assert index.manifest.knowledge_digest == knowledge_digest(knowledge_copy)
+    assert index.manifest.knowledge_digest != old.manifest.knowledge_digest
+    assert [c.question for c in index.chunks if UNIQUE_WORD in c.text] == [9]
+    # The rebuilt index is now fresh for a load that may not rebuild.
+    load_index(knowledge_copy, built, FakeEmbedder(), rebuild=False)
+
+    answer = Assistant(index, embedder, threshold=0.4).answer(f"¿Qué hace el planificador {UNIQUE_WORD}?")
+    assert answer.answered
+    assert answer.citations[0].question == 9
+    assert UNIQUE_WORD in answer.citations[0].excerpt
+
+
+def test_rebuild_follows_a_model_change(knowledge_copy: Path, built: Path) -> None:
+    other = FakeEmbedder(dimension=32, model_id="another-model@2")
+    index = load_index(knowledge_copy, built, other, rebuild=True)
+    assert index.manifest.model_id == "another-model@2"
+    assert index.manifest.dimension == index.faiss_index.d == 32
+    refused(knowledge_copy, built, FakeEmbedder())
+
+
+@pytest.mark.parametrize("damage", ["missing", "garbage"])
+@pytest.mark.parametrize("name", [*ARTIFACTS, MANIFEST])
+def test_rebuild_repairs_a_broken_index(knowledge_copy: Path, built: Path, name: str, damage: str) -> None:
+    """With rebuild allowed (the server's default), a broken index is rebuilt rather than fatal at start."""
+    if damage == "missing":
+        (built / name).unlink()
+    else:
+        (built / name).write_bytes(b"\x00garbage, not an index artifact\xff")
+    index = load_index(knowledge_copy, built, FakeEmbedder(), rebuild=True)
+    assert index.faiss_index.ntotal == len(index.chunks) > 0
+    load_index(knowledge_copy, built, FakeEmbedder(), rebuild=False)
