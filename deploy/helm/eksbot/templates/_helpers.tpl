@@ -1,0 +1,154 @@
+{{/* Names and labels. */}}
+{{- define "eksbot.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{- define "eksbot.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{- define "eksbot.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "eksbot.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{- define "eksbot.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{ include "eksbot.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: eksbot
+{{- end }}
+
+{{- define "eksbot.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- default (include "eksbot.fullname" .) .Values.serviceAccount.name }}
+{{- else }}
+{{- default "default" .Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{- define "eksbot.image" -}}
+{{- if .Values.image.digest }}
+{{- printf "%s@%s" .Values.image.repository .Values.image.digest }}
+{{- else }}
+{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) }}
+{{- end }}
+{{- end }}
+
+{{/*
+The database engine: "postgresql" or "sqlite". From database.url when set (its scheme), else from
+database.engine, else SQLite on the pod's /data volume.
+*/}}
+{{- define "eksbot.databaseEngine" -}}
+{{- $db := .Values.database }}
+{{- if $db.url }}
+{{- $engine := ternary "postgresql" "sqlite" (hasPrefix "postgresql" $db.url) }}
+{{- if and $db.engine (ne $db.engine $engine) }}
+{{- fail (printf "database.engine is %q but database.url is a %s URL" $db.engine $engine) }}
+{{- end }}
+{{- $engine }}
+{{- else if eq $db.engine "postgresql" }}
+{{- if not (or $db.existingSecret .Values.secrets.existingSecret) }}
+{{- fail "database.engine is postgresql but no URL is given: set database.existingSecret (a Secret with the URL under database.existingSecretKey), secrets.existingSecret (with a DATABASE_URL key) or database.url" }}
+{{- end }}
+{{- "postgresql" }}
+{{- else }}
+{{- "sqlite" }}
+{{- end }}
+{{- end }}
+
+{{/* Does the chart create the application Secret (trials: values in plain text)? "true" or "". */}}
+{{- define "eksbot.createSecret" -}}
+{{- $s := .Values.secrets }}
+{{- if and (not $s.existingSecret) (or $s.slackBotToken $s.slackSigningSecret $s.slackAppToken $s.apiTokens .Values.database.url) }}
+{{- "true" }}
+{{- end }}
+{{- end }}
+
+{{/* The Secret read whole as environment variables, if any. */}}
+{{- define "eksbot.secretName" -}}
+{{- if .Values.secrets.existingSecret }}
+{{- .Values.secrets.existingSecret }}
+{{- else if include "eksbot.createSecret" . }}
+{{- include "eksbot.fullname" . }}
+{{- end }}
+{{- end }}
+
+{{/*
+DATABASE_URL for the migration Job, which runs before the release's own objects exist: from
+database.existingSecret, else secrets.existingSecret, else a hook Secret the chart makes from database.url.
+*/}}
+{{- define "eksbot.databaseUrlEnv" -}}
+- name: DATABASE_URL
+  valueFrom:
+    secretKeyRef:
+{{- if .Values.database.existingSecret }}
+      name: {{ .Values.database.existingSecret }}
+      key: {{ .Values.database.existingSecretKey }}
+{{- else if .Values.secrets.existingSecret }}
+      name: {{ .Values.secrets.existingSecret }}
+      key: DATABASE_URL
+{{- else }}
+      name: {{ include "eksbot.fullname" . }}-migrate
+      key: DATABASE_URL
+{{- end }}
+{{- end }}
+
+{{/* Pod and container security: non-root, read-only root filesystem, no privileges. */}}
+{{- define "eksbot.podSecurityContext" -}}
+runAsNonRoot: true
+runAsUser: {{ .Values.securityContext.runAsUser }}
+runAsGroup: {{ .Values.securityContext.runAsGroup }}
+fsGroup: {{ .Values.securityContext.fsGroup }}
+fsGroupChangePolicy: OnRootMismatch
+seccompProfile:
+  type: RuntimeDefault
+{{- end }}
+
+{{- define "eksbot.containerSecurityContext" -}}
+runAsNonRoot: true
+runAsUser: {{ .Values.securityContext.runAsUser }}
+runAsGroup: {{ .Values.securityContext.runAsGroup }}
+readOnlyRootFilesystem: true
+allowPrivilegeEscalation: false
+privileged: false
+capabilities:
+  drop:
+    - ALL
+seccompProfile:
+  type: RuntimeDefault
+{{- end }}
+
+{{/* Checks that stop a release that cannot work. */}}
+{{- define "eksbot.validate" -}}
+{{- $engine := include "eksbot.databaseEngine" . }}
+{{- $replicas := int .Values.replicaCount }}
+{{- if .Values.autoscaling.enabled }}
+{{- $replicas = max $replicas (int .Values.autoscaling.maxReplicas) }}
+{{- if gt (int .Values.autoscaling.minReplicas) (int .Values.autoscaling.maxReplicas) }}
+{{- fail "autoscaling.minReplicas is greater than autoscaling.maxReplicas" }}
+{{- end }}
+{{- end }}
+{{- if and (gt $replicas 1) (ne $engine "postgresql") }}
+{{- fail (printf "more than one replica (%d) needs PostgreSQL: with SQLite each pod would keep its own database file. Set database.url to a postgresql+psycopg:// URL, or database.existingSecret with database.engine=postgresql; or keep replicaCount 1 and autoscaling off" $replicas) }}
+{{- end }}
+{{- if and .Values.ingress.enabled (not .Values.ingress.certificateArn) }}
+{{- fail "ingress.certificateArn is required when ingress.enabled: the load balancer listens on HTTPS 443 with that ACM certificate" }}
+{{- end }}
+{{- if and .Values.database.existingSecret .Values.database.url }}
+{{- fail "set database.url or database.existingSecret, not both" }}
+{{- end }}
+{{- if and .Values.database.existingSecret (ne .Values.database.engine "postgresql") }}
+{{- fail "database.existingSecret needs database.engine=postgresql (the chart cannot read the URL inside the Secret)" }}
+{{- end }}
+{{- end }}
