@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import asdict, dataclass, field
-from pathlib import Path
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -123,7 +122,10 @@ class Assistant:
         """Answer several questions with one call to the model (what concurrent requests share)."""
         prepared = [self.prepare(q, lang) for q, lang in questions]
         vectors = self.embedder.encode([text for text, _ in prepared])
-        return [self.answer_prepared(text, lang, vector) for (text, lang), vector in zip(prepared, vectors, strict=True)]
+        return [
+            self.answer_prepared(text, lang, vector)
+            for (text, lang), vector in zip(prepared, vectors, strict=True)
+        ]
 
     def retrieve(self, text: str, lang: str, vector: np.ndarray) -> Retrieval:
         return self.retriever.retrieve(text, vector, lang)

@@ -38,7 +38,8 @@ def read_queries(path: Path) -> list[EvalQuery]:
             data = json.loads(line)
             q, lang, expect = data["q"], data.get("lang", "en"), data["expect"]
         except (ValueError, KeyError, TypeError) as exc:
-            raise InputError(f"{path}:{number}: expected {{\"q\": str, \"lang\": str, \"expect\": [int]}} ({exc})") from exc
+            shape = '{"q": str, "lang": str, "expect": [int]}'
+            raise InputError(f"{path}:{number}: expected {shape} ({exc})") from exc
         if not isinstance(q, str) or not isinstance(expect, list) or not all(isinstance(n, int) for n in expect):
             raise InputError(f"{path}:{number}: 'q' must be a string and 'expect' a list of integers")
         queries.append(EvalQuery(q, str(lang), expect, number))
@@ -59,8 +60,9 @@ def summarize(results: list[EvalResult]) -> dict[str, object]:
         outside = [r for r in rows if not r.query.expect]
         out: dict[str, float | int] = {"queries": len(rows), "in_domain": len(inside), "out_of_domain": len(outside)}
         if inside:
-            out["recall@1"] = round(sum(r.ranked[:1] and r.ranked[0] in r.query.expect for r in inside) / len(inside), 4)
-            out["recall@3"] = round(sum(any(n in r.query.expect for n in r.ranked[:3]) for r in inside) / len(inside), 4)
+            n = len(inside)
+            out["recall@1"] = round(sum(bool(r.ranked) and r.ranked[0] in r.query.expect for r in inside) / n, 4)
+            out["recall@3"] = round(sum(any(k in r.query.expect for k in r.ranked[:3]) for r in inside) / n, 4)
             out["mrr"] = round(sum(_reciprocal_rank(r) for r in inside) / len(inside), 4)
             out["false_abstention"] = round(sum(not r.answered for r in inside) / len(inside), 4)
         if outside:

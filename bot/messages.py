@@ -6,7 +6,9 @@ from typing import Any
 
 TEXTS: dict[str, dict[str, str]] = {
     "es": {
-        "dont_know": "No lo sé: la base de conocimiento no cubre esa pregunta, así que prefiero no inventar una respuesta.",
+        "dont_know": (
+            "No lo sé: la base de conocimiento no cubre esa pregunta, así que prefiero no inventar una respuesta."
+        ),
         "covers": "Puedo ayudarte con estos temas: {topics}.",
         "did_you_mean": "¿Quizás buscabas: {titles}?",
         "quiz_ref": "Pregunta {number} del cuestionario («{title}»): la respuesta correcta es {answer}.",

@@ -5,9 +5,9 @@ The API runs with a token, so the checks also see that requests without it are r
 from __future__ import annotations
 
 import schemathesis
-from pydantic import SecretStr
 from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
+from pydantic import SecretStr
 
 from bot.api import create_app
 from bot.config import Settings

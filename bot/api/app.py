@@ -12,11 +12,11 @@ from fastapi import FastAPI
 import bot
 from bot.api.batcher import AnswerBatcher
 from bot.api.errors import install_error_handlers
-from bot.metrics import Metrics
 from bot.api.middleware import GuardMiddleware
 from bot.api.ratelimit import RateLimiter
 from bot.api.routes import health, query
 from bot.config import Settings, load_settings
+from bot.metrics import Metrics
 from bot.services import Services
 
 log = logging.getLogger(__name__)
@@ -41,7 +41,9 @@ def create_app(
         task: asyncio.Task[None] | None = None
         if app.state.services is None:
             task = asyncio.create_task(_load(app, settings, loader))
-        if not settings.slack_enabled:
+        if settings.slack_enabled:
+            log.info("Slack is on at POST /slack/events", extra={"slack_api_url": settings.slack_api_url})
+        else:
             log.info("Slack is off: set SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET to enable it")
         try:
             yield
@@ -63,6 +65,12 @@ def create_app(
     install_error_handlers(app)
     app.include_router(health.router)
     app.include_router(query.router)
+    if settings.slack_enabled:
+        from bot.api.routes.slack import slack_router
+        from bot.slack.app import build_slack_app
+
+        slack_app = build_slack_app(settings, lambda: app.state.services, metrics)
+        app.include_router(slack_router(slack_app))
     app.add_middleware(
         GuardMiddleware, metrics=metrics, limiter=RateLimiter(settings.rate_limit), max_body=settings.max_body_bytes
     )

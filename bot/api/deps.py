@@ -8,8 +8,8 @@ from typing import Annotated
 from fastapi import Depends, HTTPException, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from bot.metrics import Metrics
 from bot.config import Settings
+from bot.metrics import Metrics
 from bot.services import Services
 
 _bearer = HTTPBearer(auto_error=False, description="One of EKSBOT_API_TOKENS, when that setting is set.")

@@ -10,8 +10,8 @@ from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from bot.metrics import Metrics
 from bot.api.ratelimit import RateLimiter, retry_after_header
+from bot.metrics import Metrics
 
 log = logging.getLogger("bot.http")
 
@@ -22,7 +22,10 @@ class _TooLarge(Exception):
     pass
 
 
-async def _send_json(send: Send, status: int, body: dict[str, Any], headers: list[tuple[bytes, bytes]] = []) -> None:
+async def _send_json(
+    send: Send, status: int, body: dict[str, Any], headers: list[tuple[bytes, bytes]] | None = None
+) -> None:
+    headers = headers or []
     data = json.dumps(body).encode()
     await send({
         "type": "http.response.start", "status": status,

@@ -28,7 +28,7 @@ class CitationOut(BaseModel):
         examples=["¿Qué variable de entorno habilita EFA (Elastic Fabric Adapter) en NCCL?"],
     )
     excerpt: str = Field(description="The most relevant sentences of its explanation.",
-                         examples=["Para habilitar redes EFA con NCCL... debes establecer varias variables de entorno:"])
+                         examples=["Para habilitar redes EFA con NCCL ... debes establecer variables de entorno:"])
     snippet: str | None = Field(description="The best matching code or YAML block, if the question has one.",
                                 examples=["export FI_PROVIDER=efa"])
     source: str = Field(description="Knowledge file the citation comes from.", examples=["eks-training-quiz.es.md"])

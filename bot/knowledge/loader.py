@@ -85,7 +85,8 @@ def _check_editions(group: list[Document]) -> None:
     for doc in group:
         if doc.lang in langs:
             raise KnowledgeError(
-                doc.path, 1, f"document {doc.doc_id!r} already has a {doc.lang!r} edition in {langs[doc.lang].path.name}"
+                doc.path, 1,
+                f"document {doc.doc_id!r} already has a {doc.lang!r} edition in {langs[doc.lang].path.name}",
             )
         langs[doc.lang] = doc
     base, *others = group

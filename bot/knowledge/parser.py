@@ -92,7 +92,8 @@ def parse_text(text: str, path: Path) -> Document:
             continue
         q_number = int(heading.group(1))
         if q_number in seen:
-            raise KnowledgeError(path, line_no, f"question {q_number} is numbered twice (first on line {seen[q_number]})")
+            first = seen[q_number]
+            raise KnowledgeError(path, line_no, f"question {q_number} is numbered twice (first on line {first})")
         seen[q_number] = line_no
         questions.append(_question(doc_id, lang, kind, source, q_number, heading.group(2), line_no, body, path))
     if kind == "quiz" and not questions:

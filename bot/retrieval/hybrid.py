@@ -2,8 +2,9 @@
 
 Both are needed: the embedding model is English, so dense alone misses Spanish wording; BM25 alone
 misses English paraphrases. Per question, the best chunk cosine and the best normalised BM25 score are
-added with weights (the dense weight is lower for Spanish questions), and a separate confidence (how close the best question is in meaning, and how much of the question's
-weight its words cover) decides whether to answer at all.
+added with weights (the dense weight is lower for Spanish questions), and a separate confidence (how
+close the best question is in meaning, and how much of the question's weight its words cover) decides
+whether to answer at all.
 """
 
 from __future__ import annotations

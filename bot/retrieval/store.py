@@ -91,7 +91,8 @@ def build_index(knowledge_dir: Path, index_dir: Path, embedder: Embedder) -> Man
 
     index_dir.mkdir(parents=True, exist_ok=True)
     manifest = Manifest(
-        format_version=FORMAT_VERSION, pipeline=pipeline_digest(), model_id=embedder.model_id, dimension=embedder.dimension,
+        format_version=FORMAT_VERSION, pipeline=pipeline_digest(), model_id=embedder.model_id,
+        dimension=embedder.dimension,
         knowledge_digest=kb.digest, built_at=datetime.now(UTC).isoformat(timespec="seconds"),
         chunks=len(chunks), sentences=len(sentences), build_seconds=0.0,
     )
