@@ -14,7 +14,7 @@ from bot.api.batcher import AnswerBatcher
 from bot.api.errors import install_error_handlers
 from bot.api.middleware import GuardMiddleware
 from bot.api.ratelimit import RateLimiter
-from bot.api.routes import health, query
+from bot.api.routes import health, query, quiz
 from bot.config import Settings, load_settings
 from bot.metrics import Metrics
 from bot.services import Services
@@ -65,6 +65,7 @@ def create_app(
     install_error_handlers(app)
     app.include_router(health.router)
     app.include_router(query.router)
+    app.include_router(quiz.router)
     if settings.slack_enabled:
         from bot.api.routes.slack import slack_router
         from bot.slack.app import build_slack_app

@@ -53,3 +53,55 @@ class ErrorOut(BaseModel):
 class Health(BaseModel):
     status: Literal["ok", "starting", "unavailable"] = Field(examples=["ok"])
     reason: str | None = Field(default=None, description="Why the service is not ready.", examples=[None])
+
+
+UserId = Field(min_length=1, max_length=200, pattern=r"\S", description="Who is playing (any stable id).",
+               examples=["alice"])
+Team = Field(default="default", min_length=1, max_length=200, description="Team or workspace of the user.",
+             examples=["platform-team"])
+
+
+class QuizNextRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    user: StrictStr = UserId
+    team: StrictStr = Team
+    topic: StrictStr | None = Field(default=None, max_length=200,
+                                    description="Only questions on this topic (a topic name or free text).",
+                                    examples=["slurm"])
+    lang: Lang | None = Field(default=None, description="Language of the question (default: the setting).",
+                              examples=["es"])
+
+
+class OptionOut(BaseModel):
+    key: str = Field(description="Letter shown for this option in this attempt.", examples=["A"])
+    text: str = Field(description="The option.", examples=["FI_PROVIDER=efa"])
+
+
+class QuizPromptOut(BaseModel):
+    attempt_id: str = Field(description="Opaque id of this attempt; send it back with the answer.",
+                            examples=["3q2-LwVZz0kE4QHc2WbFqw"])
+    question: int = Field(description="Number of the quiz question.", examples=[5])
+    prompt: str = Field(description="The question.", examples=["Which environment variable enables EFA in NCCL?"])
+    options: list[OptionOut] = Field(description="Options, shuffled for this attempt.")
+
+
+class QuizAnswerRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    user: StrictStr = UserId
+    attempt_id: StrictStr = Field(min_length=1, max_length=100, description="From /v1/quiz/next.",
+                                  examples=["3q2-LwVZz0kE4QHc2WbFqw"])
+    choice: StrictStr = Field(min_length=1, max_length=5, description="The letter chosen.", examples=["B"])
+    confidence: Literal["sure", "guessed"] | None = Field(
+        default=None, description="How sure the user was; tunes the review schedule.", examples=["sure"]
+    )
+
+
+class QuizResultOut(BaseModel):
+    correct: bool = Field(description="Whether the choice was right.", examples=[True])
+    correct_choice: str = Field(description="The right letter in this attempt.", examples=["B"])
+    explanation: str = Field(description="Why, from the knowledge.", examples=["To enable EFA networking ..."])
+    citation: CitationOut = Field(description="The question, excerpt and snippet it comes from.")
+    already_answered: bool = Field(default=False, description="True when this attempt had been graded before.",
+                                   examples=[False])

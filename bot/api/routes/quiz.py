@@ -1,0 +1,70 @@
+"""The quiz over HTTP: draw, answer, stats, leaderboard and per-question accuracy."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request
+
+from bot.api.deps import Authorized, MetricsDep, ServicesDep, SettingsDep
+from bot.api.schemas import ErrorOut, Lang, QuizAnswerRequest, QuizNextRequest, QuizPromptOut, QuizResultOut
+
+router = APIRouter(prefix="/v1/quiz", tags=["quiz"], dependencies=[Authorized])
+
+ERRORS: dict[int | str, dict[str, object]] = {
+    401: {"model": ErrorOut, "description": "Missing or invalid API token."},
+    403: {"model": ErrorOut, "description": "The attempt belongs to another user."},
+    404: {"model": ErrorOut, "description": "Unknown attempt or topic (the topics are listed)."},
+    409: {"model": ErrorOut, "description": "Already answered: the original result is in `result`."},
+    422: {"model": ErrorOut, "description": "Invalid input (user, choice, lang...)."},
+    429: {"model": ErrorOut, "description": "Rate limit exceeded; see Retry-After."},
+    503: {"model": ErrorOut, "description": "Still loading."},
+}
+UserQuery = Annotated[str, Query(min_length=1, max_length=200, pattern=r"\S", description="User id.")]
+TeamQuery = Annotated[str, Query(min_length=1, max_length=200, description="Team or workspace.")]
+
+
+@router.post("/next", response_model=QuizPromptOut, responses=ERRORS, summary="Draw the next question")
+async def next_question(body: QuizNextRequest, services: ServicesDep, settings: SettingsDep) -> dict[str, object]:
+    """The question due for review, else a new one; `topic` narrows the draw."""
+    prompt = await asyncio.to_thread(
+        services.quiz.next_question, body.user.strip(), team=body.team.strip(), topic=body.topic,
+        lang=body.lang or settings.default_lang,
+    )
+    return prompt.to_dict()
+
+
+@router.post("/answer", response_model=QuizResultOut, responses=ERRORS, summary="Answer an attempt")
+async def answer(body: QuizAnswerRequest, request: Request, services: ServicesDep,
+                 metrics: MetricsDep) -> dict[str, object]:
+    """Grade the choice once: a second answer to the same attempt gets 409 and changes nothing."""
+    result = await asyncio.to_thread(
+        services.quiz.answer, body.user.strip(), body.attempt_id, body.choice, confidence=body.confidence
+    )
+    metrics.quiz_answers.labels("correct" if result.correct else "incorrect", "http").inc()
+    request.state.outcome = "correct" if result.correct else "incorrect"
+    return result.to_dict()
+
+
+@router.get("/stats", responses=ERRORS, summary="A user's stats")
+async def stats(services: ServicesDep, settings: SettingsDep, user: UserQuery, team: TeamQuery = "default",
+                lang: Lang | None = None) -> dict[str, object]:
+    """Answered, correct, accuracy, streaks, questions due and per-topic accuracy."""
+    result = await asyncio.to_thread(services.quiz.stats, user.strip(), team=team, lang=lang or settings.default_lang)
+    return result.to_dict()
+
+
+@router.get("/leaderboard", responses=ERRORS, summary="The team's leaderboard")
+async def leaderboard(services: ServicesDep, team: TeamQuery = "default",
+                      limit: Annotated[int, Query(ge=1, le=100)] = 10) -> dict[str, object]:
+    entries = await asyncio.to_thread(services.quiz.leaderboard, team=team, limit=limit)
+    return {"team": team, "entries": [e.to_dict() for e in entries]}
+
+
+@router.get("/questions", responses=ERRORS, summary="Accuracy per question (hardest first)")
+async def questions(services: ServicesDep, settings: SettingsDep, team: str | None = None,
+                    lang: Lang | None = None) -> dict[str, object]:
+    """Which questions trip people up: for whoever maintains the knowledge."""
+    rows = await asyncio.to_thread(services.quiz.question_stats, team=team, lang=lang or settings.default_lang)
+    return {"team": team, "questions": [r.to_dict() for r in rows]}

@@ -1,0 +1,106 @@
+"""The quiz over HTTP, through the application and its real engine and database."""
+
+from __future__ import annotations
+
+import pytest
+from fastapi.testclient import TestClient
+
+from bot.api import create_app
+from bot.config import Settings
+
+
+@pytest.fixture
+def client(settings: Settings, services) -> TestClient:  # type: ignore[no-untyped-def]
+    return TestClient(create_app(settings, services=services))
+
+
+def draw(client: TestClient, user: str = "alice", **extra: object) -> dict:  # type: ignore[type-arg]
+    response = client.post("/v1/quiz/next", json={"user": user, **extra})
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def right_and_wrong(services, prompt: dict) -> tuple[str, str]:  # type: ignore[no-untyped-def, type-arg]
+    """The right and a wrong letter for a prompt, found through the knowledge (a client cannot)."""
+    question = services.assistant.knowledge.question("eks-training-quiz", prompt["question"], "en")
+    right_text = question.correct_option.text
+    keys = {o["text"]: o["key"] for o in prompt["options"]}
+    en = {o.text for o in question.options}
+    if set(keys) != en:  # the prompt is in Spanish: map through the Spanish edition
+        question = services.assistant.knowledge.question("eks-training-quiz", prompt["question"], "es")
+        right_text = question.correct_option.text
+    right = keys[right_text]
+    wrong = next(k for t, k in keys.items() if k != right)
+    return right, wrong
+
+
+def test_draw_reveals_no_answer(client: TestClient) -> None:
+    prompt = draw(client, lang="en")
+    assert set(prompt) == {"attempt_id", "question", "prompt", "options"}
+    assert [o["key"] for o in prompt["options"]] == ["A", "B", "C", "D"]
+    assert all(set(o) == {"key", "text"} for o in prompt["options"])
+
+
+def test_answer_grades_once_and_a_second_answer_is_409(client: TestClient, services) -> None:  # type: ignore[no-untyped-def]
+    prompt = draw(client, lang="en")
+    right, _ = right_and_wrong(services, prompt)
+    first = client.post("/v1/quiz/answer", json={"user": "alice", "attempt_id": prompt["attempt_id"], "choice": right})
+    assert first.status_code == 200
+    body = first.json()
+    assert body["correct"] is True and body["correct_choice"] == right
+    assert body["citation"]["question"] == prompt["question"] and body["explanation"]
+    again = client.post("/v1/quiz/answer", json={"user": "alice", "attempt_id": prompt["attempt_id"], "choice": right})
+    assert again.status_code == 409
+    assert again.json()["result"]["correct"] is True
+    stats = client.get("/v1/quiz/stats", params={"user": "alice"}).json()
+    assert stats["answered"] == 1 and stats["correct"] == 1
+
+
+def test_wrong_answer_counts_and_comes_back_for_review(client: TestClient, services) -> None:  # type: ignore[no-untyped-def]
+    prompt = draw(client, "bob", lang="es")
+    _, wrong = right_and_wrong(services, prompt)
+    body = client.post("/v1/quiz/answer", json={"user": "bob", "attempt_id": prompt["attempt_id"],
+                                                "choice": wrong, "confidence": "sure"}).json()
+    assert body["correct"] is False and body["correct_choice"] != wrong
+    stats = client.get("/v1/quiz/stats", params={"user": "bob", "lang": "es"}).json()
+    assert stats["answered"] == 1 and stats["correct"] == 0 and stats["accuracy"] == 0.0
+    board = client.get("/v1/quiz/leaderboard").json()
+    assert [e["user"] for e in board["entries"]] == ["bob"]
+    hardest = client.get("/v1/quiz/questions").json()["questions"]
+    assert hardest[0]["question"] == prompt["question"] and hardest[0]["accuracy"] == 0.0
+
+
+def test_topic_filter_and_unknown_topic(client: TestClient) -> None:
+    assert draw(client, topic="slurm", lang="en")["question"] in (3, 4)
+    assert draw(client, topic="almacenamiento", lang="es")["question"] == 8
+    missing = client.post("/v1/quiz/next", json={"user": "alice", "topic": "paella", "lang": "es"})
+    assert missing.status_code == 404
+    assert "Karpenter" in missing.json()["topics"]
+
+
+@pytest.mark.parametrize(
+    ("change", "status"),
+    [
+        ({"user": "mallory"}, 403),
+        ({"attempt_id": "no-such-attempt"}, 404),
+        ({"choice": "Z"}, 422),
+        ({"choice": ""}, 422),
+        ({"confidence": "maybe"}, 422),
+        ({"user": "   "}, 422),
+    ],
+)
+def test_bad_answers_get_4xx_with_a_reason(client: TestClient, change: dict, status: int) -> None:  # type: ignore[type-arg]
+    prompt = draw(client, lang="en")
+    payload = {"user": "alice", "attempt_id": prompt["attempt_id"], "choice": "A", **change}
+    response = client.post("/v1/quiz/answer", json=payload)
+    assert response.status_code == status
+    assert response.json()["error"]
+    stats = client.get("/v1/quiz/stats", params={"user": "alice"}).json()
+    assert stats["answered"] == 0
+
+
+def test_bad_draws_get_422(client: TestClient) -> None:
+    assert client.post("/v1/quiz/next", json={"user": ""}).status_code == 422
+    assert client.post("/v1/quiz/next", json={"user": "a", "lang": "fr"}).status_code == 422
+    assert client.get("/v1/quiz/stats").status_code == 422
+    assert client.get("/v1/quiz/leaderboard", params={"limit": 0}).status_code == 422
