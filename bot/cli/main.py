@@ -128,9 +128,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _extensions() -> list[Callable[[argparse._SubParsersAction], None]]:  # type: ignore[type-arg]
     """Subcommands of other surfaces (server, quiz, Slack), each in its own module."""
-    from bot.cli import serve
+    from bot.cli import db, quiz, serve
 
-    return [serve.register]
+    return [serve.register, quiz.register, db.register]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -149,6 +149,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:
+        from sqlalchemy.exc import SQLAlchemyError
+
+        if isinstance(exc, SQLAlchemyError):
+            reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
+            print(f"eksbot: database error: {reason}", file=sys.stderr)
+            return 1
+        raise
 
 
 if __name__ == "__main__":

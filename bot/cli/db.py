@@ -1,0 +1,40 @@
+"""`eksbot db upgrade|status`: database migrations, run once per release (or at start for SQLite)."""
+
+from __future__ import annotations
+
+import argparse
+
+from bot.config import load_settings
+
+
+def cmd_db_upgrade(args: argparse.Namespace) -> int:
+    from bot.storage import Store
+
+    settings = load_settings()
+    if settings.database_url.startswith("sqlite:///"):
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+    store = Store(settings.database_url)
+    try:
+        store.upgrade()
+        print(f"database {store.url} at revision {store.revision()}")
+    finally:
+        store.close()
+    return 0
+
+
+def cmd_db_status(args: argparse.Namespace) -> int:
+    from bot.storage import Store
+
+    store = Store(load_settings().database_url)
+    try:
+        store.ping()
+        print(f"database {store.url} reachable, revision {store.revision() or 'none (run: eksbot db upgrade)'}")
+    finally:
+        store.close()
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    db = sub.add_parser("db", help="database migrations").add_subparsers(dest="action", required=True)
+    db.add_parser("upgrade", help="apply pending migrations (safe to run again)").set_defaults(func=cmd_db_upgrade)
+    db.add_parser("status", help="is the database reachable, at which revision").set_defaults(func=cmd_db_status)
