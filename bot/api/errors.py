@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -30,10 +31,10 @@ QUIZ_STATUS: dict[type[QuizError], int] = {
 }
 
 
-def _describe(errors: list[dict[str, object]]) -> str:
+def _describe(errors: list[dict[str, Any]]) -> str:
     parts = []
     for error in errors[:5]:
-        location = ".".join(str(p) for p in error.get("loc", ()) if p != "body")  # type: ignore[union-attr]
+        location = ".".join(str(p) for p in error.get("loc", ()) if p != "body")
         if error.get("type") == "json_invalid":
             parts.append(f"invalid JSON body: {error.get('msg')}")
         elif error.get("type") == "missing":

@@ -34,7 +34,7 @@ def cmd_db_status(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction) -> None:
     db = sub.add_parser("db", help="database migrations").add_subparsers(dest="action", required=True)
     db.add_parser("upgrade", help="apply pending migrations (safe to run again)").set_defaults(func=cmd_db_upgrade)
     db.add_parser("status", help="is the database reachable, at which revision").set_defaults(func=cmd_db_status)

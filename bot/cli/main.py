@@ -8,10 +8,14 @@ import logging
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 
 from bot.config import Settings, load_settings
+
+if TYPE_CHECKING:
+    from bot.answers import Assistant
 from bot.errors import EksBotError, InputError, KnowledgeError
 
 log = logging.getLogger("bot")
@@ -26,7 +30,7 @@ def _settings(args: argparse.Namespace) -> Settings:
     return load_settings(**overrides)
 
 
-def _assistant(settings: Settings):  # type: ignore[no-untyped-def]
+def _assistant(settings: Settings) -> Assistant:
     from bot.answers import Assistant
 
     return Assistant.from_settings(settings)
@@ -126,7 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _extensions() -> list[Callable[[argparse._SubParsersAction], None]]:  # type: ignore[type-arg]
+def _extensions() -> list[Callable[[argparse._SubParsersAction], None]]:
     """Subcommands of other surfaces (server, quiz, Slack), each in its own module."""
     from bot.cli import db, quiz, serve
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.console import Console, Group
 from rich.markup import escape
 from rich.panel import Panel
@@ -48,7 +50,8 @@ def render_eval(console: Console, results: list[EvalResult], summary: dict[str, 
     keys = ["queries", "recall@1", "recall@3", "mrr", "abstention", "false_abstention"]
     for key in keys:
         figures.add_column(key, justify="right")
-    scopes = {"all": summary, **summary.get("by_language", {})}  # type: ignore[dict-item]
+    by_language = summary.get("by_language", {})
+    scopes: dict[str, Any] = {"all": summary, **(by_language if isinstance(by_language, dict) else {})}
     for scope, values in scopes.items():
-        figures.add_row(scope, *(str(values.get(k, "-")) for k in keys))  # type: ignore[union-attr]
+        figures.add_row(scope, *(str(values.get(k, "-")) for k in keys))
     console.print(figures)

@@ -29,7 +29,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction) -> None:
     serve = sub.add_parser("serve", help="run the HTTP service (API, health, metrics, Slack)")
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (0.0.0.0 in a container)")
     serve.add_argument("--port", type=int, default=8080)

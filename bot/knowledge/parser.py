@@ -32,7 +32,7 @@ from pathlib import Path
 import yaml
 
 from bot.errors import KnowledgeError
-from bot.knowledge.model import Block, Document, Option, Question
+from bot.knowledge.model import Block, BlockKind, Document, Option, Question
 
 LANGS = ("es", "en")
 KINDS = ("quiz", "doc")
@@ -99,8 +99,8 @@ def parse_text(text: str, path: Path) -> Document:
     if kind == "quiz" and not questions:
         raise KnowledgeError(path, body_start + 1, "a quiz needs at least one '## N. Title' question")
     return Document(
-        path=path, doc_id=str(doc_id), lang=lang, kind=kind, title=str(title), source=source,
-        intro=intro, questions=tuple(questions), sections=tuple(plain),
+        path=path, doc_id=str(doc_id), lang=lang, kind="quiz" if kind == "quiz" else "doc", title=str(title),
+        source=source, intro=intro, questions=tuple(questions), sections=tuple(plain),
     )
 
 
@@ -225,7 +225,7 @@ def _blocks(body: list[tuple[int, str]], path: Path) -> list[Block]:
             text = "\n".join(" | ".join(r) for r in rows)
             blocks.append(Block("table", text, number, rows=tuple(rows)))
             continue
-        kind = "list" if _LIST_ITEM.match(line) else "text"
+        kind: BlockKind = "list" if _LIST_ITEM.match(line) else "text"
         chunk: list[str] = []
         while i < len(body):
             current = body[i][1]

@@ -24,10 +24,10 @@ async def healthz() -> Health:
 async def readyz(request: Request, metrics: MetricsDep) -> Response:
     state = request.app.state
     if state.services is None:
-        status = "unavailable" if state.load_error else "starting"
-        reason = state.load_error or "loading the model and index"
+        health = Health(status="unavailable", reason=state.load_error) if state.load_error else Health(
+            status="starting", reason="loading the model and index")
         metrics.ready.set(0)
-        return JSONResponse(Health(status=status, reason=reason).model_dump(), status_code=503)
+        return JSONResponse(health.model_dump(), status_code=503)
     try:
         await asyncio.wait_for(asyncio.to_thread(state.services.check_ready), timeout=5)
     except Exception as exc:  # noqa: BLE001 - any failure makes the pod unready, with the reason
