@@ -26,6 +26,7 @@ from bot.text import clean_question, detect_language, edition_vocabulary, fold, 
 LANGUAGES = ("es", "en")
 EXCERPT_SENTENCES = 3
 EXCERPT_MARGIN = 0.15  # sentences this far below the best one are left out
+ROW_ORDER = 10_000  # table rows come after the explanation's sentences
 RELATED_RATIO = 0.85  # other questions cited when their score is this close to the best one's
 MAX_CITATIONS = 3
 
@@ -220,12 +221,21 @@ class Assistant:
                 candidates.append((score, order, self.index.sentences[i].text))
         for c, row_terms in self._rows_of.get(key, []):
             score = float(retrieval.chunk_dense[c.id]) + _overlap(terms, row_terms)
-            candidates.append((score, 10_000 + c.id, _row_sentence(c)))
+            candidates.append((score, ROW_ORDER + c.id, _row_sentence(c)))
         if not candidates:
             return question.answer_line
         ordered = sorted(candidates, reverse=True)
         top_score = ordered[0][0]
-        best = [c for c in ordered[:EXCERPT_SENTENCES] if c[0] >= top_score - EXCERPT_MARGIN]
+        best: list[tuple[float, int, str]] = []
+        rows_taken = 0
+        for candidate in ordered:
+            if len(best) == EXCERPT_SENTENCES or candidate[0] < top_score - EXCERPT_MARGIN:
+                break
+            is_row = candidate[1] >= ROW_ORDER
+            if is_row and rows_taken:
+                continue  # rows of one table look alike: the best one says it
+            rows_taken += is_row
+            best.append(candidate)
         # The lead sentence states the point of the explanation: add it when it is close.
         lead = min(candidates, key=lambda c: c[1])
         if lead not in best and lead[0] >= top_score - EXCERPT_MARGIN:

@@ -65,8 +65,9 @@ def upsert(conn: sa.Connection, table: sa.Table) -> Any:
 
 def insert_attempt(conn: sa.Connection, record: AttemptRecord) -> None:
     conn.execute(attempts.insert().values(
-        id=record.id, team_id=record.team, user_id=record.user, doc_id=record.doc_id, question=record.question,
-        lang=record.lang, option_order=json.dumps(list(record.option_order)), created_at=record.created_at,
+        id=record.id, team_id=record.team, user_id=record.user, doc_id=record.doc_id,
+        question=record.question, lang=record.lang, option_order=json.dumps(list(record.option_order)),
+        created_at=record.created_at,
     ))
 
 
@@ -75,8 +76,8 @@ def load_attempt(conn: sa.Connection, attempt_id: str) -> AttemptRecord | None:
     return _attempt(row) if row is not None else None
 
 
-def finish_attempt(conn: sa.Connection, attempt_id: str, *, choice: str, correct: bool, confidence: str | None,
-                   answered_at: datetime, schedule: Schedule) -> bool:
+def finish_attempt(conn: sa.Connection, attempt_id: str, *, choice: str, correct: bool,
+                   confidence: str | None, answered_at: datetime, schedule: Schedule) -> bool:
     """Grade an attempt and reschedule its question, in the caller's transaction.
 
     The first answer wins: the UPDATE only matches an unanswered attempt, so of two concurrent answers
@@ -147,7 +148,8 @@ def question_scores(conn: sa.Connection, team: str | None) -> dict[tuple[str, in
     return {(str(key[0]), int(key[1])): score for key, score in scores.items()}
 
 
-def _scores(conn: sa.Connection, group: list[sa.Column[Any]], team: str | None) -> dict[tuple[Any, ...], Score]:
+def _scores(conn: sa.Connection, group: list[sa.Column[Any]],
+            team: str | None) -> dict[tuple[Any, ...], Score]:
     right = sa.func.sum(sa.case((attempts.c.correct.is_(True), 1), else_=0))
     query = (
         sa.select(*group, sa.func.count().label("answered"), right.label("correct"))
@@ -165,13 +167,14 @@ def _scores(conn: sa.Connection, group: list[sa.Column[Any]], team: str | None) 
 
 def _attempt(row: sa.Row[Any]) -> AttemptRecord:
     return AttemptRecord(
-        id=row.id, team=row.team_id, user=row.user_id, doc_id=row.doc_id, question=row.question, lang=row.lang,
-        option_order=tuple(json.loads(row.option_order)), created_at=row.created_at, answered_at=row.answered_at,
-        choice=row.choice, correct=row.correct, confidence=row.confidence,
+        id=row.id, team=row.team_id, user=row.user_id, doc_id=row.doc_id, question=row.question,
+        lang=row.lang, option_order=tuple(json.loads(row.option_order)), created_at=row.created_at,
+        answered_at=row.answered_at, choice=row.choice, correct=row.correct, confidence=row.confidence,
     )
 
 
 def _review(row: sa.Row[Any]) -> ReviewRecord:
     return ReviewRecord(
-        team=row.team_id, user=row.user_id, doc_id=row.doc_id, question=row.question, card=row.card, due=row.due,
+        team=row.team_id, user=row.user_id, doc_id=row.doc_id, question=row.question, card=row.card,
+        due=row.due,
     )

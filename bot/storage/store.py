@@ -21,6 +21,7 @@ from bot.storage.records import AttemptRecord, ReviewRecord, Schedule, Score
 from bot.storage.tables import feedback, slack_events
 
 VOTES = ("up", "down")
+COUNT_ROWS = {"preserve_rowcount": True}  # INSERT ... ON CONFLICT: did it change a row?
 
 
 def _utc_now() -> datetime:
@@ -122,7 +123,8 @@ class Store:
         """True only the first time an event id is seen, whichever process or replica asks."""
         with self.writing() as conn:
             statement = records.upsert(conn, slack_events).values(event_id=event_id, received_at=self.clock())
-            return conn.execute(statement.on_conflict_do_nothing(index_elements=["event_id"])).rowcount == 1
+            statement = statement.on_conflict_do_nothing(index_elements=["event_id"])
+            return conn.execute(statement, execution_options=COUNT_ROWS).rowcount == 1
 
     def prune_events(self, older_than: datetime) -> int:
         """Forget event ids received before `older_than`; returns how many."""
@@ -147,7 +149,7 @@ class Store:
                 set_={"vote": statement.excluded.vote, "updated_at": statement.excluded.updated_at},
                 where=feedback.c.vote != statement.excluded.vote,
             )
-            return conn.execute(statement).rowcount == 1
+            return conn.execute(statement, execution_options=COUNT_ROWS).rowcount == 1
 
     def feedback_counts(self) -> dict[str, int]:
         with self.reading() as conn:

@@ -44,6 +44,9 @@ attempts = sa.Table(
     sa.Column("choice", sa.String(8)),
     sa.Column("correct", sa.Boolean),
     sa.Column("confidence", sa.String(16)),
+    sa.CheckConstraint("confidence IN ('sure', 'guessed')", name="ck_attempts_confidence"),
+    sa.Index("ix_attempts_team_user", "team_id", "user_id"),
+    sa.Index("ix_attempts_question", "doc_id", "question"),
 )
 
 reviews = sa.Table(
@@ -61,6 +64,7 @@ slack_events = sa.Table(
     "slack_events", metadata,
     sa.Column("event_id", sa.String(255), primary_key=True),
     sa.Column("received_at", UTCDateTime, nullable=False),
+    sa.Index("ix_slack_events_received_at", "received_at"),
 )
 
 feedback = sa.Table(
@@ -76,4 +80,5 @@ feedback = sa.Table(
     sa.Column("created_at", UTCDateTime, nullable=False),
     sa.Column("updated_at", UTCDateTime, nullable=False),
     sa.UniqueConstraint("team_id", "user_id", "message_key", name="uq_feedback_voter"),
+    sa.CheckConstraint("vote IN ('up', 'down')", name="ck_feedback_vote"),
 )

@@ -1,0 +1,17 @@
+"""The quiz: questions drawn per person on a spaced-review schedule, graded, and tallied."""
+
+from bot.quiz.engine import QuizEngine
+from bot.quiz.models import (
+    LeaderboardEntry,
+    QuestionStat,
+    QuizOption,
+    QuizPrompt,
+    QuizResult,
+    TopicMatcher,
+    UserStats,
+)
+
+__all__ = [
+    "LeaderboardEntry", "QuestionStat", "QuizEngine", "QuizOption", "QuizPrompt", "QuizResult",
+    "TopicMatcher", "UserStats",
+]

@@ -1,0 +1,269 @@
+"""`QuizEngine`: draw a question for a person, grade the answer, reschedule it, and report progress.
+
+Options are shuffled for every attempt and the order is kept on the server: the prompt shows letters
+only, and grading maps the shown letter back to the option of the knowledge. The first answer of an
+attempt wins, atomically in the database, whichever process or replica receives it.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from datetime import UTC, date, datetime
+
+from bot.errors import (
+    AlreadyAnsweredError,
+    AttemptOwnerError,
+    InputError,
+    InvalidChoiceError,
+    UnknownAttemptError,
+    UnknownTopicError,
+)
+from bot.knowledge import KnowledgeBase, Question
+from bot.quiz import schedule, stats
+from bot.quiz.draw import Key, draw, reason_for
+from bot.quiz.explain import citation, explanation
+from bot.quiz.models import (
+    CONFIDENCES,
+    LeaderboardEntry,
+    QuestionStat,
+    QuizOption,
+    QuizPrompt,
+    QuizResult,
+    TopicMatcher,
+    UserStats,
+    accuracy,
+)
+from bot.quiz.texts import say
+from bot.quiz.topics import questions_on
+from bot.storage import AttemptRecord, ReviewRecord, Store
+
+LANGS = ("es", "en")
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def letters(count: int) -> list[str]:
+    return [chr(ord("A") + i) for i in range(count)]
+
+
+class QuizEngine:
+    def __init__(self, knowledge: KnowledgeBase, store: Store, *, topics: TopicMatcher | None = None,
+                 clock: Callable[[], datetime] = _utc_now, rng: random.Random | None = None) -> None:
+        self.knowledge = knowledge
+        self.store = store
+        self.topic_matcher = topics
+        self.clock = clock
+        self.rng = rng or random.Random()
+        # Every edition of every quiz question with options; keys in document order.
+        self._editions = [
+            q for d in knowledge.documents if d.kind == "quiz" for q in d.questions if q.options
+        ]
+        self._keys: list[Key] = sorted({(q.doc_id, q.number) for q in self._editions})
+
+    # -- asking and grading ------------------------------------------------------------------------
+
+    def next_question(self, user: str, *, team: str = "default", topic: str | None = None, lang: str = "en",
+                      question: int | None = None) -> QuizPrompt:
+        """The question due for review first, else one never answered, else the one due soonest.
+
+        `topic` narrows the draw (a topic name, or what `topics.match_topic` finds); `question` asks
+        that question number whatever its schedule.
+        """
+        lang = _checked_lang(lang)
+        if not self._keys:
+            raise UnknownTopicError(say(lang, "no_questions"), [])
+        now = self._now()
+        due = {key: review.due for key, review in self.store.reviews(team, user).items()}
+        if question is not None:
+            key = self._numbered(question, lang)
+            reason = reason_for(key, due, now)
+        else:
+            candidates = self._on_topic(topic, lang) if topic and topic.strip() else self._keys
+            key, reason = draw(candidates, due, now, self.rng)
+        q = self.knowledge.question(key[0], key[1], lang)
+        order = [o.key for o in q.options]
+        self.rng.shuffle(order)
+        record = AttemptRecord(
+            id=secrets.token_urlsafe(16), team=team, user=user, doc_id=q.doc_id, question=q.number, lang=lang,
+            option_order=tuple(order), created_at=now,
+        )
+        self.store.create_attempt(record)
+        text = {o.key: o.text for o in q.options}
+        shown = [QuizOption(letter, text[k]) for letter, k in zip(letters(len(order)), order, strict=True)]
+        return QuizPrompt(
+            attempt_id=record.id, doc_id=q.doc_id, question=q.number, lang=lang, prompt=q.title,
+            topic=q.topic, options=shown, reason=reason,
+        )
+
+    def answer(self, user: str, attempt_id: str, choice: str, *, confidence: str | None = None) -> QuizResult:
+        """Grade `choice`, a letter as shown; a second answer raises AlreadyAnsweredError with the first."""
+        record = self.store.get_attempt(attempt_id)
+        if record is None:
+            raise UnknownAttemptError(say("en", "unknown_attempt"))
+        lang = record.lang
+        if record.user != user:
+            raise AttemptOwnerError(say(lang, "not_your_attempt"))
+        question = self._question_of(record)
+        shown = letters(len(record.option_order))
+        letter = choice.strip().rstrip(").").strip().upper()
+        if letter not in shown:
+            raise InvalidChoiceError(say(lang, "invalid_choice", choice=choice, letters=", ".join(shown)))
+        if confidence is not None and confidence not in CONFIDENCES:
+            raise InvalidChoiceError(say(lang, "invalid_confidence", confidence=confidence))
+        if record.answered_at is not None:
+            raise self._already_answered(record, question)
+
+        chosen = record.option_order[shown.index(letter)]
+        correct = chosen == question.answer
+        now = self._now()
+        rescheduled: list[ReviewRecord] = []
+
+        def reschedule(current: ReviewRecord | None) -> ReviewRecord:
+            card = schedule.review(
+                current.card if current else None, record.question, correct, confidence, now
+            )
+            rescheduled.append(ReviewRecord(
+                team=record.team, user=record.user, doc_id=record.doc_id, question=record.question,
+                card=card.to_json(), due=card.due,
+            ))
+            return rescheduled[-1]
+
+        graded = self.store.finish_attempt(
+            attempt_id, choice=chosen, correct=correct, confidence=confidence, answered_at=now,
+            schedule=reschedule,
+        )
+        if not graded:
+            first = self.store.get_attempt(attempt_id)
+            assert first is not None
+            raise self._already_answered(first, question)
+        return self._result(record, question, chosen, already=False, next_review=rescheduled[-1].due)
+
+    # -- progress ----------------------------------------------------------------------------------
+
+    def stats(self, user: str, *, team: str = "default", lang: str = "en") -> UserStats:
+        lang = _checked_lang(lang)
+        now = self._now()
+        attempts = self.store.answered_attempts(team=team, user=user)
+        right = sum(1 for a in attempts if a.correct)
+        current, best = stats.streaks(_days(a.answered_at for a in attempts if a.correct), now.date())
+        known = set(self._keys)
+        due = sum(1 for key, r in self.store.reviews(team, user).items() if key in known and r.due <= now)
+        per_topic = stats.tally(
+            ((self.knowledge.question(a.doc_id, a.question, lang).topic, bool(a.correct))
+             for a in attempts if (a.doc_id, a.question) in known),
+            self.topics(lang),
+        )
+        return UserStats(
+            user=user, answered=len(attempts), correct=right, accuracy=accuracy(right, len(attempts)),
+            current_streak=current, best_streak=best, due=due, per_topic=per_topic,
+        )
+
+    def leaderboard(self, *, team: str = "default", limit: int = 10) -> list[LeaderboardEntry]:
+        """People of a team by correct answers, then accuracy."""
+        days: dict[str, list[datetime | None]] = defaultdict(list)
+        for a in self.store.answered_attempts(team=team, correct_only=True):
+            days[a.user].append(a.answered_at)
+        today = self._now().date()
+        entries = [
+            LeaderboardEntry(
+                user=user, answered=s.answered, correct=s.correct, accuracy=accuracy(s.correct, s.answered),
+                best_streak=stats.streaks(_days(days[user]), today)[1],
+            )
+            for user, s in self.store.user_scores(team).items()
+        ]
+        entries.sort(key=lambda e: (-e.correct, -e.accuracy, -e.answered, e.user))
+        return entries[:max(limit, 0)]
+
+    def question_stats(self, *, team: str | None = None, lang: str = "en") -> list[QuestionStat]:
+        """Every quiz question: how often it was answered right (in a team, or anywhere), hardest first."""
+        lang = _checked_lang(lang)
+        scores = self.store.question_scores(team)
+        out: list[QuestionStat] = []
+        for key in self._keys:
+            q = self.knowledge.question(key[0], key[1], lang)
+            score = scores.get(key)
+            answered, right = (score.answered, score.correct) if score else (0, 0)
+            out.append(QuestionStat(q.number, q.title, answered, right, accuracy(right, answered)))
+        return stats.hardest_first(out)
+
+    def topics(self, lang: str) -> list[str]:
+        """The quiz's topic names in `lang`, in document order."""
+        out: list[str] = []
+        for doc_id, number in self._keys:
+            topic = self.knowledge.question(doc_id, number, lang).topic
+            if topic not in out:
+                out.append(topic)
+        return out
+
+    # -- pieces ------------------------------------------------------------------------------------
+
+    def _now(self) -> datetime:
+        now = self.clock()
+        return now.replace(tzinfo=UTC) if now.tzinfo is None else now.astimezone(UTC)
+
+    def _on_topic(self, topic: str, lang: str) -> list[Key]:
+        keys = questions_on(topic, [self._editions])
+        if not keys and self.topic_matcher is not None:
+            known = set(self._keys)
+            for key in self.topic_matcher.match_topic(topic, lang):
+                key = (key[0], int(key[1]))
+                if key in known and key not in keys:
+                    keys.append(key)
+        if not keys:
+            names = self.topics(lang)
+            message = say(lang, "unknown_topic", topic=topic.strip(), topics=", ".join(names))
+            raise UnknownTopicError(message, names)
+        return keys
+
+    def _numbered(self, number: int, lang: str) -> Key:
+        key = next((k for k in self._keys if k[1] == number), None)
+        if key is None:
+            names = self.topics(lang)
+            message = say(lang, "unknown_question", number=number, topics=", ".join(names))
+            raise UnknownTopicError(message, names)
+        return key
+
+    def _question_of(self, record: AttemptRecord) -> Question:
+        """The attempt's question, as long as the knowledge still has it with the same options."""
+        try:
+            question = self.knowledge.question(record.doc_id, record.question, record.lang)
+        except KeyError:
+            question = None
+        if question is None or sorted(o.key for o in question.options) != sorted(record.option_order):
+            raise UnknownAttemptError(say(record.lang, "unknown_attempt"))
+        return question
+
+    def _already_answered(self, record: AttemptRecord, question: Question) -> AlreadyAnsweredError:
+        assert record.choice is not None
+        review = self.store.review(record.team, record.user, record.doc_id, record.question)
+        result = self._result(record, question, record.choice, already=True,
+                              next_review=review.due if review else None)
+        return AlreadyAnsweredError(say(record.lang, "already_answered", choice=result.choice), result=result)
+
+    def _result(self, record: AttemptRecord, question: Question, chosen: str, *, already: bool,
+                next_review: datetime | None) -> QuizResult:
+        shown = letters(len(record.option_order))
+        right = question.correct_option
+        assert right is not None
+        return QuizResult(
+            attempt_id=record.id, question=record.question, correct=chosen == right.key,
+            choice=shown[record.option_order.index(chosen)],
+            correct_choice=shown[record.option_order.index(right.key)], correct_text=right.text,
+            explanation=explanation(question), citation=citation(question), already_answered=already,
+            next_review=next_review,
+        )
+
+
+def _checked_lang(lang: str) -> str:
+    if lang not in LANGS:
+        raise InputError(say("en", "unknown_lang", lang=lang))
+    return lang
+
+
+def _days(moments: Iterable[datetime | None]) -> list[date]:
+    return [m.date() for m in moments if m is not None]

@@ -1,0 +1,117 @@
+"""What the quiz engine hands to the surfaces (Slack, HTTP, terminal): plain, frozen values."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Literal, Protocol
+
+from bot.answers import Citation
+
+Reason = Literal["due", "new", "review"]
+CONFIDENCES = ("sure", "guessed")
+
+
+class TopicMatcher(Protocol):
+    """Finds the questions a free-text topic is about (retrieval), when no topic name matches."""
+
+    def match_topic(self, topic: str, lang: str) -> list[tuple[str, int]]: ...
+
+
+@dataclass(frozen=True)
+class QuizOption:
+    key: str  # the letter shown in this attempt, not the knowledge's letter
+    text: str
+
+
+@dataclass(frozen=True)
+class QuizPrompt:
+    """A question put to one person; nothing in it tells the answer."""
+
+    attempt_id: str
+    doc_id: str
+    question: int
+    lang: str
+    prompt: str
+    topic: str
+    options: list[QuizOption]
+    reason: Reason  # "due": scheduled review, "new": never answered, "review": the one due soonest
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "attempt_id": self.attempt_id, "question": self.question, "prompt": self.prompt,
+            "options": [{"key": o.key, "text": o.text} for o in self.options],
+        }
+
+
+@dataclass(frozen=True)
+class QuizResult:
+    attempt_id: str
+    question: int
+    correct: bool
+    choice: str  # the letter chosen, as shown
+    correct_choice: str  # the right letter, as shown in this attempt
+    correct_text: str
+    explanation: str
+    citation: Citation
+    already_answered: bool = False
+    next_review: datetime | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "correct": self.correct, "correct_choice": self.correct_choice, "explanation": self.explanation,
+            "citation": self.citation.to_dict(), "already_answered": self.already_answered,
+        }
+
+
+@dataclass(frozen=True)
+class UserStats:
+    user: str
+    answered: int
+    correct: int
+    accuracy: float
+    current_streak: int  # consecutive UTC days with a correct answer, up to today or yesterday
+    best_streak: int
+    due: int  # questions whose review is due now
+    per_topic: dict[str, dict[str, float | int]] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "user": self.user, "answered": self.answered, "correct": self.correct, "accuracy": self.accuracy,
+            "current_streak": self.current_streak, "best_streak": self.best_streak, "due": self.due,
+            "per_topic": {topic: dict(values) for topic, values in self.per_topic.items()},
+        }
+
+
+@dataclass(frozen=True)
+class LeaderboardEntry:
+    user: str
+    answered: int
+    correct: int
+    accuracy: float
+    best_streak: int
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "user": self.user, "answered": self.answered, "correct": self.correct, "accuracy": self.accuracy,
+            "best_streak": self.best_streak,
+        }
+
+
+@dataclass(frozen=True)
+class QuestionStat:
+    question: int
+    title: str
+    answered: int
+    correct: int
+    accuracy: float
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "question": self.question, "title": self.title, "answered": self.answered,
+            "correct": self.correct, "accuracy": self.accuracy,
+        }
+
+
+def accuracy(correct: int, answered: int) -> float:
+    return round(correct / answered, 4) if answered else 0.0

@@ -1,0 +1,167 @@
+"""`eksbot quiz` in the terminal: the loop with scripted input, and the real command in a subprocess."""
+
+from __future__ import annotations
+
+import io
+import os
+import random
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from bot.cli.quiz import names_a_topic, parse_answer, run
+from bot.quiz import QuizEngine, TopicMatcher
+from bot.storage import Store
+from tests.quiz_helpers import DOC, Clock, knowledge
+
+# The command as `eksbot` will run it: a parser with the `quiz` subcommand registered.
+COMMAND = (
+    "import argparse, sys\n"
+    "from bot.cli.quiz import register\n"
+    "parser = argparse.ArgumentParser(prog='eksbot')\n"
+    "register(parser.add_subparsers(dest='command', required=True))\n"
+    "args = parser.parse_args(sys.argv[1:])\n"
+    "sys.exit(args.func(args))\n"
+)
+
+
+@pytest.fixture
+def db_url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'data' / 'eksbot.db'}"
+
+
+@pytest.fixture
+def store(db_url: str) -> Iterator[Store]:
+    store = Store(db_url)
+    store.upgrade()
+    yield store
+    store.close()
+
+
+@pytest.fixture
+def engine(store: Store) -> QuizEngine:
+    return QuizEngine(knowledge(), store, clock=Clock(), rng=random.Random(5))
+
+
+def scripted(lines: list[str], prompts: list[str]) -> Callable[[str], str]:
+    """An input function that types `lines`, then presses Ctrl-D."""
+    pending = iter(lines)
+
+    def read(prompt: str) -> str:
+        prompts.append(prompt)
+        try:
+            return next(pending)
+        except StopIteration:
+            raise EOFError from None
+
+    return read
+
+
+def console() -> tuple[Console, io.StringIO]:
+    out = io.StringIO()
+    return Console(file=out, width=120, color_system=None, force_terminal=False), out
+
+
+def test_answer_one_question_see_the_result_and_stats_then_quit(engine: QuizEngine, store: Store) -> None:
+    term, out = console()
+    prompts: list[str] = []
+    code = run(engine, term, scripted(["", "Z", "a?", "s", "q", "never read"], prompts), user="tester")
+    text = out.getvalue()
+    assert code == 0
+    assert prompts == ["Your answer > "] * 5  # empty line, Z refused, then the answer, stats, quit
+
+    [attempt] = store.answered_attempts(user="tester")
+    question = knowledge().question(DOC, attempt.question, "en")
+    assert question.title.split()[0] in text and "A)" in text
+    assert "Invalid answer 'Z': choose one of A, B, C, D." in text
+    assert attempt.confidence == "guessed" and attempt.choice == attempt.option_order[0]  # shown A
+    if attempt.correct:
+        assert "✅ Correct!" in text
+    else:
+        right = question.correct_option
+        assert right is not None
+        letter = "ABCD"[attempt.option_order.index(right.key)]
+        assert f"❌ Wrong: the answer is {letter}) {right.text}" in text
+    assert question.blocks[0].text[:40] in text  # the explanation
+    assert f"Question {question.number} · " in text and "[eks-training-quiz.en.md]" in text  # the citation
+    assert "Stats for tester" in text and "Answered: 1" in text
+    assert "See you next time" in text
+    assert engine.stats("tester").answered == 1  # stored, not only shown
+
+
+def test_a_snippet_is_shown_with_the_explanation(engine: QuizEngine) -> None:
+    term, out = console()
+    code = run(engine, term, scripted(["B!"], []), user="tester", topic="mpijob")  # question 13 has YAML
+    assert code == 0
+    assert "slotsPerWorker" in out.getvalue() and "kind: MPIJob" in out.getvalue()
+    [attempt] = engine.store.answered_attempts(user="tester")
+    assert (attempt.question, attempt.confidence) == (13, "sure")
+
+
+def test_ctrl_c_and_end_of_input_leave_cleanly_in_spanish(engine: QuizEngine, store: Store) -> None:
+    def interrupted(_prompt: str) -> str:
+        raise KeyboardInterrupt
+
+    for read in (interrupted, scripted([], [])):
+        term, out = console()
+        assert run(engine, term, read, user="tester", lang="es") == 0
+        assert "Hasta la próxima: tu progreso está guardado." in out.getvalue()
+    assert store.answered_attempts(user="tester") == []
+
+
+@pytest.mark.parametrize(
+    ("line", "parsed"),
+    [("B", ("B", None)), ("b?", ("B", "guessed")), (" c ! ", ("C", "sure")), ("d", ("D", None))],
+)
+def test_a_question_mark_means_guessed(line: str, parsed: tuple[str, str | None]) -> None:
+    assert parse_answer(line) == parsed
+
+
+def test_only_topics_that_name_no_quiz_topic_need_the_model() -> None:
+    assert names_a_topic(knowledge(), "Karpenter") and names_a_topic(knowledge(), "precision mixta")
+    assert not names_a_topic(knowledge(), "offloading parameters to the CPU")
+
+
+def test_a_free_text_topic_is_matched_by_the_assistant(store: Store, assistant: TopicMatcher) -> None:
+    engine = QuizEngine(knowledge(), store, topics=assistant)
+    prompt = engine.next_question("tester", topic="offload optimizer states and parameters to CPU memory")
+    assert prompt.question == 12
+
+
+def test_the_command_keeps_progress_between_runs(tmp_path: Path, db_url: str) -> None:
+    env = {
+        **os.environ,
+        "EKSBOT_DATABASE_URL": db_url,
+        "EKSBOT_DATA_DIR": str(tmp_path / "data"),
+        # A topic name must not load the model: these would make loading it fail.
+        "EKSBOT_EMBEDDING_MODEL": str(tmp_path / "no-model"),
+        "EKSBOT_INDEX_DIR": str(tmp_path / "no-index"),
+        "EKSBOT_AUTO_REBUILD": "false",
+        "LOGNAME": "quiz-tester",
+        "COLUMNS": "120",
+    }
+
+    def eksbot(*args: str, typed: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-c", COMMAND, "quiz", *args], input=typed, env=env,
+                              capture_output=True, text=True, timeout=120)
+
+    first = eksbot("--topic", "karpenter", "--lang", "es", typed="B!\nq\n")
+    assert first.returncode == 0, first.stderr
+    assert "Karpenter" in first.stdout and "Tu respuesta" in first.stdout
+    assert "Hasta la próxima" in first.stdout
+
+    second = eksbot("--lang", "es", typed="s\n")  # then end of input
+    assert second.returncode == 0, second.stderr
+    assert "Estadísticas de quiz-tester" in second.stdout and "Respondidas: 1" in second.stdout
+
+    store = Store(db_url)
+    try:
+        [attempt] = store.answered_attempts(user="quiz-tester")
+        assert (attempt.question, attempt.lang, attempt.confidence) == (15, "es", "sure")
+    finally:
+        store.close()
+

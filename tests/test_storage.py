@@ -1,0 +1,178 @@
+"""Durable storage on SQLite (a temporary file) and on the real PostgreSQL: migrations, Slack event
+de-duplication across processes, feedback votes, reopening."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+
+from bot.errors import InputError
+from bot.storage import Store
+from bot.storage.migrate import head_revision
+from bot.storage.tables import metadata
+from tests.quiz_helpers import Clock, claim_worker, race, upgrade_worker
+
+TABLES = {"attempts", "reviews", "slack_events", "feedback", "alembic_version"}
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'nested' / 'data' / 'eksbot.db'}"
+    return str(request.getfixturevalue("postgres_url"))
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def store(db_url: str, clock: Clock) -> Iterator[Store]:
+    store = Store(db_url, clock=clock)
+    store.upgrade()
+    yield store
+    store.close()
+
+
+def table_names(store: Store) -> set[str]:
+    return set(sa.inspect(store.engine).get_table_names())
+
+
+def test_upgrade_creates_the_schema_from_an_empty_database(db_url: str) -> None:
+    store = Store(db_url)
+    try:
+        assert table_names(store) == set()
+        assert store.revision() is None
+        store.upgrade()
+        assert table_names(store) == TABLES
+        assert store.revision() == head_revision() is not None
+    finally:
+        store.close()
+
+
+def test_upgrading_again_changes_nothing_and_keeps_the_data(store: Store, db_url: str) -> None:
+    assert store.claim_event("Ev1")
+    assert store.record_feedback("U1", "T1", "m1", "eks-training-quiz", 5, 12, "up")
+    revision = store.revision()
+    store.upgrade()
+    again = Store(db_url)
+    again.upgrade()
+    again.close()
+    assert store.revision() == revision
+    assert table_names(store) == TABLES
+    assert not store.claim_event("Ev1")
+    assert store.feedback_counts() == {"up": 1, "down": 0}
+
+
+def test_two_processes_migrating_at_once_both_succeed(db_url: str) -> None:
+    results = race(upgrade_worker, [(db_url,), (db_url,)], rounds=1)
+    assert results == [("upgraded", head_revision())] * 2
+    store = Store(db_url)
+    try:
+        assert table_names(store) == TABLES
+    finally:
+        store.close()
+
+
+def test_the_tables_the_code_uses_match_the_migrated_schema(store: Store) -> None:
+    with store.engine.connect() as conn:
+        differences = compare_metadata(MigrationContext.configure(conn), metadata)
+    assert differences == []
+
+
+def test_an_event_is_claimed_only_the_first_time(store: Store) -> None:
+    assert store.claim_event("Ev123") is True
+    assert store.claim_event("Ev123") is False
+    assert store.claim_event("Ev124") is True
+
+
+def test_pruning_forgets_old_events_only(store: Store, clock: Clock) -> None:
+    assert store.claim_event("old")
+    clock.advance(hours=2)
+    assert store.claim_event("recent")
+    assert store.prune_events(older_than=clock.now - timedelta(hours=1)) == 1
+    assert store.claim_event("old") is True  # forgotten: would be handled again
+    assert store.claim_event("recent") is False
+
+
+def test_one_vote_per_person_per_message(store: Store) -> None:
+    args = ("eks-training-quiz", 5, 17)
+    assert store.record_feedback("U1", "T1", "msg-1", *args, "up") is True
+    assert store.record_feedback("U1", "T1", "msg-1", *args, "up") is False  # double click
+    assert store.feedback_counts() == {"up": 1, "down": 0}
+    assert store.record_feedback("U1", "T1", "msg-1", *args, "down") is True  # changed mind
+    assert store.feedback_counts() == {"up": 0, "down": 1}
+    assert store.record_feedback("U2", "T1", "msg-1", "eks-training-quiz", 5, None, "up") is True
+    assert store.record_feedback("U1", "T1", "msg-2", *args, "up") is True
+    assert store.record_feedback("U1", "T2", "msg-1", *args, "up") is True  # same id, other workspace
+    assert store.feedback_counts() == {"up": 3, "down": 1}
+
+
+def test_a_vote_must_be_up_or_down(store: Store) -> None:
+    with pytest.raises(InputError):
+        store.record_feedback("U1", "T1", "msg-1", "eks-training-quiz", 5, None, "sideways")
+    assert store.feedback_counts() == {"up": 0, "down": 0}
+
+
+def test_claims_from_two_processes_at_once_succeed_once(store: Store, db_url: str) -> None:
+    ids = [f"Ev{i}" for i in range(8)]
+    results = race(claim_worker, [(db_url, ids), (db_url, ids)], rounds=len(ids))
+    for event_id in ids:
+        outcomes = sorted(claimed for eid, claimed in results if eid == event_id)
+        assert outcomes == [False, True], event_id
+    assert not store.claim_event("Ev0")
+
+
+def test_data_survives_closing_and_reopening(db_url: str) -> None:
+    store = Store(db_url)
+    store.upgrade()
+    store.claim_event("Ev1")
+    store.record_feedback("U1", "T1", "m", "eks-training-quiz", 1, None, "down")
+    store.close()
+    reopened = Store(db_url)
+    try:
+        reopened.upgrade()
+        assert reopened.claim_event("Ev1") is False
+        assert reopened.feedback_counts() == {"up": 0, "down": 1}
+    finally:
+        reopened.close()
+
+
+def test_ping_passes_on_a_live_database(store: Store) -> None:
+    store.ping()
+
+
+def test_ping_raises_when_the_database_is_unreachable() -> None:
+    store = Store("postgresql+psycopg://nobody@127.0.0.1:1/none")
+    try:
+        with pytest.raises(sa.exc.OperationalError):
+            store.ping()
+    finally:
+        store.close()
+
+
+def test_sqlite_runs_in_wal_mode_with_foreign_keys_and_a_busy_timeout(tmp_path: Path) -> None:
+    store = Store(f"sqlite:///{tmp_path / 'a' / 'b' / 'eksbot.db'}")
+    try:
+        assert (tmp_path / "a" / "b").is_dir()
+        with store.engine.connect() as conn:
+            assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+            assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+            assert int(conn.exec_driver_sql("PRAGMA busy_timeout").scalar() or 0) >= 1000
+    finally:
+        store.close()
+
+
+def test_the_url_shown_in_logs_hides_the_password() -> None:
+    store = Store("postgresql+psycopg://bot:s3cret@127.0.0.1:1/eksbot")
+    try:
+        assert "s3cret" not in store.url and "s3cret" not in repr(store)
+    finally:
+        store.close()
