@@ -405,6 +405,8 @@ def test_migrations_run_once_per_release_as_a_hook_job(variants: dict[str, list[
         selector = one(objects, "Service")["spec"]["selector"]
         labels = job["spec"]["template"]["metadata"]["labels"]
         assert not selector.items() <= labels.items(), name
+        # The serving pods do not migrate again at start.
+        assert one(objects, "ConfigMap")["data"]["EKSBOT_MIGRATE_ON_START"] == "false", name
 
 
 def test_migration_job_reads_the_url_from_a_secret_that_exists_before_the_release(
