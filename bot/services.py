@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 
 from bot.answers import Assistant
 from bot.config import Settings
@@ -20,6 +21,11 @@ class Services:
     assistant: Assistant
     store: Store
     quiz: QuizEngine
+    # All model work runs on this one thread: PyTorch keeps a pool of compute threads per calling
+    # thread, and several pools on a small node fight over its cores.
+    model_executor: ThreadPoolExecutor = field(
+        default_factory=lambda: ThreadPoolExecutor(max_workers=1, thread_name_prefix="model")
+    )
 
     @classmethod
     def load(cls, settings: Settings, *, embedder: Embedder | None = None) -> Services:
@@ -39,6 +45,7 @@ class Services:
         self.store.ping()
 
     def close(self) -> None:
+        self.model_executor.shutdown(wait=False, cancel_futures=True)
         self.store.close()
 
 

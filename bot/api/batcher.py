@@ -1,7 +1,7 @@
 """Answer concurrent questions together: one model call for everything that arrived meanwhile.
 
-One worker takes whatever is queued (up to `max_batch`), encodes it in one call on a worker thread
-and answers each question. A lone request is not delayed: the worker does not wait for company, it
+One worker takes whatever is queued (up to `max_batch`), encodes it in one call on the model's own
+thread and answers each question. A lone request is not delayed: the worker does not wait for company, it
 only takes what piled up while the previous batch was being encoded.
 """
 
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from concurrent.futures import Executor
 from dataclasses import dataclass
 
 from bot.answers import Answer, Assistant
@@ -22,8 +23,10 @@ class _Item:
 
 
 class AnswerBatcher:
-    def __init__(self, assistant: Assistant, max_batch: int = 16, on_batch: object | None = None) -> None:
+    def __init__(self, assistant: Assistant, executor: Executor, max_batch: int = 16,
+                 on_batch: object | None = None) -> None:
         self.assistant = assistant
+        self.executor = executor
         self.max_batch = max_batch
         self.on_batch = on_batch
         self._queue: asyncio.Queue[_Item] | None = None
@@ -62,7 +65,7 @@ class AnswerBatcher:
             if callable(self.on_batch):
                 self.on_batch(len(batch))
             try:
-                answers = await asyncio.to_thread(self._answer_batch, batch)
+                answers = await asyncio.get_running_loop().run_in_executor(self.executor, self._answer_batch, batch)
             except Exception as exc:  # noqa: BLE001 - handed to every waiting request
                 for item in batch:
                     if not item.future.done():
