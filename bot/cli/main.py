@@ -132,9 +132,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _extensions() -> list[Callable[[argparse._SubParsersAction], None]]:
     """Subcommands of other surfaces (server, quiz, Slack), each in its own module."""
-    from bot.cli import db, quiz, serve
+    from bot.cli import db, quiz, serve, slack
 
-    return [serve.register, quiz.register, db.register]
+    return [serve.register, slack.register, quiz.register, db.register]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,12 +1,16 @@
 """Block Kit messages for answers and quizzes, within Slack's limits, with escaped text.
 
-Limits: 3,000 characters per section text, 50 blocks per message, 75 characters per button label;
-every message carries a plain `text` fallback for notifications and screen readers.
+Limits kept here: 3,000 characters per section or context text, 50 blocks per message, 25 elements per
+actions block, 75 characters per button label and 2,000 per button value. Every message carries a
+non-empty plain `text` fallback for notifications and screen readers. Text that did not come from the
+bot itself (questions, topics, knowledge text) is escaped, so it can neither format links nor ping
+`@channel`, `@here` or `@everyone`.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from bot.answers import Answer, Citation
@@ -15,8 +19,15 @@ from bot.slack.texts import t
 
 SECTION_LIMIT = 3000
 MAX_BLOCKS = 50
+MAX_ACTIONS = 25
+LABEL_LIMIT = 75
+VALUE_LIMIT = 2000
 FALLBACK_LIMIT = 3000
 Block = dict[str, Any]
+Message = dict[str, Any]
+
+_PARTIAL_ENTITY = re.compile(r"&[a-z]{0,3}$")
+_FENCE = "```"
 
 
 def escape(text: str) -> str:
@@ -25,35 +36,55 @@ def escape(text: str) -> str:
 
 
 def truncate(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+    """At most `limit` characters, ending with "…" when cut, never in the middle of an escape (&amp;)."""
+    if len(text) <= limit:
+        return text
+    cut = _PARTIAL_ENTITY.sub("", text[: limit - 1]).rstrip()
+    return cut + "…"
 
 
 def section(text: str) -> Block:
-    return {"type": "section", "text": {"type": "mrkdwn", "text": truncate(text, SECTION_LIMIT)}}
+    return {"type": "section", "text": {"type": "mrkdwn", "text": truncate(text, SECTION_LIMIT) or " "}}
 
 
 def code_section(code: str) -> Block:
-    fence = "```"
-    body = truncate(escape(code), SECTION_LIMIT - 2 * len(fence) - 2)
-    return {"type": "section", "text": {"type": "mrkdwn", "text": f"{fence}\n{body}\n{fence}"}}
+    """A code block; the code is escaped and cut to fit, and the fences always close."""
+    body = escape(code.replace(_FENCE, "`\u200b``")).strip("\n")
+    body = truncate(body, SECTION_LIMIT - 2 * len(_FENCE) - 2)
+    return {"type": "section", "text": {"type": "mrkdwn", "text": f"{_FENCE}\n{body}\n{_FENCE}"}}
 
 
 def context(text: str) -> Block:
-    return {"type": "context", "elements": [{"type": "mrkdwn", "text": truncate(text, SECTION_LIMIT)}]}
+    return {"type": "context", "elements": [{"type": "mrkdwn", "text": truncate(text, SECTION_LIMIT) or " "}]}
 
 
-def button(text: str, action_id: str, value: dict[str, Any] | str, style: str | None = None) -> Block:
+def button(text: str, action_id: str, value: dict[str, Any], style: str | None = None) -> Block:
+    encoded = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    if len(encoded) > VALUE_LIMIT:
+        raise ValueError(f"button value of {len(encoded)} characters is over Slack's {VALUE_LIMIT}")
     element: Block = {
-        "type": "button", "text": {"type": "plain_text", "text": truncate(text, 75), "emoji": True},
-        "action_id": action_id, "value": value if isinstance(value, str) else json.dumps(value, separators=(",", ":")),
+        "type": "button", "text": {"type": "plain_text", "text": truncate(text, LABEL_LIMIT), "emoji": True},
+        "action_id": action_id, "value": encoded,
     }
     if style:
         element["style"] = style
     return element
 
 
-def message(text: str, blocks: list[Block]) -> dict[str, Any]:
-    return {"text": truncate(text, FALLBACK_LIMIT), "blocks": blocks[:MAX_BLOCKS]}
+def actions(block_id: str, elements: list[Block]) -> list[Block]:
+    """Actions blocks of at most 25 elements each (the first keeps `block_id`)."""
+    return [
+        {"type": "actions", "block_id": block_id if i == 0 else f"{block_id}_{i}",
+         "elements": elements[start:start + MAX_ACTIONS]}
+        for i, start in enumerate(range(0, len(elements), MAX_ACTIONS))
+    ]
+
+
+def message(text: str, blocks: list[Block]) -> Message:
+    """A message: `text` (already escaped) is the fallback; at most 50 blocks, the last one kept."""
+    if len(blocks) > MAX_BLOCKS:
+        blocks = [*blocks[: MAX_BLOCKS - 1], blocks[-1]]
+    return {"text": truncate(text.strip(), FALLBACK_LIMIT) or "…", "blocks": blocks}
 
 
 def cite(lang: str, citation: Citation) -> str:
@@ -61,15 +92,20 @@ def cite(lang: str, citation: Citation) -> str:
     return f"📖 {number} · {escape(citation.title)} · _{escape(citation.source)}_"
 
 
-def answer_message(answer: Answer) -> dict[str, Any]:
+def answer_message(answer: Answer) -> Message:
+    """An answer: the quiz answer line, the excerpt, the snippet, the citation, feedback buttons.
+
+    When the knowledge does not cover the question, only the short "I don't know" text (with the topics
+    it does cover): no citation, no buttons."""
     lang = answer.language
-    if not answer.answered:
-        return message(answer.text, [section(escape(answer.text))])
+    if not answer.answered or not answer.citations:
+        return message(escape(answer.text), [section(escape(answer.text))])
     top = answer.citations[0]
     blocks: list[Block] = []
     if answer.answer_line:
         blocks.append(section(f"*{t(lang, 'quiz_answer')}:* {escape(answer.answer_line)}"))
-    blocks.append(section(escape(top.excerpt)))
+    if top.excerpt:
+        blocks.append(section(escape(top.excerpt)))
     if top.snippet:
         blocks.append(code_section(top.snippet))
     lines = [cite(lang, top)]
@@ -78,43 +114,40 @@ def answer_message(answer: Answer) -> dict[str, Any]:
         lines.append(f"{t(lang, 'also')}: {others}")
     blocks.append(context("\n".join(lines)))
     feedback = {"d": top.doc_id, "q": top.question, "l": lang}
-    blocks.append({
-        "type": "actions", "block_id": "answer_actions",
-        "elements": [
-            button(t(lang, "helpful"), "feedback_up", feedback),
-            button(t(lang, "not_helpful"), "feedback_down", feedback),
-            button(t(lang, "quiz_me"), "quiz_me", feedback),
-        ],
-    })
-    fallback = f"{answer.answer_line}\n{top.excerpt}" if answer.answer_line else top.excerpt
-    return message(fallback, blocks)
+    blocks += actions("answer_actions", [
+        button(t(lang, "helpful"), "feedback_up", feedback),
+        button(t(lang, "not_helpful"), "feedback_down", feedback),
+        button(t(lang, "quiz_me"), "quiz_me", feedback),
+    ])
+    parts = [answer.answer_line or "", top.excerpt, t(lang, "question_n", number=top.question) + f": {top.title}"]
+    return message(escape("\n".join(p for p in parts if p)), blocks)
 
 
-def quiz_message(prompt: QuizPrompt) -> dict[str, Any]:
+def quiz_message(prompt: QuizPrompt) -> Message:
+    """A question: the options as text and one button per letter. The buttons carry only the attempt
+    id and the letter; nothing in the message tells the answer."""
     lang = prompt.lang
+    header = t(lang, "quiz_header", number=prompt.question, topic=escape(prompt.topic))
     options = "\n".join(f"*{o.key})* {escape(o.text)}" for o in prompt.options)
     blocks = [
-        section(f"*{t(lang, 'quiz_header', number=prompt.question, topic=escape(prompt.topic))}*\n"
-                f"{escape(prompt.prompt)}"),
+        section(f"*{header}*\n{escape(prompt.prompt)}"),
         section(options),
-        {
-            "type": "actions", "block_id": "quiz_options",
-            "elements": [
-                button(o.key, f"quiz_answer_{o.key}", {"a": prompt.attempt_id, "c": o.key}) for o in prompt.options
-            ],
-        },
+        *actions("quiz_options", [
+            button(o.key, f"quiz_answer_{o.key}", {"a": prompt.attempt_id, "c": o.key}) for o in prompt.options
+        ]),
         context(t(lang, "quiz_hint")),
     ]
     fallback = f"{prompt.prompt}\n" + "\n".join(f"{o.key}) {o.text}" for o in prompt.options)
-    return message(fallback, blocks)
+    return message(escape(fallback), blocks)
 
 
-def result_message(result: QuizResult, prompt_title: str, lang: str) -> dict[str, Any]:
+def result_message(result: QuizResult, prompt_title: str, lang: str) -> Message:
+    """The graded answer: ✅ or ❌ in words, the right answer, the explanation, snippet and citation."""
     verdict = t(lang, "correct") if result.correct else t(lang, "incorrect")
     answer = f"{result.correct_choice}) {escape(result.correct_text)}"
     lines = [verdict]
     if not result.correct:
-        lines.append(t(lang, "your_choice", choice=result.choice))
+        lines.append(t(lang, "your_choice", choice=escape(result.choice)))
     lines.append(t(lang, "right_answer", answer=answer))
     blocks: list[Block] = [
         section(f"*{escape(prompt_title)}*\n" + " ".join(lines)),
@@ -125,20 +158,20 @@ def result_message(result: QuizResult, prompt_title: str, lang: str) -> dict[str
     blocks.append(context(cite(lang, result.citation)))
     if result.already_answered:
         blocks.append(context(f"⚠️ {t(lang, 'already')}"))
-    blocks.append({
-        "type": "actions", "block_id": "quiz_result",
-        "elements": [
-            button(t(lang, "next"), "quiz_next", {"l": lang}, style="primary"),
-            button(t(lang, "share"), "quiz_share", {"a": result.attempt_id}),
-        ],
-    })
-    fallback = ("✅ " if result.correct else "❌ ") + f"{prompt_title}: {result.correct_choice}) {result.correct_text}"
-    return message(fallback, blocks)
+    blocks += actions("quiz_result", [
+        button(t(lang, "next"), "quiz_next", {"l": lang}, style="primary"),
+        button(t(lang, "share"), "quiz_share", {"a": result.attempt_id}),
+    ])
+    mark = "✅ " + t(lang, "correct_plain") if result.correct else "❌ " + t(lang, "incorrect_plain")
+    fallback = f"{mark} {prompt_title}: {result.correct_choice}) {result.correct_text}"
+    if result.already_answered:
+        fallback += f"\n{t(lang, 'already')}"
+    return message(escape(fallback), blocks)
 
 
-def stats_message(stats: UserStats, lang: str) -> dict[str, Any]:
+def stats_message(stats: UserStats, lang: str) -> Message:
     if not stats.answered:
-        return message(t(lang, "no_stats"), [section(t(lang, "no_stats"))])
+        return text_message(t(lang, "no_stats"))
     line = t(lang, "stats_line", answered=stats.answered, correct=stats.correct,
              accuracy=f"{stats.accuracy:.0%}", streak=stats.current_streak, best=stats.best_streak, due=stats.due)
     blocks = [section(f"{t(lang, 'stats_title')}\n{line}")]
@@ -151,17 +184,22 @@ def stats_message(stats: UserStats, lang: str) -> dict[str, Any]:
     return message(line.replace("*", ""), blocks)
 
 
-def leaderboard_message(entries: list[LeaderboardEntry], lang: str) -> dict[str, Any]:
+def leaderboard_message(entries: list[LeaderboardEntry], lang: str) -> Message:
     if not entries:
-        return message(t(lang, "top_empty"), [section(t(lang, "top_empty"))])
+        return text_message(t(lang, "top_empty"))
     lines = [
-        t(lang, "top_line", rank=rank, user=escape(e.user), correct=e.correct, accuracy=f"{e.accuracy:.0%}")
+        t(lang, "top_line", rank=rank, user=mention(e.user), correct=e.correct, accuracy=f"{e.accuracy:.0%}")
         for rank, e in enumerate(entries, start=1)
     ]
     text = t(lang, "top_title") + "\n" + "\n".join(lines)
-    return message(text, [section(text)])
+    return text_message(text)
 
 
-def text_message(text: str) -> dict[str, Any]:
-    """A short message of the bot's own text (already safe), for help and errors."""
+def mention(user: str) -> str:
+    """`<@U123>` for a Slack user id; anything else is shown escaped, never as markup."""
+    return f"<@{user}>" if re.fullmatch(r"[UW][A-Z0-9]{1,20}", user) else escape(user)
+
+
+def text_message(text: str) -> Message:
+    """A short message of the bot's own text (already safe), for help, notes and errors."""
     return message(text, [section(text)])

@@ -14,8 +14,13 @@ def slack_router(slack_app: AsyncApp) -> APIRouter:
 
     @router.post("/slack/events", include_in_schema=False)
     async def slack_events(request: Request) -> Response:
-        if request.app.state.services is None:
-            # Not ready: Slack retries events later; people see a short note for commands.
+        if (
+            request.app.state.services is None
+            and request.headers.get("content-type", "").startswith("application/json")
+            and b'"url_verification"' not in await request.body()
+        ):
+            # Not ready: Slack redelivers events later. Commands and clicks go on to the bolt app, which
+            # tells the person it is starting up.
             return JSONResponse({"error": "starting"}, status_code=503, headers={"Retry-After": "5"})
         return await handler.handle(request)
 

@@ -1,0 +1,48 @@
+"""👍 / 👎 under an answer: one vote per person per message, stored in the shared database.
+
+A second click by the same person changes the vote; the totals are exported as `eksbot_feedback_total`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from slack_bolt.async_app import AsyncRespond
+
+from bot.slack import blocks
+from bot.slack.payloads import Body, SlackContext, action_id, button_value, team_of, user_of
+from bot.slack.texts import t
+
+log = logging.getLogger(__name__)
+
+LANGS = ("es", "en")
+
+
+class FeedbackListeners:
+    def __init__(self, ctx: SlackContext) -> None:
+        self.ctx = ctx
+
+    async def on_feedback(self, body: Body, respond: AsyncRespond) -> None:
+        services = self.ctx.get_services()
+        value = button_value(body)
+        question, doc_id = value.get("q"), value.get("d")
+        lang = value.get("l") if value.get("l") in LANGS else self.ctx.settings.default_lang
+        if services is None or not isinstance(question, int) or not isinstance(doc_id, str):
+            log.warning("feedback not recorded: malformed button value")
+            return
+        vote = "up" if action_id(body) == "feedback_up" else "down"
+        container = body.get("container") or {}
+        message_key = f"{container.get('channel_id', '')}:{container.get('message_ts', '')}"
+        try:
+            await asyncio.to_thread(
+                services.store.record_feedback, user_of(body), team_of(body), message_key, doc_id, question,
+                None, vote,
+            )
+        except Exception:
+            log.exception("feedback not recorded")
+            await respond(response_type="ephemeral", replace_original=False,
+                          **blocks.text_message(t(str(lang), "apology")))
+            return
+        await respond(response_type="ephemeral", replace_original=False,
+                      **blocks.text_message(t(str(lang), "thanks")))

@@ -1,0 +1,54 @@
+"""Reading what Slack sends (event callbacks, slash commands, block actions), and what listeners share."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from bot.config import Settings
+from bot.metrics import Metrics
+from bot.services import Services
+
+GetServices = Callable[[], Services | None]
+Body = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class SlackContext:
+    """What every listener needs: the settings, the services once loaded, and the metrics."""
+
+    settings: Settings
+    get_services: GetServices
+    metrics: Metrics
+
+
+def button_value(body: Body) -> dict[str, Any]:
+    """The JSON object of the clicked button's value; {} when it is missing or malformed."""
+    try:
+        value = json.loads(body["actions"][0]["value"])
+    except (KeyError, IndexError, ValueError, TypeError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def action_id(body: Body) -> str:
+    try:
+        return str(body["actions"][0]["action_id"])
+    except (KeyError, IndexError, TypeError):
+        return ""
+
+
+def team_of(body: Body) -> str:
+    team = body.get("team_id") or (body.get("team") or {}).get("id") or (body.get("user") or {}).get("team_id")
+    return str(team or "default")
+
+
+def user_of(body: Body) -> str:
+    return str(body.get("user_id") or (body.get("user") or {}).get("id") or "")
+
+
+def channel_of(body: Body) -> str | None:
+    channel = (body.get("channel") or {}).get("id") or (body.get("container") or {}).get("channel_id")
+    return str(channel) if channel else None

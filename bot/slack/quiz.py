@@ -1,0 +1,209 @@
+"""`/quiz` and its buttons: a private question, graded on click (once), next question, share, quiz me.
+
+Every reply but the shared summary is ephemeral: only the person who asked sees it. A button carries
+only an opaque attempt id and the letter shown; the answer stays on the server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+from slack_bolt.async_app import AsyncRespond
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.errors import AlreadyAnsweredError, InputError, QuizError, UnknownTopicError
+from bot.quiz import QuizResult
+from bot.services import Services
+from bot.slack import blocks
+from bot.slack.payloads import Body, SlackContext, button_value, channel_of, team_of, user_of
+from bot.slack.texts import t
+from bot.text import clean_question, detect_language
+
+log = logging.getLogger(__name__)
+
+LANGS = ("es", "en")
+STATS_WORDS = frozenset({"stats", "estadisticas", "estadísticas", "score", "puntos"})
+TOP_WORDS = frozenset({"top", "leaderboard", "ranking", "clasificacion", "clasificación"})
+HELP_WORDS = frozenset({"help", "ayuda", "?"})
+
+
+def parse_command(text: str, default_lang: str, detect: Callable[[str], str]) -> tuple[str, str, bool]:
+    """`/quiz` text → (language, the rest, whether the language was given): `en slurm` → ("en", "slurm")."""
+    lang, explicit, rest = default_lang, False, []
+    for word in clean_question(text).split():
+        if word.lower() in LANGS:
+            lang, explicit = word.lower(), True
+        else:
+            rest.append(word)
+    remainder = " ".join(rest)
+    if len(rest) > 1 and not explicit:  # a phrase tells its language; one word ("slurm") does not
+        lang = detect(remainder)
+    return lang, remainder, explicit
+
+
+
+T = TypeVar("T")
+
+
+async def in_model_thread(services: Services, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """Work that may use the model (a free-text topic is matched by retrieval) runs on the model's thread."""
+    call = functools.partial(fn, *args, **kwargs)
+    return await asyncio.get_running_loop().run_in_executor(services.model_executor, call)
+
+
+class QuizListeners:
+    def __init__(self, ctx: SlackContext) -> None:
+        self.ctx = ctx
+
+    # -- /quiz -------------------------------------------------------------------------------------
+
+    async def on_command(self, body: Body, respond: AsyncRespond) -> None:
+        services = self.ctx.get_services()
+        default = self.ctx.settings.default_lang
+        if services is None:
+            await respond(response_type="ephemeral", **blocks.text_message(t(default, "starting")))
+            return
+        vocabulary = services.assistant.vocabulary
+        lang, remainder, _ = parse_command(str(body.get("text", "")), default,
+                                           lambda text: detect_language(text, vocabulary))
+        await self._guarded(respond, lang, lambda: self._command_reply(services, body, lang, remainder))
+
+    async def _command_reply(self, services: Services, body: Body, lang: str, remainder: str) -> dict[str, Any]:
+        user, team, keyword = user_of(body), team_of(body), remainder.lower()
+        if keyword in HELP_WORDS:
+            topics = ", ".join(blocks.escape(x) for x in services.quiz.topics(lang))
+            return blocks.text_message(t(lang, "help", topics=topics))
+        if keyword in STATS_WORDS:
+            stats = await asyncio.to_thread(services.quiz.stats, user, team=team, lang=lang)
+            return blocks.stats_message(stats, lang)
+        if keyword in TOP_WORDS:
+            entries = await asyncio.to_thread(services.quiz.leaderboard, team=team)
+            return blocks.leaderboard_message(entries, lang)
+        number = int(remainder) if remainder.isdigit() else None
+        try:
+            prompt = await in_model_thread(
+                services,
+                services.quiz.next_question, user, team=team, lang=lang, question=number,
+                topic=None if number is not None else remainder or None,
+            )
+        except UnknownTopicError as exc:
+            topics = ", ".join(blocks.escape(x) for x in exc.topics)
+            return blocks.text_message(t(lang, "unknown_topic", topic=blocks.escape(remainder), topics=topics))
+        return blocks.quiz_message(prompt)
+
+    # -- buttons -----------------------------------------------------------------------------------
+
+    async def on_answer(self, body: Body, respond: AsyncRespond) -> None:
+        """Grade the click and replace the question with the result; a second click shows the first result."""
+        services = self.ctx.get_services()
+        value = button_value(body)
+        lang = self.ctx.settings.default_lang
+        if services is None or not isinstance(value.get("a"), str) or not isinstance(value.get("c"), str):
+            await respond(response_type="ephemeral", replace_original=False, **blocks.text_message(
+                t(lang, "starting" if services is None else "bad_button")))
+            return
+        user, attempt_id, choice = user_of(body), value["a"], value["c"]
+
+        def grade() -> QuizResult:
+            try:
+                return services.quiz.answer(user, attempt_id, choice)
+            except AlreadyAnsweredError as exc:
+                if isinstance(exc.result, QuizResult):
+                    return exc.result
+                raise
+
+        async def reply() -> dict[str, Any]:
+            result = await asyncio.to_thread(grade)
+            record = await asyncio.to_thread(services.store.get_attempt, attempt_id)
+            shown = record.lang if record is not None else lang
+            outcome = "duplicate" if result.already_answered else ("correct" if result.correct else "incorrect")
+            self.ctx.metrics.quiz_answers.labels(outcome, "slack").inc()
+            return {"replace_original": True, **blocks.result_message(result, result.citation.title, shown)}
+
+        await self._guarded(respond, lang, reply)
+
+    async def on_next(self, body: Body, respond: AsyncRespond) -> None:
+        await self._send_question(body, respond, lang=self._lang(button_value(body)))
+
+    async def on_quiz_me(self, body: Body, respond: AsyncRespond) -> None:
+        """"Quiz me on this", under an answer: that answer's quiz question."""
+        value = button_value(body)
+        question = value.get("q")
+        if not isinstance(question, int):
+            lang = self._lang(value)
+            await respond(response_type="ephemeral", replace_original=False,
+                          **blocks.text_message(t(lang, "bad_button")))
+            return
+        await self._send_question(body, respond, lang=self._lang(value), question=question)
+
+    async def _send_question(self, body: Body, respond: AsyncRespond, *, lang: str,
+                             question: int | None = None) -> None:
+        services = self.ctx.get_services()
+        if services is None:
+            await respond(response_type="ephemeral", replace_original=False,
+                          **blocks.text_message(t(lang, "starting")))
+            return
+
+        async def reply() -> dict[str, Any]:
+            prompt = await in_model_thread(
+                services,
+                services.quiz.next_question, user_of(body), team=team_of(body), lang=lang, question=question
+            )
+            return {"replace_original": False, **blocks.quiz_message(prompt)}
+
+        await self._guarded(respond, lang, reply)
+
+    async def on_share(self, body: Body, client: AsyncWebClient, respond: AsyncRespond) -> None:
+        """Post a one-line summary of the person's own graded answer to the conversation, for everyone."""
+        services = self.ctx.get_services()
+        attempt_id = button_value(body).get("a")
+        channel = channel_of(body)
+        if services is None or not isinstance(attempt_id, str) or not channel:
+            return
+        record = await asyncio.to_thread(services.store.get_attempt, attempt_id)
+        user = user_of(body)
+        if record is None or record.user != user or record.answered_at is None:
+            await respond(response_type="ephemeral", replace_original=False,
+                          **blocks.text_message(t(self.ctx.settings.default_lang, "bad_button")))
+            return
+        question = services.assistant.knowledge.question(record.doc_id, record.question, record.lang)
+        key = "shared_right" if record.correct else "shared_wrong"
+        text = t(record.lang, key, user=blocks.mention(user), number=question.number,
+                 title=blocks.escape(question.title))
+        summary = blocks.text_message(text)
+        try:
+            await client.chat_postMessage(channel=channel, **summary, unfurl_links=False, unfurl_media=False)
+            return
+        except Exception as exc:  # noqa: BLE001 - e.g. the bot is not a member of that channel
+            log.info("sharing through the response URL instead: %s", exc.__class__.__name__)
+        try:
+            await respond(response_type="in_channel", replace_original=False, **summary)
+        except Exception as exc:  # noqa: BLE001
+            log.warning("could not share a quiz result: %s", exc.__class__.__name__)
+            await respond(response_type="ephemeral", replace_original=False,
+                          **blocks.text_message(t(record.lang, "apology")))
+
+    # -- pieces ------------------------------------------------------------------------------------
+
+    def _lang(self, value: dict[str, Any]) -> str:
+        lang = value.get("l")
+        return lang if lang in LANGS else self.ctx.settings.default_lang
+
+    async def _guarded(self, respond: AsyncRespond, lang: str,
+                       work: Callable[[], Awaitable[dict[str, Any]]]) -> None:
+        """Respond with what `work` builds; a refused request gets its reason, a failure an apology.
+
+        Both go privately to the person and leave the original message as it was."""
+        try:
+            reply = await work()
+        except (QuizError, InputError) as exc:
+            reply = {"replace_original": False, **blocks.text_message(blocks.escape(str(exc)))}
+        except Exception:
+            log.exception("a /quiz request failed")
+            reply = {"replace_original": False, **blocks.text_message(t(lang, "apology"))}
+        reply.setdefault("response_type", "ephemeral")
+        await respond(**reply)

@@ -1,0 +1,171 @@
+"""Block Kit rendering: Slack's limits on the longest messages, escaping, and nothing revealed too early."""
+
+from __future__ import annotations
+
+import json
+import re
+import string
+from typing import Any
+
+import pytest
+
+from bot.answers import Answer, Assistant, Citation
+from bot.quiz import LeaderboardEntry, QuizOption, QuizPrompt, QuizResult, UserStats
+from bot.slack import blocks
+from bot.slack.texts import TEXTS, t
+
+HOSTILE = "<!channel> <!here|here> <!everyone> <script>alert('x')</script> & <@U999> <http://evil|click> "
+
+
+def check_limits(message: dict[str, Any]) -> None:
+    """What Slack refuses (or shows broken): too many blocks, long texts, empty texts, long labels."""
+    assert isinstance(message["text"], str) and message["text"].strip(), "every message needs a text fallback"
+    assert len(message["text"]) <= blocks.FALLBACK_LIMIT
+    assert 1 <= len(message["blocks"]) <= blocks.MAX_BLOCKS
+    block_ids = [b["block_id"] for b in message["blocks"] if "block_id" in b]
+    assert len(block_ids) == len(set(block_ids))
+    for block in message["blocks"]:
+        if block["type"] == "section":
+            assert 1 <= len(block["text"]["text"]) <= blocks.SECTION_LIMIT
+            if block["text"]["text"].startswith("```"):
+                assert block["text"]["text"].endswith("\n```")
+        elif block["type"] == "context":
+            assert 1 <= len(block["elements"]) <= 10
+            assert all(1 <= len(e["text"]) <= blocks.SECTION_LIMIT for e in block["elements"])
+        elif block["type"] == "actions":
+            assert 1 <= len(block["elements"]) <= blocks.MAX_ACTIONS
+            for element in block["elements"]:
+                assert 1 <= len(element["text"]["text"]) <= blocks.LABEL_LIMIT
+                assert len(element["value"]) <= blocks.VALUE_LIMIT and len(element["action_id"]) <= 255
+        else:
+            pytest.fail(f"unexpected block {block['type']}")
+
+
+def all_texts(message: dict[str, Any]) -> list[str]:
+    out = [message["text"]]
+    for block in message["blocks"]:
+        if "text" in block:
+            out.append(block["text"]["text"])
+        out += [e["text"] if isinstance(e["text"], str) else e["text"]["text"] for e in block.get("elements", [])]
+    return out
+
+
+def check_escaped(message: dict[str, Any]) -> None:
+    """No markup but the bot's own: no special mention, no link, no raw < or & from the input."""
+    for text in all_texts(message):
+        assert not re.search(r"<(?!@U[0-9A-Z]+>)", text), text
+        assert not re.search(r"&(?!amp;|lt;|gt;)", text), text
+
+
+def citation(n: int, size: int) -> Citation:
+    return Citation(question=n, title=HOSTILE * (size // 50), excerpt=HOSTILE * (size // 10),
+                    snippet=("```\n" + HOSTILE) * (size // 10), source="quiz.md", score=0.9, doc_id="quiz")
+
+
+def long_answer(size: int = 1000) -> Answer:
+    return Answer(answered=True, language="en", text=HOSTILE * size, answer_line="B) " + HOSTILE * size,
+                  citations=[citation(n, size) for n in (5, 6, 7)])
+
+
+def long_prompt(options: int = 26) -> QuizPrompt:
+    return QuizPrompt(attempt_id="x" * 22, doc_id="quiz", question=5, lang="es", prompt=HOSTILE * 500,
+                      topic=HOSTILE * 20,
+                      options=[QuizOption(string.ascii_uppercase[i], HOSTILE * 50) for i in range(options)],
+                      reason="new")
+
+
+def long_result(correct: bool, already: bool = False) -> QuizResult:
+    return QuizResult(attempt_id="x" * 22, question=5, correct=correct, choice="A", correct_choice="B",
+                      correct_text=HOSTILE * 100, explanation=HOSTILE * 1000, citation=citation(5, 1000),
+                      already_answered=already)
+
+
+@pytest.mark.parametrize("size", [0, 1, 60, 1000])
+def test_answers_of_any_length_stay_within_limits_and_escaped(size: int) -> None:
+    message = blocks.answer_message(long_answer(size))
+    check_limits(message)
+    check_escaped(message)
+
+
+def test_quiz_and_result_messages_of_any_length_stay_within_limits_and_escaped() -> None:
+    for message in (blocks.quiz_message(long_prompt()), blocks.quiz_message(long_prompt(2)),
+                    blocks.result_message(long_result(True), HOSTILE * 100, "es"),
+                    blocks.result_message(long_result(False, already=True), HOSTILE * 100, "en")):
+        check_limits(message)
+        check_escaped(message)
+
+
+def test_every_option_gets_a_button_even_past_25() -> None:
+    message = blocks.quiz_message(long_prompt(26))
+    choices = [e for b in message["blocks"] if b["type"] == "actions" for e in b["elements"]]
+    assert [e["text"]["text"] for e in choices] == list(string.ascii_uppercase)
+
+
+def test_stats_and_leaderboard_stay_within_limits() -> None:
+    per_topic: dict[str, dict[str, float | int]] = {
+        HOSTILE * 3 + str(i): {"answered": 3, "correct": 2, "accuracy": 0.6667} for i in range(200)
+    }
+    stats = UserStats(user="U1", answered=600, correct=400, accuracy=0.6667, current_streak=3, best_streak=9,
+                      due=4, per_topic=per_topic)
+    entries = [LeaderboardEntry(user=f"U{i:05d}", answered=10, correct=5, accuracy=0.5, best_streak=1)
+               for i in range(500)]
+    for message in (blocks.stats_message(stats, "en"), blocks.leaderboard_message(entries, "es"),
+                    blocks.stats_message(UserStats("U1", 0, 0, 0.0, 0, 0, 0), "es"),
+                    blocks.leaderboard_message([], "en")):
+        check_limits(message)
+        check_escaped(message)
+
+
+def test_a_quiz_question_gives_nothing_away() -> None:
+    prompt = QuizPrompt(attempt_id="opaque-id", doc_id="quiz", question=5, lang="en", prompt="Which variable?",
+                        topic="EFA", options=[QuizOption(k, f"option {k}") for k in "ABCD"], reason="new")
+    message = blocks.quiz_message(prompt)
+    values = [json.loads(e["value"]) for b in message["blocks"] if b["type"] == "actions" for e in b["elements"]]
+    assert values == [{"a": "opaque-id", "c": k} for k in "ABCD"]
+    assert "option C" in message["blocks"][1]["text"]["text"]
+
+
+@pytest.mark.parametrize(("correct", "mark", "word"), [(True, "✅", "Correct"), (False, "❌", "Not quite")])
+def test_a_result_says_right_or_wrong_in_words(correct: bool, mark: str, word: str) -> None:
+    result = QuizResult(attempt_id="a", question=5, correct=correct, choice="B" if correct else "A",
+                        correct_choice="B", correct_text="FI_PROVIDER=efa", explanation="Set FI_PROVIDER.",
+                        citation=Citation(5, "Which variable?", "", "export FI_PROVIDER=efa", "quiz.en.md", 1.0))
+    message = blocks.result_message(result, "Which variable?", "en")
+    assert message["text"].startswith(f"{mark} {word}")
+    assert mark in message["blocks"][0]["text"]["text"] and word in message["blocks"][0]["text"]["text"]
+    assert "```\nexport FI_PROVIDER=efa\n```" in all_texts(message)
+
+
+def test_an_unanswered_question_gets_no_citation_even_with_suggestions() -> None:
+    answer = Answer(answered=False, language="en", text="I don't know.\nTopics: EFA.",
+                    citations=[Citation(5, "Which variable?", "", None, "quiz.en.md", 0.3)])
+    message = blocks.answer_message(answer)
+    assert len(message["blocks"]) == 1 and "📖" not in json.dumps(message, ensure_ascii=False)
+
+
+def test_real_answers_stay_within_limits(assistant: Assistant) -> None:
+    for question in assistant.knowledge.questions("es") + assistant.knowledge.questions("en"):
+        message = blocks.answer_message(assistant.answer(question.title))
+        check_limits(message)
+        check_escaped(message)
+
+
+def test_truncation_never_cuts_an_escape_in_half() -> None:
+    for limit in range(2, 12):
+        cut = blocks.truncate(blocks.escape("<<<<<<<<<<"), limit)
+        assert len(cut) <= limit and cut.endswith("…")
+        assert re.fullmatch(r"(&lt;)*…", cut), cut
+
+
+def test_escape_and_mention() -> None:
+    assert blocks.escape("<!channel> & <b>") == "&lt;!channel&gt; &amp; &lt;b&gt;"
+    assert blocks.mention("U123ABC") == "<@U123ABC>"
+    assert blocks.mention("<!here>") == "&lt;!here&gt;"
+
+
+def test_both_languages_say_everything() -> None:
+    assert set(TEXTS["es"]) == set(TEXTS["en"])
+    for key in TEXTS["en"]:
+        placeholders = {lang: set(re.findall(r"{(\w+)", TEXTS[lang][key])) for lang in ("es", "en")}
+        assert placeholders["es"] == placeholders["en"], key
+    assert t("fr", "thanks") == TEXTS["en"]["thanks"]
