@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import threading
 import unicodedata
 from collections.abc import Iterable
 from functools import lru_cache
@@ -34,6 +35,8 @@ _SPLIT = re.compile(r"[_.\-/]|(?<=[a-z])(?=[A-Z])")
 
 
 def strip_accents(text: str) -> str:
+    if text.isascii():
+        return text
     decomposed = unicodedata.normalize("NFKD", text)
     return "".join(c for c in decomposed if not unicodedata.combining(c))
 
@@ -43,9 +46,15 @@ def fold(text: str) -> str:
     return strip_accents(text).lower()
 
 
-@lru_cache(maxsize=4)
+_local = threading.local()
+
+
 def _stemmer(lang: str) -> Stemmer.Stemmer:
-    return Stemmer.Stemmer(_STEMMERS[lang])
+    """A Snowball stemmer for `lang`, one per thread (stemmer objects are not thread-safe)."""
+    stemmers: dict[str, Stemmer.Stemmer] = _local.__dict__.setdefault("stemmers", {})
+    if lang not in stemmers:
+        stemmers[lang] = Stemmer.Stemmer(_STEMMERS[lang])
+    return stemmers[lang]
 
 
 def _is_identifier(raw: str) -> bool:
@@ -66,11 +75,15 @@ def tokens(text: str, lang: str) -> list[str]:
 ALL_STOPWORDS = STOPWORDS["es"] | STOPWORDS["en"]
 
 
-def word_terms(text: str, lang: str, stop: frozenset[str] | None = None) -> list[list[str]]:
-    """The terms of each word of `text`, word by word; the first term is the word's main term."""
+@lru_cache(maxsize=8192)
+def word_terms(text: str, lang: str, stop: frozenset[str] | None = None) -> tuple[tuple[str, ...], ...]:
+    """The terms of each word of `text`, word by word; the first term is the word's main term.
+
+    Cached: one question is tokenized several times while it is answered (BM25, coverage, excerpt).
+    """
     stop = STOPWORDS[lang] if stop is None else stop
     stem = _stemmer(lang).stemWord
-    out: list[list[str]] = []
+    out: list[tuple[str, ...]] = []
     for match in _TOKEN.finditer(strip_accents(text)):
         raw = match.group(0)
         if _is_identifier(raw):
@@ -81,13 +94,13 @@ def word_terms(text: str, lang: str, stop: frozenset[str] | None = None) -> list
                     folded = fold(part)
                     if folded not in stop and not folded.isdigit():
                         terms.append(stem(folded))
-            out.append(terms)
+            out.append(tuple(terms))
             continue
         word = fold(raw)
         if word in stop or (len(word) == 1 and not word.isdigit()):
             continue
-        out.append([word if word.isdigit() else stem(word)])
-    return out
+        out.append((word if word.isdigit() else stem(word),))
+    return tuple(out)
 
 
 _ES_MARKS = re.compile(r"[¿¡ñáéíóúü]", re.IGNORECASE)

@@ -15,12 +15,12 @@ from bot.services import Services
 _bearer = HTTPBearer(auto_error=False, description="One of EKSBOT_API_TOKENS, when that setting is set.")
 
 
-def get_settings(request: Request) -> Settings:
+async def get_settings(request: Request) -> Settings:
     settings: Settings = request.app.state.settings
     return settings
 
 
-def get_services(request: Request) -> Services:
+async def get_services(request: Request) -> Services:
     services: Services | None = request.app.state.services
     if services is None:
         raise HTTPException(503, "the model and index are still loading; retry shortly",
@@ -28,12 +28,12 @@ def get_services(request: Request) -> Services:
     return services
 
 
-def get_metrics(request: Request) -> Metrics:
+async def get_metrics(request: Request) -> Metrics:
     metrics: Metrics = request.app.state.metrics
     return metrics
 
 
-def require_token(
+async def require_token(
     settings: Annotated[Settings, Depends(get_settings)],
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> None:

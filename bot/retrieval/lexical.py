@@ -51,7 +51,7 @@ class LexicalIndex:
         Each word counts once, matched if its term appears in the chunks of any language (so a Spanish
         question using English terms is covered); a word the knowledge never uses weighs the most.
         """
-        per_lang: dict[str, tuple[list[list[str]], dict[str, float], set[str]]] = {}
+        per_lang: dict[str, tuple[tuple[tuple[str, ...], ...], dict[str, float], set[str]]] = {}
         for lang, (ids, _engine, idf, sets) in self._by_lang.items():
             position = {int(chunk_id): pos for pos, chunk_id in enumerate(ids)}
             present: set[str] = set()
