@@ -32,6 +32,15 @@ TEXTS: dict[str, dict[str, str]] = {
 }
 
 
-def say(lang: str, key: str, /, **values: Any) -> str:
-    table = TEXTS.get(lang, TEXTS["en"])
-    return table.get(key, TEXTS["en"][key]).format(**values)
+class Catalog:
+    """Texts per language; a key missing in one language falls back to English."""
+
+    def __init__(self, texts: dict[str, dict[str, str]]) -> None:
+        self.texts = texts
+
+    def __call__(self, lang: str, key: str, /, **values: Any) -> str:
+        table = self.texts.get(lang, self.texts["en"])
+        return table.get(key, self.texts["en"][key]).format(**values)
+
+
+say = Catalog(TEXTS)

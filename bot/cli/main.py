@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 
-from bot.config import Settings, load_settings
+from bot.cli.common import settings_from_args
+from bot.config import Settings
 
 if TYPE_CHECKING:
     from bot.answers import Assistant
@@ -21,13 +22,6 @@ from bot.errors import EksBotError, InputError, KnowledgeError
 log = logging.getLogger("bot")
 
 
-def _settings(args: argparse.Namespace) -> Settings:
-    overrides: dict[str, object] = {}
-    for name in ("knowledge_dir", "index_dir"):
-        value = getattr(args, name, None)
-        if value is not None:
-            overrides[name] = Path(value)
-    return load_settings(**overrides)
 
 
 def _assistant(settings: Settings) -> Assistant:
@@ -40,7 +34,7 @@ def cmd_index_build(args: argparse.Namespace) -> int:
     from bot.embeddings import SentenceTransformerEmbedder
     from bot.retrieval.store import build_index
 
-    settings = _settings(args)
+    settings = settings_from_args(args)
     manifest = build_index(settings.knowledge_dir, settings.index_dir,
                            SentenceTransformerEmbedder(settings.embedding_model))
     print(
@@ -55,7 +49,7 @@ def cmd_index_check(args: argparse.Namespace) -> int:
     from bot.knowledge import load_knowledge
     from bot.retrieval.store import Manifest, stale_reason
 
-    settings = _settings(args)
+    settings = settings_from_args(args)
     kb = load_knowledge(settings.knowledge_dir)
     docs = ", ".join(f"{d.path.name} ({d.lang}, {len(d.questions)} questions)" for d in kb.documents)
     print(f"knowledge ok: {docs}")
@@ -74,7 +68,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     from bot.cli.render import render_answer
 
     question = " ".join(args.question)
-    assistant = _assistant(_settings(args))
+    assistant = _assistant(settings_from_args(args))
     answer = assistant.answer(question, args.lang)
     if args.json:
         print(json.dumps(answer.to_dict(), ensure_ascii=False))
@@ -91,7 +85,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if not path.is_file():
         raise InputError(f"{path}: no such file")
     queries = read_queries(path)
-    assistant = _assistant(_settings(args))
+    assistant = _assistant(settings_from_args(args))
     results = list(evaluate(assistant, queries))
     summary = summarize(results)
     if args.json:

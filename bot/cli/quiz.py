@@ -10,7 +10,6 @@ import argparse
 import getpass
 from collections.abc import Callable
 from datetime import datetime, timedelta
-from pathlib import Path
 
 from rich.console import Console, Group, RenderableType
 from rich.markup import escape
@@ -19,7 +18,8 @@ from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
-from bot.config import Settings, load_settings
+from bot.cli.common import settings_from_args
+from bot.config import Settings
 from bot.errors import AlreadyAnsweredError, InvalidChoiceError
 from bot.knowledge import KnowledgeBase, load_knowledge
 from bot.messages import say as bot_say
@@ -42,7 +42,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_quiz(args: argparse.Namespace) -> int:
-    settings = _settings(args)
+    settings = settings_from_args(args)
     store = Store(settings.database_url)
     try:
         store.upgrade()
@@ -186,10 +186,3 @@ def wait_text(wait: timedelta, lang: str) -> str:
     return say(lang, "days", n=round(minutes / (24 * 60)))
 
 
-def _settings(args: argparse.Namespace) -> Settings:
-    overrides: dict[str, object] = {}
-    for name in ("knowledge_dir", "index_dir"):
-        value = getattr(args, name, None)
-        if value is not None:
-            overrides[name] = Path(value)
-    return load_settings(**overrides)

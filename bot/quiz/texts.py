@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from bot.messages import Catalog
 
 TEXTS: dict[str, dict[str, str]] = {
     "es": {
@@ -69,6 +69,4 @@ TEXTS: dict[str, dict[str, str]] = {
 }
 
 
-def say(lang: str, key: str, /, **values: Any) -> str:
-    table = TEXTS.get(lang, TEXTS["en"])
-    return table.get(key, TEXTS["en"][key]).format(**values)
+say = Catalog(TEXTS)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from bot.messages import Catalog
 
 TEXTS: dict[str, dict[str, str]] = {
     "es": {
@@ -90,6 +90,4 @@ TEXTS: dict[str, dict[str, str]] = {
 }
 
 
-def t(lang: str, key: str, /, **values: Any) -> str:
-    table = TEXTS.get(lang, TEXTS["en"])
-    return table.get(key, TEXTS["en"][key]).format(**values)
+t = Catalog(TEXTS)
