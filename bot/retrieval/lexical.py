@@ -49,7 +49,8 @@ class LexicalIndex:
         """Share of the query's weight (IDF) found in the given chunks, in either edition.
 
         Each word counts once, matched if its term appears in the chunks of any language (so a Spanish
-        question using English terms is covered); a word the knowledge never uses weighs the most.
+        question using English terms is covered), weighted by its IDF where it was found; a word the
+        knowledge never uses weighs the most.
         """
         per_lang: dict[str, tuple[tuple[tuple[str, ...], ...], dict[str, float], set[str]]] = {}
         for lang, (ids, _engine, idf, sets) in self._by_lang.items():
@@ -65,13 +66,17 @@ class LexicalIndex:
         n_words = min(len(words) for words, _, _ in per_lang.values())
         total = matched = 0.0
         for w in range(n_words):
-            weight = 0.0
-            hit = False
+            # A word found weighs its lowest IDF among the editions it was found in ("train" is common
+            # in the English edition, rare in the Spanish one); a word not found weighs the most it
+            # weighs anywhere.
+            found: list[float] = []
+            missed: list[float] = []
             for words, idf, present in per_lang.values():
                 terms = words[w]
-                weight = max(weight, idf.get(terms[0], idf[""]))
+                weight = idf.get(terms[0], idf[""])
                 parts = terms[1:]
-                hit = hit or terms[0] in present or bool(parts and all(p in present for p in parts))
-            total += weight
-            matched += weight if hit else 0.0
+                hit = terms[0] in present or bool(parts and all(p in present for p in parts))
+                (found if hit else missed).append(weight)
+            total += min(found) if found else max(missed)
+            matched += min(found) if found else 0.0
         return matched / total if total else 0.0
