@@ -219,3 +219,18 @@ def test_real_server_serves_concurrent_queries(settings: Settings, services: Ser
         assert response.json() == services.assistant.answer(question).to_dict()
     batches = next(line for line in metrics.splitlines() if line.startswith("eksbot_encode_batch_size_count"))
     assert float(batches.split()[1]) <= len(questions)
+
+
+def test_request_log_has_route_status_outcome_and_no_question_by_default(
+    settings: Settings, services: Services, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level("INFO", logger="bot.http")
+    make_client(settings, services).post("/v1/query", json={"question": EFA_EN})
+    (record,) = [r for r in caplog.records if r.name == "bot.http"]
+    assert (record.route, record.status, record.outcome) == ("/v1/query", 200, "answered")  # type: ignore[attr-defined]
+    assert record.duration_ms > 0  # type: ignore[attr-defined]
+    assert EFA_EN not in caplog.text
+    caplog.clear()
+    make_client(settings, services, log_questions=True).post("/v1/query", json={"question": EFA_EN})
+    (record,) = [r for r in caplog.records if r.name == "bot.http"]
+    assert record.question == EFA_EN  # type: ignore[attr-defined]

@@ -104,8 +104,9 @@ class GuardMiddleware:
             self.metrics.latency.labels(template, method).observe(duration)
             extra: dict[str, Any] = {"route": template, "method": method, "status": status,
                                      "duration_ms": round(duration * 1000, 2)}
-            outcome = scope.get("state", {}).get("outcome")
-            if outcome:
-                extra["outcome"] = outcome
+            state = scope.get("state", {})
+            for key in ("outcome", "question"):  # the question only with EKSBOT_LOG_QUESTIONS=true
+                if state.get(key):
+                    extra[key] = state[key]
             if template not in ("/healthz", "/readyz", "/metrics"):
                 log.info("request", extra=extra)

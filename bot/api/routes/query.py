@@ -25,5 +25,7 @@ async def query(body: QueryRequest, request: Request, services: ServicesDep, met
     answer = await request.app.state.batcher.answer(body.question, body.lang)
     metrics.answer(answer.answered, "http")
     request.state.outcome = "answered" if answer.answered else "abstained"
+    if request.app.state.settings.log_questions:
+        request.state.question = body.question
     # The core's object already has the documented shape: no second validation on the hot path.
     return JSONResponse(answer.to_dict())
