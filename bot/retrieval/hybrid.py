@@ -110,6 +110,10 @@ class HybridRetriever:
         t = self.tuning
         floor = t.dense_floor.get(language, max(t.dense_floor.values()))
         semantic = min(1.0, max(0.0, (best_dense - floor) / t.dense_span))
-        lexical = self.lexical.coverage(query, self._chunks_of[top.key])
+        # Spanish questions borrow English terms ("checkpoint", "pipeline"): look in both editions.
+        # English ones are read in English only, so a word is not matched through a Spanish stem
+        # ("docker" stemmed as "dock").
+        editions = [language] if language == "en" else self.lexical.languages
+        lexical = self.lexical.coverage(query, self._chunks_of[top.key], editions)
         return max(semantic, lexical)
 

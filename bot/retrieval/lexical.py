@@ -19,6 +19,7 @@ class LexicalIndex:
     def __init__(self, chunks: list[Chunk], k1: float = 1.2, b: float = 0.75) -> None:
         self._n = len(chunks)
         self._by_lang: dict[str, tuple[np.ndarray, bm25s.BM25, dict[str, float], list[set[str]]]] = {}
+        self._terms_of: dict[int, set[str]] = {}  # chunk id -> its terms (in its own language)
         for lang in sorted({c.lang for c in chunks}):
             ids = np.array([c.id for c in chunks if c.lang == lang], dtype=np.int64)
             corpus = [tokens(chunks[i].indexed_text, lang) for i in ids]
@@ -29,6 +30,8 @@ class LexicalIndex:
             idf = {term: math.log(1 + (n - count + 0.5) / (count + 0.5)) for term, count in df.items()}
             idf[""] = math.log(1 + (n + 0.5) / 0.5)  # what a word the knowledge never uses weighs
             self._by_lang[lang] = (ids, engine, idf, [set(doc) for doc in corpus])
+            for chunk_id, doc in zip(ids, corpus, strict=True):
+                self._terms_of[int(chunk_id)] = set(doc)
 
     @property
     def languages(self) -> list[str]:
@@ -45,21 +48,21 @@ class LexicalIndex:
             out[lang] = full
         return out
 
-    def coverage(self, query: str, chunk_ids: dict[str, list[int]]) -> float:
-        """Share of the query's weight (IDF) found in the given chunks, in either edition.
+    def coverage(self, query: str, chunk_ids: dict[str, list[int]], languages: list[str]) -> float:
+        """Share of the query's weight (IDF) found in the given chunks, in the editions `languages`.
 
-        Each word counts once, matched if its term appears in the chunks of any language (so a Spanish
-        question using English terms is covered), weighted by its IDF where it was found; a word the
-        knowledge never uses weighs the most.
+        Each word counts once, matched if its term appears in the chunks of any of those languages (a
+        Spanish question uses English terms: pass both), weighted by its lowest IDF where it was found;
+        a word the knowledge never uses weighs the most.
         """
         per_lang: dict[str, tuple[tuple[tuple[str, ...], ...], dict[str, float], set[str]]] = {}
-        for lang, (ids, _engine, idf, sets) in self._by_lang.items():
-            position = {int(chunk_id): pos for pos, chunk_id in enumerate(ids)}
+        for lang in languages:
+            if lang not in self._by_lang:
+                continue
+            idf = self._by_lang[lang][2]
             present: set[str] = set()
             for chunk_id in chunk_ids.get(lang, []):
-                pos = position.get(chunk_id)
-                if pos is not None:
-                    present |= sets[pos]
+                present |= self._terms_of[chunk_id]
             per_lang[lang] = (word_terms(query, lang, ALL_STOPWORDS), idf, present)
         if not per_lang:
             return 0.0
