@@ -234,3 +234,44 @@ def test_request_log_has_route_status_outcome_and_no_question_by_default(
     make_client(settings, services, log_questions=True).post("/v1/query", json={"question": EFA_EN})
     (record,) = [r for r in caplog.records if r.name == "bot.http"]
     assert record.question == EFA_EN  # type: ignore[attr-defined]
+
+
+def test_made_up_tokens_do_not_escape_the_rate_limit(settings: Settings, services: Services) -> None:
+    client = make_client(settings, services, rate_limit=2)
+    statuses = [
+        client.post("/v1/query", json={"question": "EFA"}, headers={"Authorization": f"Bearer junk{i}"}).status_code
+        for i in range(4)
+    ]
+    assert statuses == [200, 200, 429, 429]
+
+
+def test_oversized_chunked_body_is_413(settings: Settings, services: Services) -> None:
+    client = make_client(settings, services, max_body_bytes=2048)
+
+    def chunks():  # type: ignore[no-untyped-def]
+        yield b'{"question": "'
+        for _ in range(10):
+            yield b"x" * 500
+        yield b'"}'
+
+    response = client.post("/v1/query", content=chunks(), headers={"content-type": "application/json"})
+    assert response.status_code == 413
+
+
+def test_unknown_paths_share_one_metrics_label(client: TestClient) -> None:
+    for i in range(3):
+        assert client.post(f"/made-up-{i}", json={}).status_code == 404
+    text = client.get("/metrics").text
+    assert "made-up" not in text
+    assert 'route="unmatched"' in text
+
+
+def test_readyz_does_not_show_database_details(settings: Settings, services: Services) -> None:
+    from bot.storage import Store
+
+    broken = Services.assemble(settings, services.assistant, Store("postgresql+psycopg://secret_user@127.0.0.1:1/db"))
+    client = TestClient(create_app(settings, services=broken))
+    response = client.get("/readyz")
+    assert response.status_code == 503
+    assert "secret_user" not in response.text and "127.0.0.1" not in response.text
+    assert "database unavailable" in response.json()["reason"]

@@ -104,3 +104,17 @@ def test_bad_draws_get_422(client: TestClient) -> None:
     assert client.post("/v1/quiz/next", json={"user": "a", "lang": "fr"}).status_code == 422
     assert client.get("/v1/quiz/stats").status_code == 422
     assert client.get("/v1/quiz/leaderboard", params={"limit": 0}).status_code == 422
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [{"user": "u" * 129}, {"user": "a\x00b"}, {"user": "ok", "team": "t" * 65}, {"user": "ok", "team": "   "}],
+)
+def test_users_and_teams_that_cannot_be_stored_are_422(client: TestClient, payload: dict) -> None:  # type: ignore[type-arg]
+    response = client.post("/v1/quiz/next", json=payload)
+    assert response.status_code == 422 and response.json()["error"]
+
+
+def test_malformed_attempt_id_is_422(client: TestClient) -> None:
+    response = client.post("/v1/quiz/answer", json={"user": "alice", "attempt_id": "x\x00y", "choice": "A"})
+    assert response.status_code == 422

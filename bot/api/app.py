@@ -52,6 +52,8 @@ def create_app(
                 task.cancel()
             if app.state.batcher is not None:
                 await app.state.batcher.close()
+            if task is not None and app.state.services is not None:
+                app.state.services.close()  # loaded here, so closed here (injected ones belong to the caller)
 
     app = FastAPI(title="EKS training assistant", version=bot.__version__, description=DESCRIPTION,
                   lifespan=lifespan)
@@ -73,7 +75,8 @@ def create_app(
         slack_app = build_slack_app(settings, lambda: app.state.services, metrics)
         app.include_router(slack_router(slack_app))
     app.add_middleware(
-        GuardMiddleware, metrics=metrics, limiter=RateLimiter(settings.rate_limit), max_body=settings.max_body_bytes
+        GuardMiddleware, metrics=metrics, limiter=RateLimiter(settings.rate_limit), max_body=settings.max_body_bytes,
+        tokens=settings.api_tokens,
     )
     return app
 
@@ -84,8 +87,14 @@ async def _load(app: FastAPI, settings: Settings, loader: Callable[[Settings], S
     except asyncio.CancelledError:
         raise
     except Exception as exc:  # noqa: BLE001 - reported by /readyz and the log
-        app.state.load_error = f"{exc.__class__.__name__}: {exc}"
-        log.error("start-up failed: %s", app.state.load_error)
+        log.error("start-up failed: %s: %s", exc.__class__.__name__, exc)
+        from sqlalchemy.exc import SQLAlchemyError
+
+        # Shown by /readyz: a database error's text names hosts and users, so only its kind is shown.
+        app.state.load_error = (
+            f"database unavailable ({exc.__class__.__name__})" if isinstance(exc, SQLAlchemyError)
+            else f"{exc.__class__.__name__}: {exc}"
+        )
         return
     _attach(app, services)
     log.info("ready", extra={"chunks": len(services.assistant.index.chunks)})

@@ -18,10 +18,6 @@ log = logging.getLogger("bot.http")
 RATE_LIMITED_PREFIXES = ("/v1/",)
 
 
-class _TooLarge(Exception):
-    pass
-
-
 async def _send_json(
     send: Send, status: int, body: dict[str, Any], headers: list[tuple[bytes, bytes]] | None = None
 ) -> None:
@@ -34,18 +30,21 @@ async def _send_json(
     await send({"type": "http.response.body", "body": data})
 
 
-def client_key(scope: Scope) -> str:
-    """The bearer token (hashed: never kept in clear) or else the client address."""
+def client_key(scope: Scope, tokens: frozenset[bytes]) -> str:
+    """A configured API token (hashed: never kept in clear), or else the client address: a made-up
+    token does not buy a fresh allowance."""
     for name, value in scope.get("headers", []):
-        if name == b"authorization" and value[:7].lower() == b"bearer ":
+        if name == b"authorization" and value[:7].lower() == b"bearer " and value[7:].strip() in tokens:
             return "token:" + hashlib.sha256(value[7:].strip()).hexdigest()[:16]
     client = scope.get("client")
     return f"addr:{client[0]}" if client else "addr:unknown"
 
 
 class GuardMiddleware:
-    def __init__(self, app: ASGIApp, *, metrics: Metrics, limiter: RateLimiter, max_body: int) -> None:
+    def __init__(self, app: ASGIApp, *, metrics: Metrics, limiter: RateLimiter, max_body: int,
+                 tokens: list[str]) -> None:
         self.app = app
+        self.tokens = frozenset(t.encode() for t in tokens)
         self.metrics = metrics
         self.limiter = limiter
         self.max_body = max_body
@@ -66,7 +65,7 @@ class GuardMiddleware:
 
         try:
             if path.startswith(RATE_LIMITED_PREFIXES) and self.limiter.enabled:
-                wait = self.limiter.check(client_key(scope))
+                wait = self.limiter.check(client_key(scope, self.tokens))
                 if wait > 0:
                     self.metrics.rate_limited.inc()
                     await _send_json(
@@ -80,24 +79,32 @@ class GuardMiddleware:
             if length is not None and length.isdigit() and int(length) > self.max_body:
                 await _send_json(send_wrapper, 413, {"error": f"request body over {self.max_body} bytes"})
                 return
-            received = 0
-
-            async def limited_receive() -> Message:
-                nonlocal received
+            # Read the (small) body first, whatever its framing, so an oversized one gets 413.
+            body = bytearray()
+            more = True
+            while more:
                 message = await receive()
-                if message["type"] == "http.request":
-                    received += len(message.get("body", b""))
-                    if received > self.max_body:
-                        raise _TooLarge
-                return message
+                if message["type"] != "http.request":
+                    return  # the client went away
+                body += message.get("body", b"")
+                more = message.get("more_body", False)
+                if len(body) > self.max_body:
+                    await _send_json(send_wrapper, 413, {"error": f"request body over {self.max_body} bytes"})
+                    return
+            replayed = False
 
-            try:
-                await self.app(scope, limited_receive, send_wrapper)
-            except _TooLarge:
-                await _send_json(send_wrapper, 413, {"error": f"request body over {self.max_body} bytes"})
+            async def replay() -> Message:
+                nonlocal replayed
+                if not replayed:
+                    replayed = True
+                    return {"type": "http.request", "body": bytes(body), "more_body": False}
+                return await receive()
+
+            await self.app(scope, replay, send_wrapper)
         finally:
             route = scope.get("route")
-            template = getattr(route, "path", None) or ("unmatched" if status_holder["status"] == 404 else path)
+            # Only route templates become labels: a made-up path must not create a new series.
+            template = getattr(route, "path", None) or "unmatched"
             duration = time.perf_counter() - started
             status = status_holder["status"]
             self.metrics.requests.labels(template, method, str(status)).inc()

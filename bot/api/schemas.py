@@ -55,9 +55,12 @@ class Health(BaseModel):
     reason: str | None = Field(default=None, description="Why the service is not ready.", examples=[None])
 
 
-UserId = Field(min_length=1, max_length=200, pattern=r"\S", description="Who is playing (any stable id).",
+# Printable text with at least one visible character; lengths as stored.
+PRINTABLE = r"^[^\x00-\x1f\x7f]*[^\s\x00-\x1f\x7f][^\x00-\x1f\x7f]*$"
+UserId = Field(min_length=1, max_length=128, pattern=PRINTABLE, description="Who is playing (any stable id).",
                examples=["alice"])
-Team = Field(default="default", min_length=1, max_length=200, description="Team or workspace of the user.",
+Team = Field(default="default", min_length=1, max_length=64, pattern=PRINTABLE,
+             description="Team or workspace of the user.",
              examples=["platform-team"])
 
 
@@ -90,7 +93,8 @@ class QuizAnswerRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     user: StrictStr = UserId
-    attempt_id: StrictStr = Field(min_length=1, max_length=100, description="From /v1/quiz/next.",
+    attempt_id: StrictStr = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$",
+                                  description="From /v1/quiz/next.",
                                   examples=["3q2-LwVZz0kE4QHc2WbFqw"])
     choice: StrictStr = Field(min_length=1, max_length=5, description="The letter chosen.", examples=["B"])
     confidence: Literal["sure", "guessed"] | None = Field(

@@ -36,20 +36,23 @@ STATS = ("s", "stats", "estadisticas", "estadísticas")
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("quiz", help="practise with the quiz in the terminal (progress is saved)")
     parser.add_argument("--topic", help="only questions on this topic (a topic name, or words about it)")
-    parser.add_argument("--lang", choices=["es", "en"], default="en", help="language of the questions")
+    parser.add_argument("--lang", choices=["es", "en"], default=None,
+                        help="language of the questions (default: EKSBOT_DEFAULT_LANG)")
     parser.add_argument("--user", default=None, help="whose progress (default: your login name)")
     parser.set_defaults(func=cmd_quiz)
 
 
 def cmd_quiz(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
+    if settings.database_url.startswith("sqlite:///"):
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
     store = Store(settings.database_url)
     try:
         store.upgrade()
         engine = build_engine(settings, store, args.topic)
         console = Console()
         return run(engine, console, console.input, user=args.user or login_name(), topic=args.topic,
-                   lang=args.lang)
+                   lang=args.lang or settings.default_lang)
     finally:
         store.close()
 

@@ -84,12 +84,12 @@ class QuizListeners:
             entries = await asyncio.to_thread(services.quiz.leaderboard, team=team)
             return blocks.leaderboard_message(entries, lang)
         number = int(remainder) if remainder.isdigit() else None
+        topic = None if number is not None else remainder or None
+        draw = functools.partial(services.quiz.next_question, user, team=team, lang=lang, question=number,
+                                 topic=topic)
         try:
-            prompt = await in_model_thread(
-                services,
-                services.quiz.next_question, user, team=team, lang=lang, question=number,
-                topic=None if number is not None else remainder or None,
-            )
+            # A free-text topic is matched through retrieval (the model's thread); the rest is database work.
+            prompt = await (in_model_thread(services, draw) if topic else asyncio.to_thread(draw))
         except UnknownTopicError as exc:
             topics = ", ".join(blocks.escape(x) for x in exc.topics)
             return blocks.text_message(t(lang, "unknown_topic", topic=blocks.escape(remainder), topics=topics))
@@ -149,8 +149,7 @@ class QuizListeners:
             return
 
         async def reply() -> dict[str, Any]:
-            prompt = await in_model_thread(
-                services,
+            prompt = await asyncio.to_thread(
                 services.quiz.next_question, user_of(body), team=team_of(body), lang=lang, question=question
             )
             return {"replace_original": False, **blocks.quiz_message(prompt)}
@@ -159,6 +158,14 @@ class QuizListeners:
 
     async def on_share(self, body: Body, client: AsyncWebClient, respond: AsyncRespond) -> None:
         """Post a one-line summary of the person's own graded answer to the conversation, for everyone."""
+        try:
+            await self._share(body, client, respond)
+        except Exception:
+            log.exception("sharing a quiz result failed")
+            await respond(response_type="ephemeral", replace_original=False,
+                          **blocks.text_message(t(self.ctx.settings.default_lang, "apology")))
+
+    async def _share(self, body: Body, client: AsyncWebClient, respond: AsyncRespond) -> None:
         services = self.ctx.get_services()
         attempt_id = button_value(body).get("a")
         channel = channel_of(body)

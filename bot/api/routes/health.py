@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse
@@ -12,6 +13,7 @@ from bot.api.deps import MetricsDep
 from bot.api.schemas import Health
 
 router = APIRouter(tags=["operations"])
+log = logging.getLogger(__name__)
 
 
 @router.get("/healthz", response_model=Health, summary="The process is up")
@@ -30,9 +32,11 @@ async def readyz(request: Request, metrics: MetricsDep) -> Response:
         return JSONResponse(health.model_dump(), status_code=503)
     try:
         await asyncio.wait_for(asyncio.to_thread(state.services.check_ready), timeout=5)
-    except Exception as exc:  # noqa: BLE001 - any failure makes the pod unready, with the reason
+    except Exception as exc:  # noqa: BLE001 - any failure makes the pod unready
         metrics.ready.set(0)
-        reason = f"{exc.__class__.__name__}: {exc}".splitlines()[0][:300]
+        # The details (host, user) go to the log, not to whoever can reach the probe.
+        log.warning("not ready: %s", f"{exc.__class__.__name__}: {exc}".splitlines()[0][:300])
+        reason = f"database unavailable ({exc.__class__.__name__})"
         return JSONResponse(Health(status="unavailable", reason=reason).model_dump(), status_code=503)
     metrics.ready.set(1)
     return JSONResponse(Health(status="ok").model_dump())
@@ -40,4 +44,5 @@ async def readyz(request: Request, metrics: MetricsDep) -> Response:
 
 @router.get("/metrics", summary="Prometheus metrics", response_class=Response)
 async def metrics_endpoint(metrics: MetricsDep) -> Response:
-    return Response(generate_latest(metrics.registry), media_type=CONTENT_TYPE_LATEST)
+    # Off the event loop: feedback counts come from the database.
+    return Response(await asyncio.to_thread(generate_latest, metrics.registry), media_type=CONTENT_TYPE_LATEST)

@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 
 from bot.api.deps import Authorized, MetricsDep, ServicesDep, SettingsDep
-from bot.api.schemas import ErrorOut, Lang, QuizAnswerRequest, QuizNextRequest, QuizPromptOut, QuizResultOut
+from bot.api.schemas import (
+    PRINTABLE,
+    ErrorOut,
+    Lang,
+    QuizAnswerRequest,
+    QuizNextRequest,
+    QuizPromptOut,
+    QuizResultOut,
+)
 
 router = APIRouter(prefix="/v1/quiz", tags=["quiz"], dependencies=[Authorized])
 
@@ -21,17 +30,20 @@ ERRORS: dict[int | str, dict[str, object]] = {
     429: {"model": ErrorOut, "description": "Rate limit exceeded; see Retry-After."},
     503: {"model": ErrorOut, "description": "Still loading."},
 }
-UserQuery = Annotated[str, Query(min_length=1, max_length=200, pattern=r"\S", description="User id.")]
-TeamQuery = Annotated[str, Query(min_length=1, max_length=200, description="Team or workspace.")]
+UserQuery = Annotated[str, Query(min_length=1, max_length=128, pattern=PRINTABLE, description="User id.")]
+TeamQuery = Annotated[str, Query(min_length=1, max_length=64, pattern=PRINTABLE, description="Team or workspace.")]
 
 
 @router.post("/next", response_model=QuizPromptOut, responses=ERRORS, summary="Draw the next question")
 async def next_question(body: QuizNextRequest, services: ServicesDep, settings: SettingsDep) -> dict[str, object]:
     """The question due for review, else a new one; `topic` narrows the draw."""
-    prompt = await asyncio.to_thread(
+    call = functools.partial(
         services.quiz.next_question, body.user.strip(), team=body.team.strip(), topic=body.topic,
         lang=body.lang or settings.default_lang,
     )
+    # A free-text topic is matched through retrieval, which uses the model: run it on the model's thread.
+    executor = services.model_executor if body.topic else None
+    prompt = await asyncio.get_running_loop().run_in_executor(executor, call)
     return prompt.to_dict()
 
 
@@ -51,14 +63,16 @@ async def answer(body: QuizAnswerRequest, request: Request, services: ServicesDe
 async def stats(services: ServicesDep, settings: SettingsDep, user: UserQuery, team: TeamQuery = "default",
                 lang: Lang | None = None) -> dict[str, object]:
     """Answered, correct, accuracy, streaks, questions due and per-topic accuracy."""
-    result = await asyncio.to_thread(services.quiz.stats, user.strip(), team=team, lang=lang or settings.default_lang)
+    result = await asyncio.to_thread(
+        services.quiz.stats, user.strip(), team=team.strip(), lang=lang or settings.default_lang
+    )
     return result.to_dict()
 
 
 @router.get("/leaderboard", responses=ERRORS, summary="The team's leaderboard")
 async def leaderboard(services: ServicesDep, team: TeamQuery = "default",
                       limit: Annotated[int, Query(ge=1, le=100)] = 10) -> dict[str, object]:
-    entries = await asyncio.to_thread(services.quiz.leaderboard, team=team, limit=limit)
+    entries = await asyncio.to_thread(services.quiz.leaderboard, team=team.strip(), limit=limit)
     return {"team": team, "entries": [e.to_dict() for e in entries]}
 
 
