@@ -107,3 +107,21 @@ def services(settings: Settings, assistant) -> Iterator[object]:  # type: ignore
     built = Services.assemble(settings, assistant, open_store(settings))
     yield built
     built.close()
+
+
+@pytest.fixture
+def fake():  # type: ignore[no-untyped-def]
+    """A fake Slack on loopback, recording what the bot sends."""
+    from tests.slack_fake import FakeSlack
+
+    with FakeSlack() as server:
+        yield server
+
+
+@pytest.fixture
+def slack(settings: Settings, services, fake):  # type: ignore[no-untyped-def]
+    """The real application with Slack on, served by uvicorn, its Web API calls going to `fake`."""
+    from tests.slack_fake import bot_server
+
+    with bot_server(settings, services, fake) as sender:
+        yield sender

@@ -36,6 +36,7 @@ BOT_TOKEN = "xoxb-test-bot-token-0123456789"
 APP_TOKEN = "xapp-test-app-token-0123456789"
 SIGNING_SECRET = "test-signing-secret-0123456789abcdef"
 JSON_FIELDS = ("blocks", "attachments", "metadata")
+SPECIAL_MENTIONS = ("<!channel>", "<!here>", "<!everyone>")  # what must never reach a channel
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -23,6 +23,7 @@ from tests.slack_fake import (
     BOT_TOKEN,
     BOT_USER,
     SIGNING_SECRET,
+    SPECIAL_MENTIONS,
     FakeSlack,
     SlackSender,
     bot_server,
@@ -36,19 +37,6 @@ EFA_ES = "¿Qué variables de entorno necesito para que NCCL use EFA?"
 EFA_EN = "How do I request EFA devices in a pod spec?"
 TITLE_5_ES = "¿Qué variable de entorno habilita EFA (Elastic Fabric Adapter) en NCCL para entrenamiento distribuido?"
 TITLE_5_EN = "Which environment variable enables EFA (Elastic Fabric Adapter) in NCCL for distributed training?"
-SPECIAL_MENTIONS = ("<!channel>", "<!here>", "<!everyone>")
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeSlack]:
-    with FakeSlack() as server:
-        yield server
-
-
-@pytest.fixture
-def slack(settings: Settings, services: Services, fake: FakeSlack) -> Iterator[SlackSender]:
-    with bot_server(settings, services, fake) as sender:
-        yield sender
 
 
 def eventually(check: Callable[[], bool], timeout: float = 10) -> None:

@@ -7,39 +7,23 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
 
-from bot.config import Settings
 from bot.quiz import QuizPrompt
 from bot.services import Services
 from tests.slack_fake import (
     BOT_USER,
+    SPECIAL_MENTIONS,
     FakeSlack,
     SlackSender,
-    bot_server,
     button,
     buttons,
     message_event,
     texts,
 )
-
-SPECIAL_MENTIONS = ("<!channel>", "<!here>", "<!everyone>")
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeSlack]:
-    with FakeSlack() as server:
-        yield server
-
-
-@pytest.fixture
-def slack(settings: Settings, services: Services, fake: FakeSlack) -> Iterator[SlackSender]:
-    with bot_server(settings, services, fake) as sender:
-        yield sender
 
 
 def ask(slack: SlackSender, fake: FakeSlack, text: str = "", *, user: str = "U1") -> dict[str, Any]:

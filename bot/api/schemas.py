@@ -109,3 +109,16 @@ class QuizResultOut(BaseModel):
     citation: CitationOut = Field(description="The question, excerpt and snippet it comes from.")
     already_answered: bool = Field(default=False, description="True when this attempt had been graded before.",
                                    examples=[False])
+
+
+def error_responses(**specific: str) -> dict[int | str, dict[str, object]]:
+    """OpenAPI descriptions of the errors every /v1 route can answer, plus the route's own (`e422=...`)."""
+    described = {
+        401: "Missing or invalid API token.",
+        413: "Body too large.",
+        422: "Invalid input.",
+        429: "Rate limit exceeded; see Retry-After.",
+        503: "Still loading the model and index.",
+        **{int(code.removeprefix("e")): text for code, text in specific.items()},
+    }
+    return {code: {"model": ErrorOut, "description": text} for code, text in sorted(described.items())}

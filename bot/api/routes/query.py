@@ -6,17 +6,11 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
 from bot.api.deps import Authorized, MetricsDep, ServicesDep
-from bot.api.schemas import AnswerOut, ErrorOut, QueryRequest
+from bot.api.schemas import AnswerOut, QueryRequest, error_responses
 
 router = APIRouter(prefix="/v1", tags=["answers"], dependencies=[Authorized])
 
-ERRORS: dict[int | str, dict[str, object]] = {
-    401: {"model": ErrorOut, "description": "Missing or invalid API token."},
-    413: {"model": ErrorOut, "description": "Body too large."},
-    422: {"model": ErrorOut, "description": "Invalid question (empty, too long, wrong type, unknown lang)."},
-    429: {"model": ErrorOut, "description": "Rate limit exceeded; see Retry-After."},
-    503: {"model": ErrorOut, "description": "Still loading the model and index."},
-}
+ERRORS = error_responses(e422="Invalid question (empty, too long, wrong type, unknown lang).")
 
 
 @router.post("/query", response_model=AnswerOut, responses=ERRORS, summary="Answer a question with citations")

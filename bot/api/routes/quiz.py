@@ -11,25 +11,22 @@ from fastapi import APIRouter, Query, Request
 from bot.api.deps import Authorized, MetricsDep, ServicesDep, SettingsDep
 from bot.api.schemas import (
     PRINTABLE,
-    ErrorOut,
     Lang,
     QuizAnswerRequest,
     QuizNextRequest,
     QuizPromptOut,
     QuizResultOut,
+    error_responses,
 )
 
 router = APIRouter(prefix="/v1/quiz", tags=["quiz"], dependencies=[Authorized])
 
-ERRORS: dict[int | str, dict[str, object]] = {
-    401: {"model": ErrorOut, "description": "Missing or invalid API token."},
-    403: {"model": ErrorOut, "description": "The attempt belongs to another user."},
-    404: {"model": ErrorOut, "description": "Unknown attempt or topic (the topics are listed)."},
-    409: {"model": ErrorOut, "description": "Already answered: the original result is in `result`."},
-    422: {"model": ErrorOut, "description": "Invalid input (user, choice, lang...)."},
-    429: {"model": ErrorOut, "description": "Rate limit exceeded; see Retry-After."},
-    503: {"model": ErrorOut, "description": "Still loading."},
-}
+ERRORS = error_responses(
+    e403="The attempt belongs to another user.",
+    e404="Unknown attempt or topic (the topics are listed).",
+    e409="Already answered: the original result is in `result`.",
+    e422="Invalid input (user, choice, lang...).",
+)
 UserQuery = Annotated[str, Query(min_length=1, max_length=128, pattern=PRINTABLE, description="User id.")]
 TeamQuery = Annotated[str, Query(min_length=1, max_length=64, pattern=PRINTABLE, description="Team or workspace.")]
 
