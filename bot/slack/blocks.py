@@ -93,7 +93,8 @@ def cite(lang: str, citation: Citation) -> str:
 
 
 def answer_message(answer: Answer) -> Message:
-    """An answer: the quiz answer line, the excerpt, the snippet, the citation, feedback buttons.
+    """An answer: the excerpt (what answers the question asked), the snippet, then the citation with the
+    cited quiz question's own answer line, and feedback buttons.
 
     When the knowledge does not cover the question, only the short "I don't know" text (with the topics
     it does cover): no citation, no buttons."""
@@ -102,13 +103,13 @@ def answer_message(answer: Answer) -> Message:
         return message(escape(answer.text), [section(escape(answer.text))])
     top = answer.citations[0]
     blocks: list[Block] = []
-    if answer.answer_line:
-        blocks.append(section(f"*{t(lang, 'quiz_answer')}:* {escape(answer.answer_line)}"))
     if top.excerpt:
         blocks.append(section(escape(top.excerpt)))
     if top.snippet:
         blocks.append(code_section(top.snippet))
     lines = [cite(lang, top)]
+    if answer.answer_line:
+        lines.append(f"*{t(lang, 'quiz_answer')}:* {escape(answer.answer_line)}")
     if len(answer.citations) > 1:
         others = "; ".join(f"{c.question}. {escape(c.title)}" for c in answer.citations[1:])
         lines.append(f"{t(lang, 'also')}: {others}")
@@ -119,7 +120,7 @@ def answer_message(answer: Answer) -> Message:
         button(t(lang, "not_helpful"), "feedback_down", feedback),
         button(t(lang, "quiz_me"), "quiz_me", feedback),
     ])
-    parts = [answer.answer_line or "", top.excerpt, t(lang, "question_n", number=top.question) + f": {top.title}"]
+    parts = [top.excerpt, t(lang, "question_n", number=top.question) + f": {top.title}", answer.answer_line or ""]
     return message(escape("\n".join(p for p in parts if p)), blocks)
 
 
