@@ -50,9 +50,7 @@ class Services:
 
 
 def open_store(settings: Settings) -> Store:
-    if settings.database_url.startswith("sqlite:///"):
-        settings.data_dir.mkdir(parents=True, exist_ok=True)
-    store = Store(settings.database_url)
+    store = Store(settings.database_url)  # an SQLite file's directory is created on the way
     if settings.migrate_on_start:
         store.upgrade()
     log.info("database ready", extra={"database": store.url})

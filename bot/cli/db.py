@@ -10,27 +10,18 @@ from bot.config import load_settings
 def cmd_db_upgrade(args: argparse.Namespace) -> int:
     from bot.storage import Store
 
-    settings = load_settings()
-    if settings.database_url.startswith("sqlite:///"):
-        settings.data_dir.mkdir(parents=True, exist_ok=True)
-    store = Store(settings.database_url)
-    try:
+    with Store(load_settings().database_url) as store:
         store.upgrade()
         print(f"database {store.url} at revision {store.revision()}")
-    finally:
-        store.close()
     return 0
 
 
 def cmd_db_status(args: argparse.Namespace) -> int:
     from bot.storage import Store
 
-    store = Store(load_settings().database_url)
-    try:
+    with Store(load_settings().database_url) as store:
         store.ping()
         print(f"database {store.url} reachable, revision {store.revision() or 'none (run: eksbot db upgrade)'}")
-    finally:
-        store.close()
     return 0
 
 

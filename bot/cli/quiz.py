@@ -44,8 +44,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_quiz(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
-    if settings.database_url.startswith("sqlite:///"):
-        settings.data_dir.mkdir(parents=True, exist_ok=True)
     store = Store(settings.database_url)
     try:
         store.upgrade()
