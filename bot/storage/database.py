@@ -7,6 +7,8 @@ take the write lock up front (`BEGIN IMMEDIATE`) instead of failing when it upgr
 
 from __future__ import annotations
 
+import sqlite3
+import time
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +46,7 @@ def _sqlite_engine(url: str) -> sa.Engine:
         cursor = dbapi_connection.cursor()
         cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         if not in_memory:
-            cursor.execute("PRAGMA journal_mode = WAL")
+            _use_wal(cursor)
             cursor.execute("PRAGMA synchronous = NORMAL")
         cursor.execute("PRAGMA foreign_keys = ON")
         cursor.close()
@@ -54,3 +56,19 @@ def _sqlite_engine(url: str) -> sa.Engine:
         conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get(WRITE) else "BEGIN")
 
     return engine
+
+
+def _use_wal(cursor: Any) -> None:
+    """Switch a file to WAL once. The switch needs the file to itself and does not wait on the busy
+    timeout, so processes opening a new file together retry it until one has made it."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        if str(cursor.execute("PRAGMA journal_mode").fetchone()[0]).lower() == "wal":
+            return
+        try:
+            cursor.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
