@@ -18,12 +18,12 @@ from bot.config import Settings
 from bot.embeddings import Embedder, SentenceTransformerEmbedder
 from bot.errors import InputError
 from bot.knowledge import KnowledgeBase, Question
+from bot.lang import LANGUAGES, Lang, check_lang
 from bot.messages import say
 from bot.retrieval.hybrid import HybridRetriever, Retrieval, ScoredQuestion, Tuning
 from bot.retrieval.store import LoadedIndex, load_index
 from bot.text import clean_question, detect_language, edition_vocabulary, fold, tokens
 
-LANGUAGES = ("es", "en")
 EXCERPT_SENTENCES = 3
 EXCERPT_MARGIN = 0.15  # sentences this far below the best one are left out
 ROW_ORDER = 10_000  # table rows come after the explanation's sentences
@@ -55,7 +55,7 @@ class Citation:
 @dataclass(frozen=True)
 class Answer:
     answered: bool
-    language: str
+    language: Lang
     text: str
     citations: list[Citation]
     answer_line: str | None = None  # e.g. "B) FI_PROVIDER=efa", the cited quiz question's answer
@@ -105,16 +105,15 @@ class Assistant:
 
     # -- public API ---------------------------------------------------------------------------------
 
-    def prepare(self, question: str, lang: str | None = None) -> tuple[str, str]:
+    def prepare(self, question: str, lang: str | None = None) -> tuple[str, Lang]:
         """Validate and clean a question; returns (clean text, language). Raises InputError."""
-        if lang is not None and lang not in LANGUAGES:
-            raise InputError(say("en", "unknown_lang", lang=lang))
+        asked = check_lang(lang)
         if len(question) > self.max_chars:
-            raise InputError(say(lang or "en", "too_long", length=len(question), limit=self.max_chars))
+            raise InputError(say(asked or "en", "too_long", length=len(question), limit=self.max_chars))
         text = clean_question(question)
         if not text:
-            raise InputError(say(lang or "en", "empty_question"))
-        return text, lang or detect_language(text, self.vocabulary)
+            raise InputError(say(asked or "en", "empty_question"))
+        return text, asked or detect_language(text, self.vocabulary)
 
     def answer(self, question: str, lang: str | None = None) -> Answer:
         return self.answer_many([(question, lang)])[0]
@@ -128,10 +127,10 @@ class Assistant:
             for (text, lang), vector in zip(prepared, vectors, strict=True)
         ]
 
-    def retrieve(self, text: str, lang: str, vector: np.ndarray) -> Retrieval:
+    def retrieve(self, text: str, lang: Lang, vector: np.ndarray) -> Retrieval:
         return self.retriever.retrieve(text, vector, lang)
 
-    def answer_prepared(self, text: str, lang: str, vector: np.ndarray) -> Answer:
+    def answer_prepared(self, text: str, lang: Lang, vector: np.ndarray) -> Answer:
         retrieval = self.retrieve(text, lang, vector)
         ranked = [s.key[1] for s in retrieval.ranked]
         if not retrieval.ranked or retrieval.confidence < self.threshold:
@@ -177,7 +176,7 @@ class Assistant:
 
     # -- pieces ------------------------------------------------------------------------------------
 
-    def _dont_know(self, lang: str, retrieval: Retrieval, ranked: list[int]) -> Answer:
+    def _dont_know(self, lang: Lang, retrieval: Retrieval, ranked: list[int]) -> Answer:
         topics = self.topics(lang)
         suggestions: list[Citation] = []
         if retrieval.ranked and retrieval.confidence >= self.threshold / 2:

@@ -8,6 +8,8 @@ from typing import Literal
 from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from bot.lang import Lang
+
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -47,7 +49,7 @@ class Settings(BaseSettings):
     migrate_on_start: bool = Field(
         default=True, description="Run database migrations at start (off when a release job runs them)."
     )
-    default_lang: Literal["es", "en"] = Field(default="es", description="Language when nothing tells.")
+    default_lang: Lang = Field(default="es", description="Language when nothing tells.")
 
     slack_bot_token: SecretStr | None = Field(default=None, validation_alias=AliasChoices("SLACK_BOT_TOKEN"))
     slack_signing_secret: SecretStr | None = Field(

@@ -10,6 +10,8 @@ from functools import lru_cache
 
 import Stemmer
 
+from bot.lang import Lang
+
 STOPWORDS = {
     "es": frozenset(
         """a al algo algun alguna algunas alguno algunos ante antes asi aun bajo bien cada como con contra cual
@@ -106,7 +108,7 @@ def word_terms(text: str, lang: str, stop: frozenset[str] | None = None) -> tupl
 _ES_MARKS = re.compile(r"[¿¡ñáéíóúü]", re.IGNORECASE)
 
 
-def detect_language(text: str, vocabulary: dict[str, frozenset[str]] | None = None) -> str:
+def detect_language(text: str, vocabulary: dict[str, frozenset[str]] | None = None) -> Lang:
     """'es' or 'en' for a short question, from stop words, Spanish marks and words of each edition.
 
     `vocabulary` maps a language to the words found only in that edition of the knowledge, so

@@ -13,12 +13,13 @@ from concurrent.futures import Executor
 from dataclasses import dataclass
 
 from bot.answers import Answer, Assistant
+from bot.lang import Lang
 
 
 @dataclass
 class _Item:
     text: str
-    lang: str
+    lang: Lang
     future: asyncio.Future[Answer]
 
 

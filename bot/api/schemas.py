@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr
 
-Lang = Literal["es", "en"]
+from bot.lang import Lang
 
 
 class QueryRequest(BaseModel):

@@ -14,6 +14,7 @@ from rich.console import Console
 
 from bot.cli.common import settings_from_args
 from bot.config import Settings
+from bot.lang import LANGUAGES
 
 if TYPE_CHECKING:
     from bot.answers import Assistant
@@ -111,7 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
     ask = sub.add_parser("ask", help="answer a question from the knowledge")
     ask.add_argument("question", nargs="+")
     ask.add_argument("--json", action="store_true", help="print one JSON object")
-    ask.add_argument("--lang", choices=["es", "en"], help="answer in this language (default: detected)")
+    ask.add_argument("--lang", choices=LANGUAGES, help="answer in this language (default: detected)")
     ask.set_defaults(func=cmd_ask)
 
     ev = sub.add_parser("eval", help="measure retrieval on a JSONL file of queries")

@@ -22,6 +22,7 @@ from bot.cli.common import settings_from_args
 from bot.config import Settings
 from bot.errors import AlreadyAnsweredError, InvalidChoiceError
 from bot.knowledge import KnowledgeBase, load_knowledge
+from bot.lang import LANGUAGES
 from bot.messages import say as bot_say
 from bot.quiz import QuizEngine, QuizPrompt, QuizResult, TopicMatcher, UserStats
 from bot.quiz.texts import say
@@ -36,7 +37,7 @@ STATS = ("s", "stats", "estadisticas", "estadísticas")
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("quiz", help="practise with the quiz in the terminal (progress is saved)")
     parser.add_argument("--topic", help="only questions on this topic (a topic name, or words about it)")
-    parser.add_argument("--lang", choices=["es", "en"], default=None,
+    parser.add_argument("--lang", choices=LANGUAGES, default=None,
                         help="language of the questions (default: EKSBOT_DEFAULT_LANG)")
     parser.add_argument("--user", default=None, help="whose progress (default: your login name)")
     parser.set_defaults(func=cmd_quiz)

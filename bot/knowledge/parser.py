@@ -33,8 +33,8 @@ import yaml
 
 from bot.errors import KnowledgeError
 from bot.knowledge.model import Block, BlockKind, Document, Option, Question
+from bot.lang import LANGUAGES
 
-LANGS = ("es", "en")
 KINDS = ("quiz", "doc")
 TOPIC_LABELS = ("tema", "topic")
 ANSWER_LABELS = ("respuesta", "answer")
@@ -61,8 +61,8 @@ def parse_text(text: str, path: Path) -> Document:
     meta, body_start = _front_matter(lines, path)
     doc_id = _required(meta, "id", path)
     lang = _required(meta, "lang", path)
-    if lang not in LANGS:
-        raise KnowledgeError(path, 1, f"lang must be one of {', '.join(LANGS)}, not {lang!r}")
+    if lang not in LANGUAGES:
+        raise KnowledgeError(path, 1, f"lang must be one of {', '.join(LANGUAGES)}, not {lang!r}")
     kind = meta.get("kind", "doc")
     if kind not in KINDS:
         raise KnowledgeError(path, 1, f"kind must be one of {', '.join(KINDS)}, not {kind!r}")

@@ -16,12 +16,12 @@ from datetime import UTC, date, datetime
 from bot.errors import (
     AlreadyAnsweredError,
     AttemptOwnerError,
-    InputError,
     InvalidChoiceError,
     UnknownAttemptError,
     UnknownTopicError,
 )
 from bot.knowledge import KnowledgeBase, Question
+from bot.lang import check_lang
 from bot.quiz import schedule, stats
 from bot.quiz.draw import Key, draw, reason_for
 from bot.quiz.explain import citation, explanation
@@ -39,8 +39,6 @@ from bot.quiz.models import (
 from bot.quiz.texts import say
 from bot.quiz.topics import questions_on
 from bot.storage import AttemptRecord, ReviewRecord, Store
-
-LANGS = ("es", "en")
 
 
 def _utc_now() -> datetime:
@@ -74,29 +72,29 @@ class QuizEngine:
         `topic` narrows the draw (a topic name, or what `topics.match_topic` finds); `question` asks
         that question number whatever its schedule.
         """
-        lang = _checked_lang(lang)
+        language = check_lang(lang)
         if not self._keys:
-            raise UnknownTopicError(say(lang, "no_questions"), [])
+            raise UnknownTopicError(say(language, "no_questions"), [])
         now = self._now()
         due = {key: review.due for key, review in self.store.reviews(team, user).items()}
         if question is not None:
-            key = self._numbered(question, lang)
+            key = self._numbered(question, language)
             reason = reason_for(key, due, now)
         else:
-            candidates = self._on_topic(topic, lang) if topic and topic.strip() else self._keys
+            candidates = self._on_topic(topic, language) if topic and topic.strip() else self._keys
             key, reason = draw(candidates, due, now, self.rng)
-        q = self.knowledge.question(key[0], key[1], lang)
+        q = self.knowledge.question(key[0], key[1], language)
         order = [o.key for o in q.options]
         self.rng.shuffle(order)
         record = AttemptRecord(
-            id=secrets.token_urlsafe(16), team=team, user=user, doc_id=q.doc_id, question=q.number, lang=lang,
+            id=secrets.token_urlsafe(16), team=team, user=user, doc_id=q.doc_id, question=q.number, lang=language,
             option_order=tuple(order), created_at=now,
         )
         self.store.create_attempt(record)
         text = {o.key: o.text for o in q.options}
         shown = [QuizOption(letter, text[k]) for letter, k in zip(letters(len(order)), order, strict=True)]
         return QuizPrompt(
-            attempt_id=record.id, doc_id=q.doc_id, question=q.number, lang=lang, prompt=q.title,
+            attempt_id=record.id, doc_id=q.doc_id, question=q.number, lang=language, prompt=q.title,
             topic=q.topic, options=shown, reason=reason,
         )
 
@@ -146,7 +144,7 @@ class QuizEngine:
     # -- progress ----------------------------------------------------------------------------------
 
     def stats(self, user: str, *, team: str = "default", lang: str = "en") -> UserStats:
-        lang = _checked_lang(lang)
+        lang = check_lang(lang)
         now = self._now()
         attempts = self.store.answered_attempts(team=team, user=user)
         right = sum(1 for a in attempts if a.correct)
@@ -181,7 +179,7 @@ class QuizEngine:
 
     def question_stats(self, *, team: str | None = None, lang: str = "en") -> list[QuestionStat]:
         """Every quiz question: how often it was answered right (in a team, or anywhere), hardest first."""
-        lang = _checked_lang(lang)
+        lang = check_lang(lang)
         scores = self.store.question_scores(team)
         out: list[QuestionStat] = []
         for key in self._keys:
@@ -257,12 +255,6 @@ class QuizEngine:
             explanation=explanation(question), citation=citation(question), already_answered=already,
             next_review=next_review,
         )
-
-
-def _checked_lang(lang: str) -> str:
-    if lang not in LANGS:
-        raise InputError(say("en", "unknown_lang", lang=lang))
-    return lang
 
 
 def _days(moments: Iterable[datetime | None]) -> list[date]:

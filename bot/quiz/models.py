@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Literal, Protocol
 
 from bot.answers import Citation
+from bot.lang import Lang
 
 Reason = Literal["due", "new", "review"]
 CONFIDENCES = ("sure", "guessed")
@@ -31,7 +32,7 @@ class QuizPrompt:
     attempt_id: str
     doc_id: str
     question: int
-    lang: str
+    lang: Lang
     prompt: str
     topic: str
     options: list[QuizOption]

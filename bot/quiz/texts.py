@@ -15,7 +15,6 @@ TEXTS: dict[str, dict[str, str]] = {
         "not_your_attempt": "Esa pregunta del cuestionario era para otra persona: pide la tuya.",
         "invalid_choice": "Respuesta {choice!r} no válida: elige una de {letters}.",
         "invalid_confidence": "Confianza {confidence!r} no válida: usa 'sure' (seguro) o 'guessed' (a ojo).",
-        "unknown_lang": "Idioma desconocido {lang!r}: usa 'es' o 'en'.",
         "already_answered": "Ya respondiste esta pregunta ({choice}); cuenta la primera respuesta.",
         "term_intro": "Cuestionario de entrenamiento en EKS para {user}. Tu progreso se guarda.",
         "term_help": "Responde con una letra (añade ? si lo adivinaste, ! si estás seguro); "
@@ -45,7 +44,6 @@ TEXTS: dict[str, dict[str, str]] = {
         "not_your_attempt": "That quiz question was for someone else: ask for your own.",
         "invalid_choice": "Invalid answer {choice!r}: choose one of {letters}.",
         "invalid_confidence": "Invalid confidence {confidence!r}: use 'sure' or 'guessed'.",
-        "unknown_lang": "Unknown language {lang!r}: use 'es' or 'en'.",
         "already_answered": "You already answered this question ({choice}); the first answer counts.",
         "term_intro": "EKS training quiz for {user}. Your progress is saved.",
         "term_help": "Answer with a letter (add ? if you guessed, ! if you are sure); s: stats; q: quit.",

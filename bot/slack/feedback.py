@@ -10,13 +10,12 @@ import logging
 
 from slack_bolt.async_app import AsyncRespond
 
+from bot.lang import is_lang
 from bot.slack import blocks
 from bot.slack.payloads import Body, SlackContext, action_id, button_value, team_of, user_of
 from bot.slack.texts import t
 
 log = logging.getLogger(__name__)
-
-LANGS = ("es", "en")
 
 
 class FeedbackListeners:
@@ -27,7 +26,9 @@ class FeedbackListeners:
         services = self.ctx.get_services()
         value = button_value(body)
         question, doc_id = value.get("q"), value.get("d")
-        lang = value.get("l") if value.get("l") in LANGS else self.ctx.settings.default_lang
+        lang = value.get("l")
+        if not is_lang(lang):
+            lang = self.ctx.settings.default_lang
         if services is None or not isinstance(question, int) or not isinstance(doc_id, str):
             log.warning("feedback not recorded: malformed button value")
             return
@@ -42,7 +43,7 @@ class FeedbackListeners:
         except Exception:
             log.exception("feedback not recorded")
             await respond(response_type="ephemeral", replace_original=False,
-                          **blocks.text_message(t(str(lang), "apology")))
+                          **blocks.text_message(t(lang, "apology")))
             return
         await respond(response_type="ephemeral", replace_original=False,
-                      **blocks.text_message(t(str(lang), "thanks")))
+                      **blocks.text_message(t(lang, "thanks")))

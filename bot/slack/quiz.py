@@ -16,6 +16,7 @@ from slack_bolt.async_app import AsyncRespond
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.errors import AlreadyAnsweredError, InputError, QuizError, UnknownTopicError
+from bot.lang import Lang, is_lang
 from bot.quiz import QuizResult
 from bot.services import Services
 from bot.slack import blocks
@@ -25,18 +26,18 @@ from bot.text import clean_question, detect_language
 
 log = logging.getLogger(__name__)
 
-LANGS = ("es", "en")
 STATS_WORDS = frozenset({"stats", "estadisticas", "estadísticas", "score", "puntos"})
 TOP_WORDS = frozenset({"top", "leaderboard", "ranking", "clasificacion", "clasificación"})
 HELP_WORDS = frozenset({"help", "ayuda", "?"})
 
 
-def parse_command(text: str, default_lang: str, detect: Callable[[str], str]) -> tuple[str, str, bool]:
+def parse_command(text: str, default_lang: Lang, detect: Callable[[str], Lang]) -> tuple[Lang, str, bool]:
     """`/quiz` text → (language, the rest, whether the language was given): `en slurm` → ("en", "slurm")."""
     lang, explicit, rest = default_lang, False, []
     for word in clean_question(text).split():
-        if word.lower() in LANGS:
-            lang, explicit = word.lower(), True
+        lowered = word.lower()
+        if is_lang(lowered):
+            lang, explicit = lowered, True
         else:
             rest.append(word)
     remainder = " ".join(rest)
@@ -196,9 +197,9 @@ class QuizListeners:
 
     # -- pieces ------------------------------------------------------------------------------------
 
-    def _lang(self, value: dict[str, Any]) -> str:
+    def _lang(self, value: dict[str, Any]) -> Lang:
         lang = value.get("l")
-        return lang if lang in LANGS else self.ctx.settings.default_lang
+        return lang if is_lang(lang) else self.ctx.settings.default_lang
 
     async def _guarded(self, respond: AsyncRespond, lang: str,
                        work: Callable[[], Awaitable[dict[str, Any]]]) -> None:

@@ -10,6 +10,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from bot.lang import Lang
 from bot.storage.tables import attempts, reviews
 
 
@@ -22,7 +23,7 @@ class AttemptRecord:
     user: str
     doc_id: str
     question: int
-    lang: str
+    lang: Lang
     option_order: tuple[str, ...]  # option keys of the knowledge, in the order they were shown
     created_at: datetime
     answered_at: datetime | None = None

@@ -11,13 +11,13 @@ from fastapi import APIRouter, Query, Request
 from bot.api.deps import Authorized, MetricsDep, ServicesDep, SettingsDep
 from bot.api.schemas import (
     PRINTABLE,
-    Lang,
     QuizAnswerRequest,
     QuizNextRequest,
     QuizPromptOut,
     QuizResultOut,
     error_responses,
 )
+from bot.lang import Lang
 
 router = APIRouter(prefix="/v1/quiz", tags=["quiz"], dependencies=[Authorized])
 

@@ -1,0 +1,31 @@
+"""The languages the bot speaks: one type, one tuple, one check. Every other module takes them from here."""
+
+from __future__ import annotations
+
+from typing import Literal, TypeGuard, overload
+
+from bot.errors import InputError
+from bot.messages import say
+
+Lang = Literal["es", "en"]
+LANGUAGES: tuple[Lang, ...] = ("es", "en")
+
+
+def is_lang(value: object) -> TypeGuard[Lang]:
+    """Whether `value` names a language the bot speaks (for values that fall back quietly, e.g. a button's)."""
+    return value in LANGUAGES
+
+
+@overload
+def check_lang(value: str) -> Lang: ...
+
+
+@overload
+def check_lang(value: None) -> None: ...
+
+
+def check_lang(value: str | None) -> Lang | None:
+    """`value` as a language; None (nothing asked) stays None; anything else is refused with a reason."""
+    if value is None or is_lang(value):
+        return value
+    raise InputError(say("en", "unknown_lang", lang=value))
