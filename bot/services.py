@@ -1,18 +1,30 @@
-"""Everything a surface needs, built once from the settings: the assistant, storage and quiz engine."""
+"""Everything a surface needs, built once from the settings: the assistant, storage and quiz engine, and
+the one thread all model work runs on.
+
+Surfaces that serve from an event loop (HTTP, Slack) answer through `answer` (questions asked together
+are answered together) and run every other blocking core call through `run`; neither picks a thread.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import ParamSpec, TypeVar
 
-from bot.answers import Assistant
+from bot.answers import Answer, Assistant
+from bot.batcher import AnswerBatcher
 from bot.config import Settings
 from bot.embeddings import Embedder
+from bot.model_thread import ModelThread
 from bot.quiz import QuizEngine
 from bot.storage import Store
 
 log = logging.getLogger(__name__)
+
+P = ParamSpec("P")
+T = TypeVar("T")
 
 
 @dataclass
@@ -21,11 +33,8 @@ class Services:
     assistant: Assistant
     store: Store
     quiz: QuizEngine
-    # All model work runs on this one thread: PyTorch keeps a pool of compute threads per calling
-    # thread, and several pools on a small node fight over its cores.
-    model_executor: ThreadPoolExecutor = field(
-        default_factory=lambda: ThreadPoolExecutor(max_workers=1, thread_name_prefix="model")
-    )
+    model: ModelThread
+    batcher: AnswerBatcher
 
     @classmethod
     def load(cls, settings: Settings, *, embedder: Embedder | None = None) -> Services:
@@ -37,16 +46,39 @@ class Services:
 
     @classmethod
     def assemble(cls, settings: Settings, assistant: Assistant, store: Store) -> Services:
-        quiz = QuizEngine(assistant.knowledge, store, topics=assistant)
-        return cls(settings=settings, assistant=assistant, store=store, quiz=quiz)
+        model = ModelThread()
+        quiz = QuizEngine(assistant.knowledge, store, topics=_TopicsOnModelThread(assistant, model))
+        return cls(settings=settings, assistant=assistant, store=store, quiz=quiz, model=model,
+                   batcher=AnswerBatcher(assistant, model))
+
+    async def answer(self, question: str, lang: str | None = None) -> Answer:
+        """The assistant's answer, computed together with the questions asked meanwhile. Bad input
+        (InputError) is refused at once."""
+        return await self.batcher.answer(question, lang)
+
+    async def run(self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
+        """Run a blocking core call (quiz, storage) off the event loop. What in it uses the model (a
+        free-text quiz topic) goes on to the model's thread by itself."""
+        return await asyncio.to_thread(fn, *args, **kwargs)
 
     def check_ready(self) -> None:
         """Raise when a dependency is not usable (the readiness probe's question)."""
         self.store.ping()
 
     def close(self) -> None:
-        self.model_executor.shutdown(wait=False, cancel_futures=True)
+        self.model.close()
         self.store.close()
+
+
+class _TopicsOnModelThread:
+    """The assistant's topic matching, which encodes the topic, on the model's thread."""
+
+    def __init__(self, assistant: Assistant, model: ModelThread) -> None:
+        self.assistant = assistant
+        self.model = model
+
+    def match_topic(self, topic: str, lang: str) -> list[tuple[str, int]]:
+        return self.model.call(self.assistant.match_topic, topic, lang)
 
 
 def open_store(settings: Settings) -> Store:

@@ -43,6 +43,17 @@ def assistant(index_dir: Path, real_embedder):  # type: ignore[no-untyped-def]
     return Assistant.from_settings(settings, embedder=real_embedder)
 
 
+@pytest.fixture(scope="session")
+def fake_index_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An index of the repository's knowledge built with the fake embedder (`tests.fakes.FakeEmbedder()`)."""
+    from bot.retrieval.store import build_index
+    from tests.fakes import FakeEmbedder
+
+    directory = tmp_path_factory.mktemp("fake-index")
+    build_index(KNOWLEDGE, directory, FakeEmbedder())
+    return directory
+
+
 @pytest.fixture
 def knowledge_copy(tmp_path: Path) -> Path:
     """A writable copy of the knowledge directory."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import threading
 
 import numpy as np
 
@@ -16,6 +17,7 @@ class FakeEmbedder:
         self._dimension = dimension
         self._model_id = model_id
         self.calls: list[list[str]] = []
+        self.threads: list[str] = []  # the thread each call ran on
 
     @property
     def model_id(self) -> str:
@@ -27,6 +29,7 @@ class FakeEmbedder:
 
     def encode(self, texts: list[str]) -> np.ndarray:
         self.calls.append(list(texts))
+        self.threads.append(threading.current_thread().name)
         out = np.zeros((len(texts), self._dimension), dtype=np.float32)
         for row, text in enumerate(texts):
             for word in fold(text).split():

@@ -61,15 +61,15 @@ def code_blocks(message: dict[str, Any]) -> list[str]:
 
 
 def spy_questions(monkeypatch: pytest.MonkeyPatch, services: Services) -> list[str]:
-    """Record the questions the assistant is asked (it still answers them)."""
+    """Record the questions the assistant is asked (it still answers them), batch by batch."""
     asked: list[str] = []
-    answer = services.assistant.answer
+    answer_many = services.assistant.answer_many
 
-    def spy(question: str, lang: str | None = None) -> Any:
-        asked.append(question)
-        return answer(question, lang)
+    def spy(questions: list[tuple[str, str | None]]) -> Any:
+        asked.extend(question for question, _ in questions)
+        return answer_many(questions)
 
-    monkeypatch.setattr(services.assistant, "answer", spy)
+    monkeypatch.setattr(services.assistant, "answer_many", spy)
     return asked
 
 
@@ -169,10 +169,10 @@ def test_bots_edits_joins_and_channel_chatter_are_ignored(
 def test_failure_while_answering_ends_with_an_apology_and_no_eyes(
     slack: SlackSender, fake: FakeSlack, services: Services, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def broken(question: str, lang: str | None = None) -> Any:
+    def broken(questions: list[tuple[str, str | None]]) -> Any:
         raise RuntimeError("index exploded")
 
-    monkeypatch.setattr(services.assistant, "answer", broken)
+    monkeypatch.setattr(services.assistant, "answer_many", broken)
     slack.event(message_event(f"<@{BOT_USER}> {EFA_ES}", ts="1700000700.000700"))
     fake.wait_for("reactions.remove")
     posts = fake.calls("chat.postMessage")
@@ -186,14 +186,14 @@ def test_event_is_acknowledged_before_the_answer_is_worked_out(
     slack: SlackSender, fake: FakeSlack, services: Services, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     gate, started = threading.Event(), threading.Event()
-    answer = services.assistant.answer
+    answer_many = services.assistant.answer_many
 
-    def slow(question: str, lang: str | None = None) -> Any:
+    def slow(questions: list[tuple[str, str | None]]) -> Any:
         started.set()
         assert gate.wait(10), "the test never opened the gate"
-        return answer(question, lang)
+        return answer_many(questions)
 
-    monkeypatch.setattr(services.assistant, "answer", slow)
+    monkeypatch.setattr(services.assistant, "answer_many", slow)
     response, _ = slack.event(message_event(f"<@{BOT_USER}> {EFA_EN}"))
     # The HTTP response came back while the answer is still blocked: Slack got its acknowledgement first.
     assert response.status_code == 200

@@ -10,7 +10,6 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 import bot
-from bot.api.batcher import AnswerBatcher
 from bot.api.errors import install_error_handlers
 from bot.api.middleware import GuardMiddleware
 from bot.api.ratelimit import RateLimiter
@@ -50,8 +49,8 @@ def create_app(
         finally:
             if task is not None:
                 task.cancel()
-            if app.state.batcher is not None:
-                await app.state.batcher.close()
+            if app.state.services is not None:
+                await app.state.services.batcher.close()
             if task is not None and app.state.services is not None:
                 app.state.services.close()  # loaded here, so closed here (injected ones belong to the caller)
 
@@ -60,7 +59,6 @@ def create_app(
     app.state.settings = settings
     app.state.metrics = metrics
     app.state.services = None
-    app.state.batcher = None
     app.state.load_error = None
     if services is not None:
         _attach(app, services)
@@ -108,5 +106,5 @@ def _attach(app: FastAPI, services: Services) -> None:
         model=manifest.model_id, digest=manifest.knowledge_digest, built_at=manifest.built_at,
     )
     metrics.feedback.counts = services.store.feedback_counts
-    app.state.batcher = AnswerBatcher(services.assistant, services.model_executor, on_batch=metrics.batch_size.observe)
+    services.batcher.on_batch = metrics.batch_size.observe
     app.state.services = services

@@ -7,7 +7,6 @@ and answered once.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 from datetime import UTC, datetime, timedelta
@@ -86,8 +85,7 @@ class AnswerListeners:
             topics = ", ".join(blocks.escape(x) for x in services.assistant.topics(lang))
             return blocks.text_message(t(lang, "empty_mention", topics=topics)), "empty"
         try:
-            answer = await asyncio.get_running_loop().run_in_executor(
-                services.model_executor, services.assistant.answer, question)
+            answer = await services.answer(question)
         except InputError as exc:  # e.g. too long: say why, briefly
             return blocks.text_message(blocks.escape(str(exc))), "invalid"
         self.ctx.metrics.answer(answer.answered, "slack")
@@ -98,7 +96,7 @@ class AnswerListeners:
     async def _claim(self, services: Services, event_id: str) -> bool:
         """True when this process should answer the event; a database failure answers rather than drops."""
         try:
-            claimed = await asyncio.to_thread(services.store.claim_event, event_id)
+            claimed = await services.run(services.store.claim_event, event_id)
         except Exception as exc:  # noqa: BLE001 - better a rare double answer than none
             log.warning("could not record the Slack event id: %s", exc.__class__.__name__)
             return True
@@ -109,7 +107,7 @@ class AnswerListeners:
 
     async def _prune(self, services: Services) -> None:
         try:
-            await asyncio.to_thread(services.store.prune_events, datetime.now(UTC) - EVENT_MEMORY)
+            await services.run(services.store.prune_events, datetime.now(UTC) - EVENT_MEMORY)
         except Exception as exc:  # noqa: BLE001 - only housekeeping
             log.warning("could not forget old Slack event ids: %s", exc.__class__.__name__)
 

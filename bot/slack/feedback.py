@@ -5,7 +5,6 @@ A second click by the same person changes the vote; the totals are exported as `
 
 from __future__ import annotations
 
-import asyncio
 import logging
 
 from slack_bolt.async_app import AsyncRespond
@@ -36,7 +35,7 @@ class FeedbackListeners:
         container = body.get("container") or {}
         message_key = f"{container.get('channel_id', '')}:{container.get('message_ts', '')}"
         try:
-            await asyncio.to_thread(
+            await services.run(
                 services.store.record_feedback, user_of(body), team_of(body), message_key, doc_id, question,
                 None, vote,
             )

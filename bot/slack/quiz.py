@@ -6,11 +6,9 @@ only an opaque attempt id and the letter shown; the answer stays on the server.
 
 from __future__ import annotations
 
-import asyncio
-import functools
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import Any
 
 from slack_bolt.async_app import AsyncRespond
 from slack_sdk.web.async_client import AsyncWebClient
@@ -47,15 +45,6 @@ def parse_command(text: str, default_lang: Lang, detect: Callable[[str], Lang]) 
 
 
 
-T = TypeVar("T")
-
-
-async def in_model_thread(services: Services, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-    """Work that may use the model (a free-text topic is matched by retrieval) runs on the model's thread."""
-    call = functools.partial(fn, *args, **kwargs)
-    return await asyncio.get_running_loop().run_in_executor(services.model_executor, call)
-
-
 class QuizListeners:
     def __init__(self, ctx: SlackContext) -> None:
         self.ctx = ctx
@@ -79,18 +68,16 @@ class QuizListeners:
             topics = ", ".join(blocks.escape(x) for x in services.quiz.topics(lang))
             return blocks.text_message(t(lang, "help", topics=topics))
         if keyword in STATS_WORDS:
-            stats = await asyncio.to_thread(services.quiz.stats, user, team=team, lang=lang)
+            stats = await services.run(services.quiz.stats, user, team=team, lang=lang)
             return blocks.stats_message(stats, lang)
         if keyword in TOP_WORDS:
-            entries = await asyncio.to_thread(services.quiz.leaderboard, team=team)
+            entries = await services.run(services.quiz.leaderboard, team=team)
             return blocks.leaderboard_message(entries, lang)
         number = int(remainder) if remainder.isdigit() else None
         topic = None if number is not None else remainder or None
-        draw = functools.partial(services.quiz.next_question, user, team=team, lang=lang, question=number,
-                                 topic=topic)
         try:
-            # A free-text topic is matched through retrieval (the model's thread); the rest is database work.
-            prompt = await (in_model_thread(services, draw) if topic else asyncio.to_thread(draw))
+            prompt = await services.run(services.quiz.next_question, user, team=team, lang=lang, question=number,
+                                        topic=topic)
         except UnknownTopicError as exc:
             topics = ", ".join(blocks.escape(x) for x in exc.topics)
             return blocks.text_message(t(lang, "unknown_topic", topic=blocks.escape(remainder), topics=topics))
@@ -118,8 +105,8 @@ class QuizListeners:
                 raise
 
         async def reply() -> dict[str, Any]:
-            result = await asyncio.to_thread(grade)
-            record = await asyncio.to_thread(services.store.get_attempt, attempt_id)
+            result = await services.run(grade)
+            record = await services.run(services.store.get_attempt, attempt_id)
             shown = record.lang if record is not None else lang
             outcome = "duplicate" if result.already_answered else ("correct" if result.correct else "incorrect")
             self.ctx.metrics.quiz_answers.labels(outcome, "slack").inc()
@@ -150,7 +137,7 @@ class QuizListeners:
             return
 
         async def reply() -> dict[str, Any]:
-            prompt = await asyncio.to_thread(
+            prompt = await services.run(
                 services.quiz.next_question, user_of(body), team=team_of(body), lang=lang, question=question
             )
             return {"replace_original": False, **blocks.quiz_message(prompt)}
@@ -172,7 +159,7 @@ class QuizListeners:
         channel = channel_of(body)
         if services is None or not isinstance(attempt_id, str) or not channel:
             return
-        record = await asyncio.to_thread(services.store.get_attempt, attempt_id)
+        record = await services.run(services.store.get_attempt, attempt_id)
         user = user_of(body)
         if record is None or record.user != user or record.answered_at is None:
             await respond(response_type="ephemeral", replace_original=False,

@@ -47,6 +47,7 @@ async def run_socket_mode(services: Services, *, metrics: Metrics | None = None,
         await (stop or asyncio.Event()).wait()
     finally:
         await handler.close_async()
+        await services.batcher.close()
 
 
 async def check_tokens(app: AsyncApp, app_token: str) -> None:

@@ -31,7 +31,7 @@ async def readyz(request: Request, metrics: MetricsDep) -> Response:
         metrics.ready.set(0)
         return JSONResponse(health.model_dump(), status_code=503)
     try:
-        await asyncio.wait_for(asyncio.to_thread(state.services.check_ready), timeout=5)
+        await asyncio.wait_for(state.services.run(state.services.check_ready), timeout=5)
     except Exception as exc:  # noqa: BLE001 - any failure makes the pod unready
         metrics.ready.set(0)
         # The details (host, user) go to the log, not to whoever can reach the probe.

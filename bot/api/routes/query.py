@@ -16,7 +16,7 @@ ERRORS = error_responses(e422="Invalid question (empty, too long, wrong type, un
 @router.post("/query", response_model=AnswerOut, responses=ERRORS, summary="Answer a question with citations")
 async def query(body: QueryRequest, request: Request, services: ServicesDep, metrics: MetricsDep) -> JSONResponse:
     """Answer from the knowledge, citing the quiz question, excerpt and snippet; or say it does not know."""
-    answer = await request.app.state.batcher.answer(body.question, body.lang)
+    answer = await services.answer(body.question, body.lang)
     metrics.answer(answer.answered, "http")
     request.state.outcome = "answered" if answer.answered else "abstained"
     if request.app.state.settings.log_questions:

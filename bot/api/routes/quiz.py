@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import functools
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
@@ -34,13 +32,10 @@ TeamQuery = Annotated[str, Query(min_length=1, max_length=64, pattern=PRINTABLE,
 @router.post("/next", response_model=QuizPromptOut, responses=ERRORS, summary="Draw the next question")
 async def next_question(body: QuizNextRequest, services: ServicesDep, settings: SettingsDep) -> dict[str, object]:
     """The question due for review, else a new one; `topic` narrows the draw."""
-    call = functools.partial(
+    prompt = await services.run(
         services.quiz.next_question, body.user.strip(), team=body.team.strip(), topic=body.topic,
         lang=body.lang or settings.default_lang,
     )
-    # A free-text topic is matched through retrieval, which uses the model: run it on the model's thread.
-    executor = services.model_executor if body.topic else None
-    prompt = await asyncio.get_running_loop().run_in_executor(executor, call)
     return prompt.to_dict()
 
 
@@ -48,7 +43,7 @@ async def next_question(body: QuizNextRequest, services: ServicesDep, settings: 
 async def answer(body: QuizAnswerRequest, request: Request, services: ServicesDep,
                  metrics: MetricsDep) -> dict[str, object]:
     """Grade the choice once: a second answer to the same attempt gets 409 and changes nothing."""
-    result = await asyncio.to_thread(
+    result = await services.run(
         services.quiz.answer, body.user.strip(), body.attempt_id, body.choice, confidence=body.confidence
     )
     metrics.quiz_answers.labels("correct" if result.correct else "incorrect", "http").inc()
@@ -60,7 +55,7 @@ async def answer(body: QuizAnswerRequest, request: Request, services: ServicesDe
 async def stats(services: ServicesDep, settings: SettingsDep, user: UserQuery, team: TeamQuery = "default",
                 lang: Lang | None = None) -> dict[str, object]:
     """Answered, correct, accuracy, streaks, questions due and per-topic accuracy."""
-    result = await asyncio.to_thread(
+    result = await services.run(
         services.quiz.stats, user.strip(), team=team.strip(), lang=lang or settings.default_lang
     )
     return result.to_dict()
@@ -69,7 +64,7 @@ async def stats(services: ServicesDep, settings: SettingsDep, user: UserQuery, t
 @router.get("/leaderboard", responses=ERRORS, summary="The team's leaderboard")
 async def leaderboard(services: ServicesDep, team: TeamQuery = "default",
                       limit: Annotated[int, Query(ge=1, le=100)] = 10) -> dict[str, object]:
-    entries = await asyncio.to_thread(services.quiz.leaderboard, team=team.strip(), limit=limit)
+    entries = await services.run(services.quiz.leaderboard, team=team.strip(), limit=limit)
     return {"team": team, "entries": [e.to_dict() for e in entries]}
 
 
@@ -77,5 +72,5 @@ async def leaderboard(services: ServicesDep, team: TeamQuery = "default",
 async def questions(services: ServicesDep, settings: SettingsDep, team: str | None = None,
                     lang: Lang | None = None) -> dict[str, object]:
     """Which questions trip people up: for whoever maintains the knowledge."""
-    rows = await asyncio.to_thread(services.quiz.question_stats, team=team, lang=lang or settings.default_lang)
+    rows = await services.run(services.quiz.question_stats, team=team, lang=lang or settings.default_lang)
     return {"team": team, "questions": [r.to_dict() for r in rows]}

@@ -1,0 +1,118 @@
+"""Questions asked together are answered together, on the model's one thread, each as if asked alone."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bot.answers import Answer, Assistant
+from bot.batcher import AnswerBatcher
+from bot.config import load_settings
+from bot.errors import InputError
+from bot.model_thread import ModelThread
+from bot.retrieval.store import load_index
+from bot.services import Services
+from bot.storage import Store
+from tests.conftest import KNOWLEDGE
+from tests.fakes import FakeEmbedder
+
+QUESTIONS = [
+    "How do I request EFA devices in a pod spec?",
+    "¿Qué variables de entorno necesito para que NCCL use EFA?",
+    "What does slotsPerWorker mean in an MPIJob?",
+    "¿Qué es el gang scheduling?",
+]
+
+
+@pytest.fixture
+def embedder() -> FakeEmbedder:
+    return FakeEmbedder()
+
+
+@pytest.fixture
+def assistant(fake_index_dir: Path, embedder: FakeEmbedder) -> Assistant:
+    return Assistant(load_index(KNOWLEDGE, fake_index_dir, embedder, rebuild=False), embedder, threshold=0.4)
+
+
+@pytest.fixture
+def model() -> Iterator[ModelThread]:
+    thread = ModelThread()
+    yield thread
+    thread.close()
+
+
+def ask_together(batcher: AnswerBatcher, questions: list[str]) -> list[Answer | BaseException]:
+    async def ask() -> list[Answer | BaseException]:
+        try:
+            return await asyncio.gather(*(batcher.answer(q) for q in questions), return_exceptions=True)
+        finally:
+            await batcher.close()
+
+    return asyncio.run(ask())
+
+
+def test_questions_asked_together_share_one_model_call_on_the_model_thread(
+    assistant: Assistant, embedder: FakeEmbedder, model: ModelThread
+) -> None:
+    sizes: list[int] = []
+    answers = ask_together(AnswerBatcher(assistant, model, on_batch=sizes.append), QUESTIONS)
+    assert sizes == [len(QUESTIONS)]
+    assert embedder.calls == [QUESTIONS] and embedder.threads[0].startswith("model")
+    assert answers == [assistant.answer(q) for q in QUESTIONS]  # the same as one by one
+
+
+def test_a_bad_question_is_refused_alone_and_at_once(
+    assistant: Assistant, embedder: FakeEmbedder, model: ModelThread
+) -> None:
+    sizes: list[int] = []
+    batcher = AnswerBatcher(assistant, model, on_batch=sizes.append)
+    answers = ask_together(batcher, ["   ", QUESTIONS[0], "x" * 3000, QUESTIONS[1]])
+    assert isinstance(answers[0], InputError) and "empty" in str(answers[0])
+    assert isinstance(answers[2], InputError) and "2000" in str(answers[2])
+    assert answers[1] == assistant.answer(QUESTIONS[0]) and answers[3] == assistant.answer(QUESTIONS[1])
+    assert sizes == [2]
+
+
+def test_a_failed_batch_fails_its_own_questions_only(
+    assistant: Assistant, model: ModelThread, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    batcher = AnswerBatcher(assistant, model)
+    answer_many = assistant.answer_many
+    failures = iter([RuntimeError("model crashed")])
+
+    def flaky(questions: list[tuple[str, str | None]]) -> list[Answer]:
+        failure = next(failures, None)
+        if failure is not None:
+            raise failure
+        return answer_many(questions)
+
+    monkeypatch.setattr(assistant, "answer_many", flaky)
+    first = ask_together(batcher, QUESTIONS[:2])
+    assert [str(a) for a in first] == ["model crashed"] * 2
+    assert ask_together(batcher, QUESTIONS[2:]) == [answer_many([(q, None)])[0] for q in QUESTIONS[2:]]
+
+
+def test_model_work_asked_from_the_model_thread_runs_there_directly(model: ModelThread) -> None:
+    name = model.call(lambda: model.call(lambda: threading.current_thread().name))  # no deadlock
+    assert name.startswith("model")
+
+
+def test_only_free_text_quiz_topics_use_the_model_and_on_its_thread(
+    assistant: Assistant, embedder: FakeEmbedder, tmp_path: Path
+) -> None:
+    settings = load_settings(knowledge_dir=KNOWLEDGE, data_dir=tmp_path)
+    store = Store(f"sqlite:///{tmp_path / 'eksbot.db'}")
+    store.upgrade()
+    services = Services.assemble(settings, assistant, store)
+    try:
+        named = asyncio.run(services.run(services.quiz.next_question, "ana", topic="karpenter", lang="en"))
+        assert named.topic == "Karpenter" and embedder.calls == []
+        asyncio.run(services.run(services.quiz.next_question, "ana", topic="offload optimizer states to CPU",
+                                 lang="en"))
+        assert len(embedder.calls) == 1 and embedder.threads[0].startswith("model")
+    finally:
+        services.close()
