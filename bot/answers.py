@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bot.chunking import Chunk
+from bot.citations import Citation  # also importable from here, as before
 from bot.config import Settings
 from bot.embeddings import Embedder, SentenceTransformerEmbedder
 from bot.errors import InputError
@@ -31,25 +32,6 @@ RELATED_RATIO = 0.85  # other questions cited when their score is this close to 
 MAX_CITATIONS = 3
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class Citation:
-    question: int
-    title: str
-    excerpt: str
-    snippet: str | None
-    source: str
-    score: float
-    snippet_lang: str | None = field(default=None, compare=False)
-    topic: str = field(default="", compare=False)
-    doc_id: str = field(default="", compare=False)
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "question": self.question, "title": self.title, "excerpt": self.excerpt, "snippet": self.snippet,
-            "source": self.source, "score": self.score,
-        }
 
 
 @dataclass(frozen=True)

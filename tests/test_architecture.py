@@ -1,4 +1,10 @@
-"""The core decides, the surfaces translate: only bot/api, bot/slack and bot/cli import web or Slack code."""
+"""The core decides, the surfaces translate, and each layer imports only the ones below it.
+
+Pinned here: only bot/api, bot/slack and bot/cli import web or Slack code; no core module reaches a
+surface; and the floors between layers hold, directly or through any chain of imports (quiz ↛ answers,
+storage ↛ quiz, slack ↛ api, knowledge ↛ retrieval). Imports under `if TYPE_CHECKING:` are types only:
+they load nothing and do not count as a layer's dependency.
+"""
 
 from __future__ import annotations
 
@@ -6,15 +12,22 @@ import ast
 import subprocess
 import sys
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
+
+import pytest
 
 from bot.config import PROJECT_ROOT
 
 PACKAGE = PROJECT_ROOT / "bot"
 SURFACES = ("api", "slack", "cli")
 FORBIDDEN = frozenset({"fastapi", "starlette", "slack_bolt", "slack_sdk"})
-CORE_MODULES = ("bot.answers", "bot.chunking", "bot.evaluation", "bot.knowledge", "bot.retrieval.store",
-                "bot.retrieval.hybrid", "bot.text", "bot.embeddings", "bot.config", "bot.errors")
+# (lower layer, what it must never reach)
+FLOORS = [("bot.quiz", "bot.answers"), ("bot.storage", "bot.quiz"), ("bot.slack", "bot.api"),
+          ("bot.knowledge", "bot.retrieval")]
+CORE_PACKAGES = ("bot.knowledge", "bot.retrieval", "bot.answers", "bot.quiz", "bot.storage", "bot.services",
+                 "bot.lang", "bot.citations", "bot.batcher", "bot.model_thread", "bot.text", "bot.chunking",
+                 "bot.embeddings", "bot.evaluation", "bot.config", "bot.errors", "bot.messages")
 
 
 def imported_modules(source: str, filename: str = "<source>") -> Iterator[tuple[int, str]]:
@@ -44,11 +57,87 @@ def forbidden_imports(source: str, filename: str = "<source>") -> list[str]:
     ]
 
 
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PROJECT_ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
 def core_files() -> list[Path]:
     return sorted(
         path for path in PACKAGE.rglob("*.py")
         if path.relative_to(PACKAGE).parts[0] not in SURFACES
     )
+
+
+def core_modules() -> list[str]:
+    """Every importable core module (migration scripts run inside Alembic only)."""
+    return [module_name(path) for path in core_files() if "migrations" not in path.parts]
+
+
+def _type_only(tree: ast.AST) -> set[int]:
+    """Ids of the nodes under `if TYPE_CHECKING:`."""
+    nodes: set[int] = set()
+    for node in ast.walk(tree):
+        test = getattr(node, "test", None)
+        if isinstance(node, ast.If) and (
+            (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING")
+            or (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+        ):
+            nodes |= {id(inner) for child in node.body for inner in ast.walk(child)}
+    return nodes
+
+
+def _with_parents(name: str) -> list[str]:
+    """Importing `bot.quiz.engine` runs `bot`, `bot.quiz` and `bot.quiz.engine`."""
+    parts = name.split(".")
+    return [".".join(parts[: i + 1]) for i in range(len(parts))]
+
+
+@cache
+def import_graph() -> dict[str, frozenset[str]]:
+    """Each bot module -> the bot modules it imports when it runs (at import or inside a function)."""
+    files = {module_name(path): path for path in PACKAGE.rglob("*.py")}
+    graph: dict[str, frozenset[str]] = {}
+    for name, path in files.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        skip = _type_only(tree)
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        found: set[str] = set()
+        for node in ast.walk(tree):
+            if id(node) in skip:
+                continue
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    base = ".".join([*anchor, *([base] if base else [])])
+                targets = [base, *(f"{base}.{alias.name}" for alias in node.names)]
+            else:
+                continue
+            found |= {m for target in targets for m in _with_parents(target) if m in files and m != name}
+        graph[name] = frozenset(found | {m for m in _with_parents(name)[:-1] if m in files})
+    return graph
+
+
+def chain_to(start: str, target: str) -> list[str] | None:
+    """The shortest chain of imports from `start` to `target` or a module inside it; None when there is none."""
+    graph = import_graph()
+    came_from: dict[str, str | None] = {start: None}
+    queue = [start]
+    while queue:
+        current = queue.pop(0)
+        if current == target or current.startswith(target + "."):
+            chain = [current]
+            while (previous := came_from[chain[-1]]) is not None:
+                chain.append(previous)
+            return chain[::-1]
+        for following in sorted(graph.get(current, ())):
+            if following not in came_from:
+                came_from[following] = current
+                queue.append(following)
+    return None
 
 
 def test_detector_finds_every_import_form() -> None:
@@ -69,10 +158,25 @@ def test_detector_finds_every_import_form() -> None:
     assert forbidden_imports(allowed) == []
 
 
+def test_the_graph_follows_chains_parents_and_lazy_imports_but_not_types() -> None:
+    graph = import_graph()
+    assert "bot.quiz.engine" in graph["bot.services"] or "bot.quiz" in graph["bot.services"]
+    assert "bot.quiz" in graph["bot.quiz.models"]  # importing a module runs its package first
+    assert "bot.chunking" in graph["bot.retrieval.store"]  # imported inside a function
+    assert "bot.answers" in graph["bot.cli.main"]  # in a function, next to a TYPE_CHECKING import
+    assert not any(m.startswith("bot.quiz") for m in graph["bot.errors"])  # types only
+    assert chain_to("bot.services", "bot.text") is not None
+    assert chain_to("bot.text", "bot.services") is None
+
+
 def test_walk_covers_the_core() -> None:
     names = {path.relative_to(PACKAGE).as_posix() for path in core_files()}
-    assert {"answers.py", "text.py", "retrieval/hybrid.py", "knowledge/parser.py"} <= names
+    assert {"answers.py", "text.py", "retrieval/hybrid.py", "knowledge/parser.py", "quiz/engine.py",
+            "storage/store.py", "services.py", "lang.py", "citations.py", "batcher.py"} <= names
     assert not any(name.split("/")[0] in SURFACES for name in names)
+    modules = core_modules()
+    assert set(CORE_PACKAGES) <= set(modules)
+    assert not any(m.split(".")[1] in SURFACES for m in modules if "." in m)
 
 
 def test_core_modules_import_no_web_or_slack_package() -> None:
@@ -82,12 +186,41 @@ def test_core_modules_import_no_web_or_slack_package() -> None:
     assert not problems, "the core must not import web or Slack packages:\n" + "\n".join(problems)
 
 
+def test_no_core_module_reaches_a_surface() -> None:
+    chains = [chain_to(module, f"bot.{surface}") for module in core_modules() for surface in SURFACES]
+    found = [" -> ".join(chain) for chain in chains if chain]
+    assert not found, "the core must not import a surface:\n" + "\n".join(found)
+
+
+@pytest.mark.parametrize(("lower", "upper"), FLOORS, ids=[f"{a}-not-{b}" for a, b in FLOORS])
+def test_a_layer_never_reaches_the_one_above(lower: str, upper: str) -> None:
+    modules = [m for m in import_graph() if m == lower or m.startswith(lower + ".")]
+    assert modules, f"no module {lower}"
+    found = [" -> ".join(chain) for module in modules if (chain := chain_to(module, upper))]
+    assert not found, f"{lower} must not import {upper}, even through another module:\n" + "\n".join(found)
+
+
 def test_importing_the_core_loads_no_web_or_slack_package() -> None:
     """Also catches an indirect import (a core module importing a helper that imports fastapi)."""
     code = (
         "import sys\n"
-        + "".join(f"import {module}\n" for module in CORE_MODULES)
+        + "".join(f"import {module}\n" for module in core_modules())
         + f"print(sorted(m for m in sys.modules if m.split('.')[0] in {sorted(FORBIDDEN)!r}))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=PROJECT_ROOT, timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]", result.stdout
+
+
+def test_importing_the_quiz_and_storage_loads_no_retrieval() -> None:
+    """The quiz and its storage serve the terminal quiz without FAISS, the model or the answers."""
+    heavy = ("faiss", "torch", "sentence_transformers", "bm25s", "bot.answers", "bot.retrieval", "bot.embeddings")
+    code = (
+        "import sys, bot.quiz, bot.storage\n"
+        f"print(sorted(m for m in sys.modules if m.startswith({heavy!r})))\n"
     )
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=PROJECT_ROOT, timeout=120,

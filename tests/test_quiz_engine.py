@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import random
-import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
-from bot.config import PROJECT_ROOT
 from bot.errors import (
     AlreadyAnsweredError,
     AttemptOwnerError,
@@ -434,13 +431,3 @@ def test_progress_survives_closing_and_reopening_the_store(make: Make, clock: Cl
     clock.advance(minutes=2)
     assert reopened.next_question("ana").question == 2  # the schedule survived too
 
-
-def test_the_quiz_and_storage_import_no_surface_library() -> None:
-    code = (
-        "import sys, bot.quiz, bot.storage; "
-        "bad = [m for m in sys.modules if m.split('.')[0] in ('slack_bolt', 'slack_sdk', 'fastapi')]; "
-        "print(bad); sys.exit(1 if bad else 0)"
-    )
-    done = subprocess.run([sys.executable, "-c", code], cwd=PROJECT_ROOT, capture_output=True, text=True,
-                          timeout=60)
-    assert done.returncode == 0, done.stdout + done.stderr

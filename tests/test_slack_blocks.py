@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from bot.answers import Answer, Assistant, Citation
+from bot.answers import Answer, Assistant
+from bot.citations import Citation
 from bot.quiz import LeaderboardEntry, QuizOption, QuizPrompt, QuizResult, UserStats
 from bot.slack import blocks
 from bot.slack.texts import TEXTS, t

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.answers import Citation
+from bot.citations import Citation
 from bot.knowledge import Block, Question
 
 

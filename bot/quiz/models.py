@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal, Protocol
 
-from bot.answers import Citation
+from bot.citations import Citation
 from bot.lang import Lang
 
 Reason = Literal["due", "new", "review"]

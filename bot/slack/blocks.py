@@ -13,7 +13,8 @@ import json
 import re
 from typing import Any
 
-from bot.answers import Answer, Citation
+from bot.answers import Answer
+from bot.citations import Citation
 from bot.quiz import LeaderboardEntry, QuizPrompt, QuizResult, UserStats
 from bot.slack.texts import t
 
