@@ -5,6 +5,9 @@
     ├── KnowledgeError         a knowledge file is malformed (file, line, reason)
     ├── IndexArtifactError     the built index is missing, stale or foreign
     ├── InputError             a user's input cannot be processed (empty, too long)
+    ├── StorageError           the database failed
+    │   ├── StorageUnavailableError   it cannot be reached or used now: retry later
+    │   └── StorageIntegrityError     it refused a write that breaks a constraint
     └── QuizError              a quiz request cannot be honoured
         ├── UnknownAttemptError
         ├── AttemptOwnerError
@@ -16,6 +19,10 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # types only: the quiz imports this module, not the other way round
+    from bot.quiz.models import QuizResult
 
 
 class EksBotError(Exception):
@@ -45,6 +52,23 @@ class InputError(EksBotError):
     pass
 
 
+class StorageError(EksBotError):
+    """The database failed. `str()` names only the kind of failure, safe to show anyone; `detail` is the
+    driver's own first line, which may name hosts and users (for the log and the operator's terminal)."""
+
+    def __init__(self, message: str, detail: str = "") -> None:
+        super().__init__(message)
+        self.detail = detail or message
+
+
+class StorageUnavailableError(StorageError):
+    pass
+
+
+class StorageIntegrityError(StorageError):
+    pass
+
+
 class QuizError(EksBotError):
     pass
 
@@ -64,7 +88,7 @@ class InvalidChoiceError(QuizError):
 class AlreadyAnsweredError(QuizError):
     """The attempt was graded before; carries the earlier result so callers can show it again."""
 
-    def __init__(self, message: str, result: object | None = None) -> None:
+    def __init__(self, message: str, result: QuizResult) -> None:
         super().__init__(message)
         self.result = result
 

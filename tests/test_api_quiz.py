@@ -7,6 +7,8 @@ from fastapi.testclient import TestClient
 
 from bot.api import create_app
 from bot.config import Settings
+from bot.services import Services
+from bot.storage import Store
 
 
 @pytest.fixture
@@ -118,3 +120,17 @@ def test_users_and_teams_that_cannot_be_stored_are_422(client: TestClient, paylo
 def test_malformed_attempt_id_is_422(client: TestClient) -> None:
     response = client.post("/v1/quiz/answer", json={"user": "alice", "attempt_id": "x\x00y", "choice": "A"})
     assert response.status_code == 422
+
+
+def test_while_the_database_is_down_quiz_routes_are_503_and_questions_are_still_answered(
+    settings: Settings, services: Services
+) -> None:
+    down = Services.assemble(settings, services.assistant, Store("postgresql+psycopg://secret_user@127.0.0.1:1/db"))
+    client = TestClient(create_app(settings, services=down))
+    for response in (client.post("/v1/quiz/next", json={"user": "alice"}),
+                     client.get("/v1/quiz/stats", params={"user": "alice"}),
+                     client.get("/v1/quiz/leaderboard")):
+        assert response.status_code == 503 and response.headers["retry-after"] == "5"
+        assert response.json()["error"].startswith("database unavailable")
+        assert "secret_user" not in response.text and "127.0.0.1" not in response.text
+    assert client.post("/v1/query", json={"question": "How do I enable EFA for NCCL?"}).status_code == 200

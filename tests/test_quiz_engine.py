@@ -201,7 +201,6 @@ def test_a_second_answer_returns_the_first_and_changes_nothing(make: Make, clock
     with pytest.raises(AlreadyAnsweredError) as raised:
         engine.answer("ana", prompt.attempt_id, right_letter(prompt), confidence="sure")
     again = raised.value.result
-    assert isinstance(again, QuizResult)
     assert again.already_answered and not again.correct
     assert (again.choice, again.correct_choice, again.explanation) == (
         first.choice, first.correct_choice, first.explanation)
@@ -229,7 +228,7 @@ def test_two_processes_answering_the_same_attempts_count_once(make: Make, db_url
         won_right += winner == good
         with pytest.raises(AlreadyAnsweredError) as raised:
             engine.answer("ana", attempt_id, "A")
-        assert raised.value.result.choice == winner  # type: ignore[attr-defined]
+        assert raised.value.result.choice == winner
     stats = engine.stats("ana")
     assert (stats.answered, stats.correct) == (6, won_right)
     assert sum(s.answered for s in engine.question_stats()) == 6
@@ -430,4 +429,3 @@ def test_progress_survives_closing_and_reopening_the_store(make: Make, clock: Cl
     assert reopened.answer("ana", pending.attempt_id, right_letter(pending)).correct
     clock.advance(minutes=2)
     assert reopened.next_question("ana").question == 2  # the schedule survived too
-

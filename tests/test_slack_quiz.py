@@ -12,13 +12,16 @@ from typing import Any
 import httpx
 import pytest
 
+from bot.config import Settings
 from bot.quiz import QuizPrompt
 from bot.services import Services
+from bot.storage import Store
 from tests.slack_fake import (
     BOT_USER,
     SPECIAL_MENTIONS,
     FakeSlack,
     SlackSender,
+    bot_server,
     button,
     buttons,
     message_event,
@@ -252,6 +255,16 @@ def test_failure_in_a_command_gets_a_private_apology(
     reply = ask(slack, fake, "stats en")
     assert reply["response_type"] == "ephemeral" and reply["text"].startswith("Sorry")
     assert "fire" not in json.dumps(reply)
+
+
+def test_while_the_database_is_down_a_command_gets_a_short_private_note(
+    settings: Settings, services: Services, fake: FakeSlack
+) -> None:
+    down = Services.assemble(settings, services.assistant, Store("postgresql+psycopg://secret_user@127.0.0.1:1/db"))
+    with bot_server(settings, down, fake) as slack:
+        reply = ask(slack, fake, "stats en")
+    assert reply["response_type"] == "ephemeral" and "database is unavailable" in reply["text"]
+    assert "secret_user" not in json.dumps(reply) and "Sorry" not in reply["text"]
 
 
 # -- answers' buttons: feedback, quiz me; sharing ----------------------------------------------------

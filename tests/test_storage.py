@@ -12,8 +12,8 @@ import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 
-from bot.errors import InputError
-from bot.storage import Store
+from bot.errors import InputError, StorageIntegrityError, StorageUnavailableError
+from bot.storage import AttemptRecord, Store
 from bot.storage.migrate import head_revision
 from bot.storage.tables import metadata
 from tests.quiz_helpers import Clock, claim_worker, race, upgrade_worker
@@ -149,11 +149,58 @@ def test_ping_passes_on_a_live_database(store: Store) -> None:
     store.ping()
 
 
+UNREACHABLE = "postgresql+psycopg://nobody@127.0.0.1:1/none"
+
+
 def test_ping_raises_when_the_database_is_unreachable() -> None:
-    store = Store("postgresql+psycopg://nobody@127.0.0.1:1/none")
+    store = Store(UNREACHABLE)
     try:
-        with pytest.raises(sa.exc.OperationalError):
+        with pytest.raises(StorageUnavailableError) as raised:
             store.ping()
+        assert str(raised.value) == "database unavailable (OperationalError)"  # the kind only: safe to show
+        assert "refused" in raised.value.detail.lower()  # the driver's reason: for the log and the terminal
+    finally:
+        store.close()
+
+
+def test_every_operation_on_an_unreachable_database_is_unavailable_not_a_driver_error() -> None:
+    store = Store(UNREACHABLE)
+    operations = {
+        "upgrade": store.upgrade, "revision": store.revision, "get_attempt": lambda: store.get_attempt("a"),
+        "claim_event": lambda: store.claim_event("Ev1"), "feedback_counts": store.feedback_counts,
+        "record_feedback": lambda: store.record_feedback("U1", "T1", "m", "quiz", 1, None, "up"),
+        "answered_attempts": store.answered_attempts, "reviews": lambda: store.reviews("T1", "U1"),
+    }
+    try:
+        for name, operation in operations.items():
+            with pytest.raises(StorageUnavailableError, match="database unavailable"):
+                operation()
+                pytest.fail(f"{name} did not fail")
+    finally:
+        store.close()
+
+
+def test_an_unparsable_url_is_unavailable_with_the_reason() -> None:
+    with pytest.raises(StorageUnavailableError) as raised:
+        Store("not a database url")
+    assert "Could not parse" in raised.value.detail
+
+
+def test_a_write_that_breaks_a_constraint_is_an_integrity_error(store: Store, clock: Clock) -> None:
+    record = AttemptRecord(id="same-id", team="T1", user="U1", doc_id="quiz", question=1, lang="en",
+                           option_order=("A", "B"), created_at=clock.now)
+    store.create_attempt(record)
+    with pytest.raises(StorageIntegrityError, match="refused a write"):
+        store.create_attempt(record)
+    assert store.get_attempt("same-id") == record  # the first one is intact
+
+
+def test_a_database_that_was_never_migrated_is_unavailable(tmp_path: Path) -> None:
+    store = Store(f"sqlite:///{tmp_path / 'fresh.db'}")
+    try:
+        with pytest.raises(StorageUnavailableError, match="OperationalError") as raised:
+            store.claim_event("Ev1")
+        assert "no such table" in raised.value.detail
     finally:
         store.close()
 

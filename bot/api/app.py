@@ -15,6 +15,7 @@ from bot.api.middleware import GuardMiddleware
 from bot.api.ratelimit import RateLimiter
 from bot.api.routes import health, query, quiz
 from bot.config import Settings, load_settings
+from bot.errors import StorageError
 from bot.metrics import Metrics
 from bot.services import Services
 
@@ -85,14 +86,13 @@ async def _load(app: FastAPI, settings: Settings, loader: Callable[[Settings], S
     except asyncio.CancelledError:
         raise
     except Exception as exc:  # noqa: BLE001 - reported by /readyz and the log
-        log.error("start-up failed: %s: %s", exc.__class__.__name__, exc)
-        from sqlalchemy.exc import SQLAlchemyError
-
-        # Shown by /readyz: a database error's text names hosts and users, so only its kind is shown.
-        app.state.load_error = (
-            f"database unavailable ({exc.__class__.__name__})" if isinstance(exc, SQLAlchemyError)
-            else f"{exc.__class__.__name__}: {exc}"
-        )
+        if isinstance(exc, StorageError):
+            # Shown by /readyz: the driver's text names hosts and users, so only the kind of failure is shown.
+            log.error("start-up failed: %s: %s", exc, exc.detail)
+            app.state.load_error = str(exc)
+        else:
+            log.error("start-up failed: %s: %s", exc.__class__.__name__, exc)
+            app.state.load_error = f"{exc.__class__.__name__}: {exc}"
         return
     _attach(app, services)
     log.info("ready", extra={"chunks": len(services.assistant.index.chunks)})

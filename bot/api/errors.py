@@ -1,4 +1,4 @@
-"""Turn the core's exceptions and validation failures into 4xx answers with a reason."""
+"""Turn the core's exceptions and validation failures into 4xx (or 503) answers with a reason."""
 
 from __future__ import annotations
 
@@ -16,12 +16,15 @@ from bot.errors import (
     InputError,
     InvalidChoiceError,
     QuizError,
+    StorageError,
+    StorageUnavailableError,
     UnknownAttemptError,
     UnknownTopicError,
 )
 
 log = logging.getLogger(__name__)
 
+RETRY_AFTER = "5"  # seconds; what a client waits before asking again while the database is unavailable
 QUIZ_STATUS: dict[type[QuizError], int] = {
     UnknownAttemptError: 404,
     AttemptOwnerError: 403,
@@ -64,9 +67,17 @@ def install_error_handlers(app: FastAPI) -> None:
         body: dict[str, object] = {"error": str(exc)}
         if isinstance(exc, UnknownTopicError):
             body["topics"] = exc.topics
-        if isinstance(exc, AlreadyAnsweredError) and exc.result is not None:
-            body["result"] = exc.result.to_dict()  # type: ignore[attr-defined]
+        if isinstance(exc, AlreadyAnsweredError):
+            body["result"] = exc.result.to_dict()
         return JSONResponse(body, status_code=status)
+
+    @app.exception_handler(StorageError)
+    async def storage_error(request: Request, exc: StorageError) -> JSONResponse:
+        log.warning("%s: %s", exc, exc.detail[:300], extra={"route": request.url.path})
+        if isinstance(exc, StorageUnavailableError):
+            return JSONResponse({"error": f"{exc}; retry in a few seconds"}, status_code=503,
+                                headers={"Retry-After": RETRY_AFTER})
+        return JSONResponse({"error": f"{exc}; try again"}, status_code=409)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:

@@ -118,7 +118,7 @@ def error_responses(**specific: str) -> dict[int | str, dict[str, object]]:
         413: "Body too large.",
         422: "Invalid input.",
         429: "Rate limit exceeded; see Retry-After.",
-        503: "Still loading the model and index.",
+        503: "Still loading the model and index, or the database is unavailable; see Retry-After.",
         **{int(code.removeprefix("e")): text for code, text in specific.items()},
     }
     return {code: {"model": ErrorOut, "description": text} for code, text in sorted(described.items())}

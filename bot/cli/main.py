@@ -18,7 +18,7 @@ from bot.lang import LANGUAGES
 
 if TYPE_CHECKING:
     from bot.answers import Assistant
-from bot.errors import EksBotError, InputError, KnowledgeError
+from bot.errors import EksBotError, InputError, KnowledgeError, StorageError
 
 log = logging.getLogger("bot")
 
@@ -143,19 +143,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except InputError as exc:
         print(f"eksbot: {exc}", file=sys.stderr)
         return 2
+    except StorageError as exc:
+        print(f"eksbot: database error: {exc.detail}", file=sys.stderr)
+        return 1
     except EksBotError as exc:
         print(f"eksbot: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130
-    except Exception as exc:
-        from sqlalchemy.exc import SQLAlchemyError
-
-        if isinstance(exc, SQLAlchemyError):
-            reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
-            print(f"eksbot: database error: {reason}", file=sys.stderr)
-            return 1
-        raise
 
 
 if __name__ == "__main__":

@@ -109,7 +109,6 @@ def run(engine: QuizEngine, console: Console, read: ReadLine, *, user: str, topi
                 console.print(Text(str(exc), style="yellow"))
                 continue
             except AlreadyAnsweredError as exc:
-                assert isinstance(exc.result, QuizResult)
                 result = exc.result
             show_result(console, result, lang, now=engine.clock())
             break

@@ -17,6 +17,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.errors import InputError
 from bot.services import Services
 from bot.slack import blocks
+from bot.slack.errors import failure_message
 from bot.slack.payloads import Body, SlackContext
 from bot.slack.texts import t
 from bot.text import clean_question, detect_language
@@ -65,12 +66,11 @@ class AnswerListeners:
             reply, outcome = await self._reply(services, raw)
             await client.chat_postMessage(**reply_to, **reply, unfurl_links=False, unfurl_media=False)
             self.ctx.metrics.slack_events.labels(kind, outcome).inc()
-        except Exception:
-            log.exception("failed to answer a Slack %s", kind)
+        except Exception as exc:  # noqa: BLE001 - told to the person, logged when unexpected
             self.ctx.metrics.slack_events.labels(kind, "error").inc()
             lang = detect_language(raw, services.assistant.vocabulary)
             try:
-                await client.chat_postMessage(**reply_to, **blocks.text_message(t(lang, "apology")))
+                await client.chat_postMessage(**reply_to, **failure_message(exc, lang, f"answering a Slack {kind}"))
             except Exception:  # noqa: BLE001 - nothing more can be said to the person
                 log.exception("could not post the apology")
         finally:

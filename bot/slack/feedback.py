@@ -11,6 +11,7 @@ from slack_bolt.async_app import AsyncRespond
 
 from bot.lang import is_lang
 from bot.slack import blocks
+from bot.slack.errors import failure_message
 from bot.slack.payloads import Body, SlackContext, action_id, button_value, team_of, user_of
 from bot.slack.texts import t
 
@@ -39,10 +40,9 @@ class FeedbackListeners:
                 services.store.record_feedback, user_of(body), team_of(body), message_key, doc_id, question,
                 None, vote,
             )
-        except Exception:
-            log.exception("feedback not recorded")
+        except Exception as exc:  # noqa: BLE001 - told to the person, logged when unexpected
             await respond(response_type="ephemeral", replace_original=False,
-                          **blocks.text_message(t(lang, "apology")))
+                          **failure_message(exc, lang, "recording feedback"))
             return
         await respond(response_type="ephemeral", replace_original=False,
                       **blocks.text_message(t(lang, "thanks")))

@@ -13,11 +13,12 @@ from typing import Any
 from slack_bolt.async_app import AsyncRespond
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.errors import AlreadyAnsweredError, InputError, QuizError, UnknownTopicError
+from bot.errors import AlreadyAnsweredError, UnknownTopicError
 from bot.lang import Lang, is_lang
 from bot.quiz import QuizResult
 from bot.services import Services
 from bot.slack import blocks
+from bot.slack.errors import failure_message
 from bot.slack.payloads import Body, SlackContext, button_value, channel_of, team_of, user_of
 from bot.slack.texts import t
 from bot.text import clean_question, detect_language
@@ -100,9 +101,7 @@ class QuizListeners:
             try:
                 return services.quiz.answer(user, attempt_id, choice)
             except AlreadyAnsweredError as exc:
-                if isinstance(exc.result, QuizResult):
-                    return exc.result
-                raise
+                return exc.result
 
         async def reply() -> dict[str, Any]:
             result = await services.run(grade)
@@ -148,10 +147,9 @@ class QuizListeners:
         """Post a one-line summary of the person's own graded answer to the conversation, for everyone."""
         try:
             await self._share(body, client, respond)
-        except Exception:
-            log.exception("sharing a quiz result failed")
+        except Exception as exc:  # noqa: BLE001 - told to the person, logged when unexpected
             await respond(response_type="ephemeral", replace_original=False,
-                          **blocks.text_message(t(self.ctx.settings.default_lang, "apology")))
+                          **failure_message(exc, self.ctx.settings.default_lang, "sharing a quiz result"))
 
     async def _share(self, body: Body, client: AsyncWebClient, respond: AsyncRespond) -> None:
         services = self.ctx.get_services()
@@ -190,15 +188,12 @@ class QuizListeners:
 
     async def _guarded(self, respond: AsyncRespond, lang: str,
                        work: Callable[[], Awaitable[dict[str, Any]]]) -> None:
-        """Respond with what `work` builds; a refused request gets its reason, a failure an apology.
+        """Respond with what `work` builds; a refused request gets its reason, a failure a short note.
 
         Both go privately to the person and leave the original message as it was."""
         try:
             reply = await work()
-        except (QuizError, InputError) as exc:
-            reply = {"replace_original": False, **blocks.text_message(blocks.escape(str(exc)))}
-        except Exception:
-            log.exception("a /quiz request failed")
-            reply = {"replace_original": False, **blocks.text_message(t(lang, "apology"))}
+        except Exception as exc:  # noqa: BLE001 - told to the person, logged when unexpected
+            reply = {"replace_original": False, **failure_message(exc, lang, "a /quiz request")}
         reply.setdefault("response_type", "ephemeral")
         await respond(**reply)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -16,9 +18,33 @@ import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import StaticPool
 
+from bot.errors import StorageIntegrityError, StorageUnavailableError
+
 BUSY_TIMEOUT_MS = 10_000
 CONNECT_TIMEOUT_S = 5
 WRITE = "eksbot_write"  # execution option: this connection's transactions write
+
+
+@contextmanager
+def storage_errors() -> Iterator[None]:
+    """SQLAlchemy's errors as the project's own: a refused write (integrity), or the database is unavailable
+    (anything else: unreachable, locked, full, not migrated). The message names only the kind of failure."""
+    try:
+        yield
+    except sa.exc.IntegrityError as exc:
+        raise StorageIntegrityError(f"database refused a write ({_kind(exc)})", _detail(exc)) from exc
+    except sa.exc.SQLAlchemyError as exc:
+        raise StorageUnavailableError(f"database unavailable ({_kind(exc)})", _detail(exc)) from exc
+
+
+def _kind(exc: sa.exc.SQLAlchemyError) -> str:
+    return exc.__class__.__name__
+
+
+def _detail(exc: sa.exc.SQLAlchemyError) -> str:
+    """The driver's first line (never the SQL statement or its parameters, which carry user ids)."""
+    text = str(getattr(exc, "orig", None) or exc).strip()
+    return (text.splitlines() or [_kind(exc)])[0]
 
 
 def create_engine(url: str) -> sa.Engine:

@@ -2,7 +2,7 @@
 
 `Store("sqlite:///data/eksbot.db")` (one process or a few on one machine) or
 `Store("postgresql+psycopg://user@host/db")` (several replicas). Call `upgrade()` once at start.
-Database failures surface as `sqlalchemy.exc.SQLAlchemyError`.
+Database failures surface as `StorageUnavailableError` or `StorageIntegrityError` (bot.errors).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from sqlalchemy.engine import make_url
 
 from bot.errors import InputError
 from bot.storage import migrate, records
-from bot.storage.database import WRITE, create_engine
+from bot.storage.database import WRITE, create_engine, storage_errors
 from bot.storage.records import AttemptRecord, ReviewRecord, Schedule, Score
 from bot.storage.tables import feedback, slack_events
 
@@ -30,7 +30,8 @@ def _utc_now() -> datetime:
 
 class Store:
     def __init__(self, url: str, *, clock: Callable[[], datetime] = _utc_now) -> None:
-        self.engine = create_engine(url)
+        with storage_errors():
+            self.engine = create_engine(url)
         self.clock = clock
 
     @property
@@ -45,14 +46,16 @@ class Store:
 
     def upgrade(self) -> None:
         """Bring the schema to the newest migration (a no-op when it is already there)."""
-        migrate.upgrade(self.engine)
+        with storage_errors():
+            migrate.upgrade(self.engine)
 
     def revision(self) -> str | None:
-        return migrate.current_revision(self.engine)
+        with storage_errors():
+            return migrate.current_revision(self.engine)
 
     def ping(self) -> None:
-        """Raise when the database cannot be reached."""
-        with self.engine.connect() as conn:
+        """Raise StorageUnavailableError when the database cannot be reached."""
+        with storage_errors(), self.engine.connect() as conn:
             conn.execute(sa.text("SELECT 1"))
 
     def close(self) -> None:
@@ -66,13 +69,13 @@ class Store:
 
     @contextmanager
     def reading(self) -> Iterator[sa.Connection]:
-        with self.engine.connect() as conn, conn.begin():
+        with storage_errors(), self.engine.connect() as conn, conn.begin():
             yield conn
 
     @contextmanager
     def writing(self) -> Iterator[sa.Connection]:
         """A transaction that writes; on SQLite it holds the write lock from its first statement."""
-        with self.engine.connect() as conn:
+        with storage_errors(), self.engine.connect() as conn:
             conn.execution_options(**{WRITE: True})
             with conn.begin():
                 yield conn

@@ -11,6 +11,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from bot.api.deps import MetricsDep
 from bot.api.schemas import Health
+from bot.errors import StorageError
 
 router = APIRouter(tags=["operations"])
 log = logging.getLogger(__name__)
@@ -35,8 +36,12 @@ async def readyz(request: Request, metrics: MetricsDep) -> Response:
     except Exception as exc:  # noqa: BLE001 - any failure makes the pod unready
         metrics.ready.set(0)
         # The details (host, user) go to the log, not to whoever can reach the probe.
-        log.warning("not ready: %s", f"{exc.__class__.__name__}: {exc}".splitlines()[0][:300])
-        reason = f"database unavailable ({exc.__class__.__name__})"
+        if isinstance(exc, StorageError):
+            log.warning("not ready: %s: %s", exc, exc.detail[:300])
+            reason = str(exc)
+        else:
+            log.warning("not ready: %s", f"{exc.__class__.__name__}: {exc}".splitlines()[0][:300])
+            reason = f"database unavailable ({exc.__class__.__name__})"
         return JSONResponse(Health(status="unavailable", reason=reason).model_dump(), status_code=503)
     metrics.ready.set(1)
     return JSONResponse(Health(status="ok").model_dump())
