@@ -95,7 +95,11 @@ class Assistant:
         text = clean_question(question)
         if not text:
             raise InputError(say(asked or "en", "empty_question"))
-        return text, asked or detect_language(text, self.vocabulary)
+        return text, asked or self.language_of(text)
+
+    def language_of(self, text: str) -> Lang:
+        """The language a question is written in, read with the words of each edition of the knowledge."""
+        return detect_language(text, self.vocabulary)
 
     def answer(self, question: str, lang: str | None = None) -> Answer:
         return self.answer_many([(question, lang)])[0]

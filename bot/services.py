@@ -8,7 +8,6 @@ are answered together) and run every other blocking core call through `run`; nei
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ParamSpec, TypeVar
@@ -19,9 +18,7 @@ from bot.config import Settings
 from bot.embeddings import Embedder
 from bot.model_thread import ModelThread
 from bot.quiz import QuizEngine
-from bot.storage import Store
-
-log = logging.getLogger(__name__)
+from bot.storage import Store, open_store
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -80,10 +77,3 @@ class _TopicsOnModelThread:
     def match_topic(self, topic: str, lang: str) -> list[tuple[str, int]]:
         return self.model.call(self.assistant.match_topic, topic, lang)
 
-
-def open_store(settings: Settings) -> Store:
-    store = Store(settings.database_url)  # an SQLite file's directory is created on the way
-    if settings.migrate_on_start:
-        store.upgrade()
-    log.info("database ready", extra={"database": store.url})
-    return store

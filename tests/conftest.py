@@ -113,7 +113,8 @@ def postgres_url(postgres_server_url: str) -> Iterator[str]:
 @pytest.fixture
 def services(settings: Settings, assistant) -> Iterator[object]:  # type: ignore[no-untyped-def]
     """The real assistant with a fresh SQLite database in the test's data directory."""
-    from bot.services import Services, open_store
+    from bot.services import Services
+    from bot.storage import open_store
 
     built = Services.assemble(settings, assistant, open_store(settings))
     yield built

@@ -189,6 +189,31 @@ def test_choices_and_confidence_are_checked(make_sqlite: Make) -> None:
     assert engine.stats("ana").answered == 1
 
 
+def test_a_result_carries_the_language_and_title_of_its_attempt(make_sqlite: Make) -> None:
+    engine = make_sqlite()
+    prompt = engine.next_question("ana", question=5, lang="es")
+    result = engine.answer("ana", prompt.attempt_id, right_letter(prompt))
+    assert (result.lang, result.title) == ("es", prompt.prompt)
+    assert result.title == knowledge().question(DOC, 5, "es").title
+
+
+def test_only_its_owner_reads_a_result_again_and_only_once_graded(make_sqlite: Make) -> None:
+    engine = make_sqlite()
+    prompt = engine.next_question("ana", question=5, lang="es")
+    with pytest.raises(UnknownAttemptError, match="aún no tiene respuesta"):
+        engine.result("ana", prompt.attempt_id)
+    first = engine.answer("ana", prompt.attempt_id, wrong_letter(prompt))
+    again = engine.result("ana", prompt.attempt_id)
+    assert again.already_answered and not again.correct
+    assert (again.choice, again.lang, again.title, again.next_review) == (
+        first.choice, "es", first.title, first.next_review)
+    with pytest.raises(AttemptOwnerError):
+        engine.result("bob", prompt.attempt_id)
+    with pytest.raises(UnknownAttemptError):
+        engine.result("ana", "no-such-attempt")
+    assert engine.stats("ana").answered == 1  # reading changed nothing
+
+
 # -- first answer wins -----------------------------------------------------------------------------
 
 def test_a_second_answer_returns_the_first_and_changes_nothing(make: Make, clock: Clock) -> None:

@@ -11,6 +11,7 @@ import pytest
 
 from bot.answers import Answer, Assistant
 from bot.citations import Citation
+from bot.lang import Lang
 from bot.quiz import LeaderboardEntry, QuizOption, QuizPrompt, QuizResult, UserStats
 from bot.slack import blocks
 from bot.slack.texts import TEXTS, t
@@ -75,10 +76,10 @@ def long_prompt(options: int = 26) -> QuizPrompt:
                       reason="new")
 
 
-def long_result(correct: bool, already: bool = False) -> QuizResult:
-    return QuizResult(attempt_id="x" * 22, question=5, correct=correct, choice="A", correct_choice="B",
-                      correct_text=HOSTILE * 100, explanation=HOSTILE * 1000, citation=citation(5, 1000),
-                      already_answered=already)
+def long_result(correct: bool, already: bool = False, lang: Lang = "en") -> QuizResult:
+    return QuizResult(attempt_id="x" * 22, question=5, lang=lang, title=HOSTILE * 100, correct=correct,
+                      choice="A", correct_choice="B", correct_text=HOSTILE * 100, explanation=HOSTILE * 1000,
+                      citation=citation(5, 1000), already_answered=already)
 
 
 @pytest.mark.parametrize("size", [0, 1, 60, 1000])
@@ -90,8 +91,8 @@ def test_answers_of_any_length_stay_within_limits_and_escaped(size: int) -> None
 
 def test_quiz_and_result_messages_of_any_length_stay_within_limits_and_escaped() -> None:
     for message in (blocks.quiz_message(long_prompt()), blocks.quiz_message(long_prompt(2)),
-                    blocks.result_message(long_result(True), HOSTILE * 100, "es"),
-                    blocks.result_message(long_result(False, already=True), HOSTILE * 100, "en")):
+                    blocks.result_message(long_result(True, lang="es")),
+                    blocks.result_message(long_result(False, already=True))):
         check_limits(message)
         check_escaped(message)
 
@@ -128,13 +129,21 @@ def test_a_quiz_question_gives_nothing_away() -> None:
 
 @pytest.mark.parametrize(("correct", "mark", "word"), [(True, "✅", "Correct"), (False, "❌", "Not quite")])
 def test_a_result_says_right_or_wrong_in_words(correct: bool, mark: str, word: str) -> None:
-    result = QuizResult(attempt_id="a", question=5, correct=correct, choice="B" if correct else "A",
-                        correct_choice="B", correct_text="FI_PROVIDER=efa", explanation="Set FI_PROVIDER.",
+    result = QuizResult(attempt_id="a", question=5, lang="en", title="Which variable?", correct=correct,
+                        choice="B" if correct else "A", correct_choice="B", correct_text="FI_PROVIDER=efa",
+                        explanation="Set FI_PROVIDER.",
                         citation=Citation(5, "Which variable?", "", "export FI_PROVIDER=efa", "quiz.en.md", 1.0))
-    message = blocks.result_message(result, "Which variable?", "en")
-    assert message["text"].startswith(f"{mark} {word}")
+    message = blocks.result_message(result)
+    assert message["text"].startswith(f"{mark} {word}") and "Which variable?" in message["text"]
     assert mark in message["blocks"][0]["text"]["text"] and word in message["blocks"][0]["text"]["text"]
     assert "```\nexport FI_PROVIDER=efa\n```" in all_texts(message)
+
+
+def test_a_result_speaks_the_language_of_its_attempt() -> None:
+    spanish = json.dumps(blocks.result_message(long_result(False, lang="es")), ensure_ascii=False)
+    english = json.dumps(blocks.result_message(long_result(False, lang="en")), ensure_ascii=False)
+    assert "❌ Incorrecto." in spanish and "Siguiente pregunta" in spanish and "Next question" not in spanish
+    assert "❌ Not quite." in english and "Next question" in english and "Siguiente pregunta" not in english
 
 
 def test_an_unanswered_question_gets_no_citation_even_with_suggestions() -> None:

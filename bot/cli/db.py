@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 
-from bot.config import load_settings
+from bot.cli.common import settings_from_args
 
 
 def cmd_db_upgrade(args: argparse.Namespace) -> int:
     from bot.storage import Store
 
-    with Store(load_settings().database_url) as store:
+    with Store(settings_from_args(args).database_url) as store:
         store.upgrade()
         print(f"database {store.url} at revision {store.revision()}")
     return 0
@@ -19,7 +19,7 @@ def cmd_db_upgrade(args: argparse.Namespace) -> int:
 def cmd_db_status(args: argparse.Namespace) -> int:
     from bot.storage import Store
 
-    with Store(load_settings().database_url) as store:
+    with Store(settings_from_args(args).database_url) as store:
         store.ping()
         print(f"database {store.url} reachable, revision {store.revision() or 'none (run: eksbot db upgrade)'}")
     return 0

@@ -19,15 +19,15 @@ from rich.table import Table
 from rich.text import Text
 
 from bot.cli.common import settings_from_args
+from bot.cli.texts import say
 from bot.config import Settings
 from bot.errors import AlreadyAnsweredError, InvalidChoiceError
 from bot.knowledge import KnowledgeBase, load_knowledge
 from bot.lang import LANGUAGES
 from bot.messages import say as bot_say
 from bot.quiz import QuizEngine, QuizPrompt, QuizResult, TopicMatcher, UserStats
-from bot.quiz.texts import say
 from bot.quiz.topics import matches
-from bot.storage import Store
+from bot.storage import Store, open_store
 
 ReadLine = Callable[[str], str]
 QUIT = ("q", "quit", "exit", "salir")
@@ -45,9 +45,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_quiz(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
-    store = Store(settings.database_url)
+    store = open_store(settings)
     try:
-        store.upgrade()
         engine = build_engine(settings, store, args.topic)
         console = Console()
         return run(engine, console, console.input, user=args.user or login_name(), topic=args.topic,
@@ -81,21 +80,21 @@ def login_name() -> str:
 def run(engine: QuizEngine, console: Console, read: ReadLine, *, user: str, topic: str | None = None,
         lang: str = "en", team: str = "default") -> int:
     """Ask questions until the person leaves; every answer is stored as soon as it is given."""
-    console.print(Text(say(lang, "term_intro", user=user), style="bold"))
-    console.print(Text(say(lang, "term_help"), style="dim"))
+    console.print(Text(say(lang, "intro", user=user), style="bold"))
+    console.print(Text(say(lang, "help"), style="dim"))
     while True:
         prompt = engine.next_question(user, team=team, topic=topic, lang=lang)
         show_prompt(console, prompt)
         while True:
             try:
-                line = read(f"{say(lang, 'term_answer')} > ").strip()
+                line = read(f"{say(lang, 'answer')} > ").strip()
             except (EOFError, KeyboardInterrupt):
                 console.print()
-                console.print(Text(say(lang, "term_bye"), style="dim"))
+                console.print(Text(say(lang, "bye"), style="dim"))
                 return 0
             command = line.lower()
             if command in QUIT:
-                console.print(Text(say(lang, "term_bye"), style="dim"))
+                console.print(Text(say(lang, "bye"), style="dim"))
                 return 0
             if command in STATS:
                 show_stats(console, engine.stats(user, team=team, lang=lang), lang)
@@ -131,7 +130,7 @@ def show_prompt(console: Console, prompt: QuizPrompt) -> None:
         body.append("\n  ")
         body.append(f"{option.key})", style="bold cyan")
         body.append(f" {option.text}")
-    reason = say(prompt.lang, f"term_reason_{prompt.reason}")
+    reason = say(prompt.lang, f"reason_{prompt.reason}")
     title = f"{prompt.question} · {escape(prompt.topic)} · {reason}"
     console.print()
     console.print(Panel(body, title=title, title_align="left", border_style="cyan"))
@@ -139,13 +138,13 @@ def show_prompt(console: Console, prompt: QuizPrompt) -> None:
 
 def show_result(console: Console, result: QuizResult, lang: str, *, now: datetime | None = None) -> None:
     if result.correct:
-        head = Text(say(lang, "term_correct"), style="bold green")
+        head = Text(say(lang, "correct"), style="bold green")
     else:
-        wrong = say(lang, "term_wrong", letter=result.correct_choice, text=result.correct_text)
+        wrong = say(lang, "wrong", letter=result.correct_choice, text=result.correct_text)
         head = Text(wrong, style="bold red")
     parts: list[RenderableType] = [head]
     if result.already_answered:
-        parts.append(Text(say(lang, "term_again", letter=result.choice), style="yellow"))
+        parts.append(Text(say(lang, "again", letter=result.choice), style="yellow"))
     parts += [Text(), Text(result.explanation)]
     cite = result.citation
     if cite.snippet:
@@ -155,20 +154,20 @@ def show_result(console: Console, result: QuizResult, lang: str, *, now: datetim
     parts += [Text(), Text(f"· {source}  [{cite.source}]", style="dim")]
     if result.next_review is not None and now is not None:
         wait = wait_text(result.next_review - now, lang)
-        parts.append(Text(say(lang, "term_next", wait=wait), style="dim"))
+        parts.append(Text(say(lang, "next", wait=wait), style="dim"))
     console.print(Panel(Group(*parts), border_style="green" if result.correct else "red"))
 
 
 def show_stats(console: Console, stats: UserStats, lang: str) -> None:
-    figures = say(lang, "term_figures", answered=stats.answered, correct=stats.correct, due=stats.due,
+    figures = say(lang, "figures", answered=stats.answered, correct=stats.correct, due=stats.due,
                   accuracy=stats.accuracy, current=stats.current_streak, best=stats.best_streak)
     console.print()
-    console.print(Text(say(lang, "term_stats", user=stats.user), style="bold"))
+    console.print(Text(say(lang, "stats", user=stats.user), style="bold"))
     console.print(figures)
     if not stats.answered:
         return
     table = Table()
-    table.add_column(say(lang, "term_topic"))
+    table.add_column(say(lang, "topic"))
     for column in ("✓", "#", "%"):
         table.add_column(column, justify="right")
     for topic, values in stats.per_topic.items():

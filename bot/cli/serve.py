@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from bot.config import load_settings
+from bot.cli.common import settings_from_args
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -13,7 +13,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from bot.api import create_app
     from bot.logs import configure_logging
 
-    settings = load_settings()
+    settings = settings_from_args(args)
     configure_logging(settings.log_level)
     host = "localhost" if args.host in ("0.0.0.0", "::") else args.host
     print(f"EKS training assistant on http://{host}:{args.port} (ready when /readyz answers 200)", flush=True)

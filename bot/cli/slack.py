@@ -6,7 +6,7 @@ import argparse
 import asyncio
 import sys
 
-from bot.config import load_settings
+from bot.cli.common import settings_from_args
 from bot.errors import ConfigError
 
 HTTP_HINT = ("eksbot: HTTP mode runs inside `eksbot serve` (Slack posts to /slack/events); "
@@ -19,7 +19,7 @@ def cmd_slack(args: argparse.Namespace) -> int:
     if not args.socket:
         print(HTTP_HINT, file=sys.stderr)
         return 2
-    settings = load_settings()
+    settings = settings_from_args(args)
     try:
         check_socket_settings(settings)
     except ConfigError as exc:

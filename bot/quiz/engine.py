@@ -100,12 +100,8 @@ class QuizEngine:
 
     def answer(self, user: str, attempt_id: str, choice: str, *, confidence: str | None = None) -> QuizResult:
         """Grade `choice`, a letter as shown; a second answer raises AlreadyAnsweredError with the first."""
-        record = self.store.get_attempt(attempt_id)
-        if record is None:
-            raise UnknownAttemptError(say("en", "unknown_attempt"))
+        record = self._own_attempt(user, attempt_id)
         lang = record.lang
-        if record.user != user:
-            raise AttemptOwnerError(say(lang, "not_your_attempt"))
         question = self._question_of(record)
         shown = letters(len(record.option_order))
         letter = choice.strip().rstrip(").").strip().upper()
@@ -140,6 +136,13 @@ class QuizEngine:
             assert first is not None
             raise self._already_answered(first, question)
         return self._result(record, question, chosen, already=False, next_review=rescheduled[-1].due)
+
+    def result(self, user: str, attempt_id: str) -> QuizResult:
+        """The result of one of `user`'s answered attempts, as graded (to show or share it again)."""
+        record = self._own_attempt(user, attempt_id)
+        if record.choice is None:
+            raise UnknownAttemptError(say(record.lang, "not_answered"))
+        return self._earlier_result(record, self._question_of(record))
 
     # -- progress ----------------------------------------------------------------------------------
 
@@ -226,6 +229,14 @@ class QuizEngine:
             raise UnknownTopicError(message, names)
         return key
 
+    def _own_attempt(self, user: str, attempt_id: str) -> AttemptRecord:
+        record = self.store.get_attempt(attempt_id)
+        if record is None:
+            raise UnknownAttemptError(say("en", "unknown_attempt"))
+        if record.user != user:
+            raise AttemptOwnerError(say(record.lang, "not_your_attempt"))
+        return record
+
     def _question_of(self, record: AttemptRecord) -> Question:
         """The attempt's question, as long as the knowledge still has it with the same options."""
         try:
@@ -237,11 +248,14 @@ class QuizEngine:
         return question
 
     def _already_answered(self, record: AttemptRecord, question: Question) -> AlreadyAnsweredError:
+        result = self._earlier_result(record, question)
+        return AlreadyAnsweredError(say(record.lang, "already_answered", choice=result.choice), result=result)
+
+    def _earlier_result(self, record: AttemptRecord, question: Question) -> QuizResult:
         assert record.choice is not None
         review = self.store.review(record.team, record.user, record.doc_id, record.question)
-        result = self._result(record, question, record.choice, already=True,
-                              next_review=review.due if review else None)
-        return AlreadyAnsweredError(say(record.lang, "already_answered", choice=result.choice), result=result)
+        return self._result(record, question, record.choice, already=True,
+                            next_review=review.due if review else None)
 
     def _result(self, record: AttemptRecord, question: Question, chosen: str, *, already: bool,
                 next_review: datetime | None) -> QuizResult:
@@ -249,7 +263,8 @@ class QuizEngine:
         right = question.correct_option
         assert right is not None
         return QuizResult(
-            attempt_id=record.id, question=record.question, correct=chosen == right.key,
+            attempt_id=record.id, question=record.question, lang=record.lang, title=question.title,
+            correct=chosen == right.key,
             choice=shown[record.option_order.index(chosen)],
             correct_choice=shown[record.option_order.index(right.key)], correct_text=right.text,
             explanation=explanation(question), citation=citation(question), already_answered=already,

@@ -49,6 +49,8 @@ class QuizPrompt:
 class QuizResult:
     attempt_id: str
     question: int
+    lang: Lang  # of the attempt: what the result is shown in
+    title: str  # the question's title, in that language
     correct: bool
     choice: str  # the letter chosen, as shown
     correct_choice: str  # the right letter, as shown in this attempt

@@ -20,7 +20,7 @@ from bot.slack import blocks
 from bot.slack.errors import failure_message
 from bot.slack.payloads import Body, SlackContext
 from bot.slack.texts import t
-from bot.text import clean_question, detect_language
+from bot.text import clean_question
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +68,7 @@ class AnswerListeners:
             self.ctx.metrics.slack_events.labels(kind, outcome).inc()
         except Exception as exc:  # noqa: BLE001 - told to the person, logged when unexpected
             self.ctx.metrics.slack_events.labels(kind, "error").inc()
-            lang = detect_language(raw, services.assistant.vocabulary)
+            lang = services.assistant.language_of(raw)
             try:
                 await client.chat_postMessage(**reply_to, **failure_message(exc, lang, f"answering a Slack {kind}"))
             except Exception:  # noqa: BLE001 - nothing more can be said to the person

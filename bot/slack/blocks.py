@@ -143,8 +143,10 @@ def quiz_message(prompt: QuizPrompt) -> Message:
     return message(escape(fallback), blocks)
 
 
-def result_message(result: QuizResult, prompt_title: str, lang: str) -> Message:
-    """The graded answer: ✅ or ❌ in words, the right answer, the explanation, snippet and citation."""
+def result_message(result: QuizResult) -> Message:
+    """The graded answer, in the attempt's language: ✅ or ❌ in words, the right answer, the explanation,
+    snippet and citation."""
+    lang, prompt_title = result.lang, result.title
     verdict = t(lang, "correct") if result.correct else t(lang, "incorrect")
     answer = f"{result.correct_choice}) {escape(result.correct_text)}"
     lines = [verdict]

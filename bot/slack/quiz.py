@@ -13,7 +13,7 @@ from typing import Any
 from slack_bolt.async_app import AsyncRespond
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.errors import AlreadyAnsweredError, UnknownTopicError
+from bot.errors import AlreadyAnsweredError, QuizError, UnknownTopicError
 from bot.lang import Lang, is_lang
 from bot.quiz import QuizResult
 from bot.services import Services
@@ -21,7 +21,7 @@ from bot.slack import blocks
 from bot.slack.errors import failure_message
 from bot.slack.payloads import Body, SlackContext, button_value, channel_of, team_of, user_of
 from bot.slack.texts import t
-from bot.text import clean_question, detect_language
+from bot.text import clean_question
 
 log = logging.getLogger(__name__)
 
@@ -58,9 +58,7 @@ class QuizListeners:
         if services is None:
             await respond(response_type="ephemeral", **blocks.text_message(t(default, "starting")))
             return
-        vocabulary = services.assistant.vocabulary
-        lang, remainder, _ = parse_command(str(body.get("text", "")), default,
-                                           lambda text: detect_language(text, vocabulary))
+        lang, remainder, _ = parse_command(str(body.get("text", "")), default, services.assistant.language_of)
         await self._guarded(respond, lang, lambda: self._command_reply(services, body, lang, remainder))
 
     async def _command_reply(self, services: Services, body: Body, lang: str, remainder: str) -> dict[str, Any]:
@@ -105,11 +103,9 @@ class QuizListeners:
 
         async def reply() -> dict[str, Any]:
             result = await services.run(grade)
-            record = await services.run(services.store.get_attempt, attempt_id)
-            shown = record.lang if record is not None else lang
             outcome = "duplicate" if result.already_answered else ("correct" if result.correct else "incorrect")
             self.ctx.metrics.quiz_answers.labels(outcome, "slack").inc()
-            return {"replace_original": True, **blocks.result_message(result, result.citation.title, shown)}
+            return {"replace_original": True, **blocks.result_message(result)}
 
         await self._guarded(respond, lang, reply)
 
@@ -157,16 +153,16 @@ class QuizListeners:
         channel = channel_of(body)
         if services is None or not isinstance(attempt_id, str) or not channel:
             return
-        record = await services.run(services.store.get_attempt, attempt_id)
         user = user_of(body)
-        if record is None or record.user != user or record.answered_at is None:
+        try:
+            result = await services.run(services.quiz.result, user, attempt_id)
+        except QuizError:  # someone else's, not answered, or unknown: a button that no longer applies
             await respond(response_type="ephemeral", replace_original=False,
                           **blocks.text_message(t(self.ctx.settings.default_lang, "bad_button")))
             return
-        question = services.assistant.knowledge.question(record.doc_id, record.question, record.lang)
-        key = "shared_right" if record.correct else "shared_wrong"
-        text = t(record.lang, key, user=blocks.mention(user), number=question.number,
-                 title=blocks.escape(question.title))
+        key = "shared_right" if result.correct else "shared_wrong"
+        text = t(result.lang, key, user=blocks.mention(user), number=result.question,
+                 title=blocks.escape(result.title))
         summary = blocks.text_message(text)
         try:
             await client.chat_postMessage(channel=channel, **summary, unfurl_links=False, unfurl_media=False)
@@ -178,7 +174,7 @@ class QuizListeners:
         except Exception as exc:  # noqa: BLE001
             log.warning("could not share a quiz result: %s", exc.__class__.__name__)
             await respond(response_type="ephemeral", replace_original=False,
-                          **blocks.text_message(t(record.lang, "apology")))
+                          **blocks.text_message(t(result.lang, "apology")))
 
     # -- pieces ------------------------------------------------------------------------------------
 

@@ -1,6 +1,6 @@
 """Durable storage: SQLite or PostgreSQL through SQLAlchemy, schema kept by Alembic migrations."""
 
 from bot.storage.records import AttemptRecord, ReviewRecord, Score
-from bot.storage.store import Store
+from bot.storage.store import Store, open_store
 
-__all__ = ["AttemptRecord", "ReviewRecord", "Score", "Store"]
+__all__ = ["AttemptRecord", "ReviewRecord", "Score", "Store", "open_store"]

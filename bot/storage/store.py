@@ -7,6 +7,7 @@ Database failures surface as `StorageUnavailableError` or `StorageIntegrityError
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -14,11 +15,14 @@ from datetime import UTC, datetime
 import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 
+from bot.config import Settings
 from bot.errors import InputError
 from bot.storage import migrate, records
 from bot.storage.database import WRITE, create_engine, storage_errors
 from bot.storage.records import AttemptRecord, ReviewRecord, Schedule, Score
 from bot.storage.tables import feedback, slack_events
+
+log = logging.getLogger(__name__)
 
 VOTES = ("up", "down")
 COUNT_ROWS = {"preserve_rowcount": True}  # INSERT ... ON CONFLICT: did it change a row?
@@ -159,3 +163,13 @@ class Store:
             rows = conn.execute(sa.select(feedback.c.vote, sa.func.count()).group_by(feedback.c.vote))
             counts = {vote: int(n) for vote, n in rows}
         return {vote: counts.get(vote, 0) for vote in VOTES}
+
+
+def open_store(settings: Settings) -> Store:
+    """The database the settings name, migrated first when `EKSBOT_MIGRATE_ON_START` is on (off where a
+    release job migrates). An SQLite file's directory is created on the way."""
+    store = Store(settings.database_url)
+    if settings.migrate_on_start:
+        store.upgrade()
+    log.info("database ready", extra={"database": store.url})
+    return store

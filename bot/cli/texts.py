@@ -1,0 +1,52 @@
+"""What the terminal quiz (`eksbot quiz`) says, in Spanish and English."""
+
+from __future__ import annotations
+
+from bot.messages import Catalog
+
+TEXTS: dict[str, dict[str, str]] = {
+    "es": {
+        "intro": "Cuestionario de entrenamiento en EKS para {user}. Tu progreso se guarda.",
+        "help": "Responde con una letra (añade ? si lo adivinaste, ! si estás seguro); "
+                "s: estadísticas; q: salir.",
+        "answer": "Tu respuesta",
+        "correct": "✅ ¡Correcto!",
+        "wrong": "❌ Incorrecto: la respuesta es {letter}) {text}",
+        "again": "(ya respondida: cuenta tu primera respuesta, {letter})",
+        "next": "Volverá en {wait}.",
+        "bye": "Hasta la próxima: tu progreso está guardado.",
+        "stats": "Estadísticas de {user}",
+        "figures": "Respondidas: {answered} · Correctas: {correct} · Acierto: {accuracy:.0%} · "
+                   "Días seguidos acertando: {current} (mejor: {best}) · Pendientes de repaso: {due}",
+        "topic": "Tema",
+        "reason_due": "repaso pendiente",
+        "reason_new": "nueva",
+        "reason_review": "repaso",
+        "minutes": "{n} min",
+        "hours": "{n} h",
+        "days": "{n} días",
+    },
+    "en": {
+        "intro": "EKS training quiz for {user}. Your progress is saved.",
+        "help": "Answer with a letter (add ? if you guessed, ! if you are sure); s: stats; q: quit.",
+        "answer": "Your answer",
+        "correct": "✅ Correct!",
+        "wrong": "❌ Wrong: the answer is {letter}) {text}",
+        "again": "(already answered: your first answer, {letter}, counts)",
+        "next": "It will come back in {wait}.",
+        "bye": "See you next time: your progress is saved.",
+        "stats": "Stats for {user}",
+        "figures": "Answered: {answered} · Correct: {correct} · Accuracy: {accuracy:.0%} · "
+                   "Days in a row with a right answer: {current} (best: {best}) · Due for review: {due}",
+        "topic": "Topic",
+        "reason_due": "due for review",
+        "reason_new": "new",
+        "reason_review": "review",
+        "minutes": "{n} min",
+        "hours": "{n} h",
+        "days": "{n} days",
+    },
+}
+
+
+say = Catalog(TEXTS)

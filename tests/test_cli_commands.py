@@ -1,0 +1,109 @@
+"""`eksbot serve`, `slack`, `db` and `quiz` as a terminal runs them: the global options, the database,
+and one line with an exit code when something fails."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import uvicorn
+from fastapi import FastAPI
+
+from bot.cli.main import main
+from bot.config import Settings
+from bot.errors import ConfigError
+from bot.services import Services
+from bot.storage import Store
+from bot.storage.migrate import head_revision
+
+UNREACHABLE = "postgresql+psycopg://nobody@127.0.0.1:1/none"
+
+
+def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def root_logger() -> Iterator[None]:
+    """`serve` and `slack` set up JSON logging for the process: put the test process's back afterwards."""
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    yield
+    root.handlers[:] = handlers
+    root.setLevel(level)
+
+
+def directories(tmp_path: Path) -> tuple[list[str], Path, Path]:
+    knowledge, index = tmp_path / "my-knowledge", tmp_path / "my-index"
+    return ["--knowledge-dir", str(knowledge), "--index-dir", str(index)], knowledge, index
+
+
+def test_serve_uses_the_global_directories(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], root_logger: None
+) -> None:
+    served: list[FastAPI] = []
+    monkeypatch.setattr(uvicorn, "run", lambda app, **_options: served.append(app))
+    options, knowledge, index = directories(tmp_path)
+    code, out, _err = run([*options, "serve", "--port", "8099"], capsys)
+    assert code == 0 and "http://127.0.0.1:8099" in out
+    settings: Settings = served[0].state.settings
+    assert (settings.knowledge_dir, settings.index_dir) == (knowledge, index)
+
+
+def test_socket_mode_uses_the_global_directories(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], root_logger: None
+) -> None:
+    loaded: list[Settings] = []
+
+    def load(settings: Settings, **_options: object) -> Services:
+        loaded.append(settings)
+        raise ConfigError("stopped before loading the model")
+
+    monkeypatch.setattr(Services, "load", load)
+    monkeypatch.setenv("SLACK_APP_TOKEN", "xapp-1-test")
+    monkeypatch.setenv("SLACK_BOT_TOKEN", "xoxb-test")
+    options, knowledge, index = directories(tmp_path)
+    code, _out, err = run([*options, "slack", "--socket"], capsys)
+    assert code == 1 and err == "eksbot: stopped before loading the model\n"
+    assert (loaded[0].knowledge_dir, loaded[0].index_dir) == (knowledge, index)
+
+
+def test_upgrade_then_status_tell_the_revision(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'data' / 'eksbot.db'}")
+    options, _, _ = directories(tmp_path)  # accepted by every subcommand
+    code, out, err = run([*options, "db", "status"], capsys)
+    assert code == 0, err
+    assert "reachable" in out and "none (run: eksbot db upgrade)" in out
+    code, out, err = run(["db", "upgrade"], capsys)
+    assert code == 0, err
+    assert f"at revision {head_revision()}" in out
+    assert f"revision {head_revision()}" in run(["db", "status"], capsys)[1]
+
+
+@pytest.mark.parametrize("command", [["db", "status"], ["db", "upgrade"], ["quiz", "--lang", "en"]])
+def test_an_unreachable_database_is_one_line_and_exit_code_1(
+    command: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("DATABASE_URL", UNREACHABLE)
+    code, out, err = run(command, capsys)
+    assert code == 1 and out == ""
+    assert err.startswith("eksbot: database error: ") and err.count("\n") == 1
+    assert "refused" in err.lower() and "Traceback" not in err
+
+
+def test_the_quiz_does_not_migrate_when_migrations_are_off(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = f"sqlite:///{tmp_path / 'eksbot.db'}"
+    monkeypatch.setenv("DATABASE_URL", url)
+    monkeypatch.setenv("EKSBOT_MIGRATE_ON_START", "false")
+    code, _out, err = run(["quiz", "--lang", "en", "--topic", "karpenter"], capsys)
+    assert code == 1 and err.startswith("eksbot: database error: ") and "no such table" in err
+    with Store(url) as store:
+        assert store.revision() is None  # left as it was, for the release job to migrate
