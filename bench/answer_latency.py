@@ -19,7 +19,8 @@ from bench.common import percentile, queries, summary  # noqa: E402
 from bot.answers import Assistant  # noqa: E402
 from bot.config import load_settings  # noqa: E402
 from bot.embeddings import SentenceTransformerEmbedder  # noqa: E402
-from bot.retrieval.store import build_index, load_index  # noqa: E402
+from bot.knowledge import load_knowledge  # noqa: E402
+from bot.retrieval.artifacts import build_index, load_index  # noqa: E402
 
 
 def main() -> None:
@@ -29,11 +30,12 @@ def main() -> None:
     settings = load_settings()
     embedder = SentenceTransformerEmbedder(settings.embedding_model)
 
+    knowledge = load_knowledge(settings.knowledge_dir)
     with tempfile.TemporaryDirectory() as tmp:
         started = time.perf_counter()
-        manifest = build_index(settings.knowledge_dir, Path(tmp), embedder)
+        manifest = build_index(knowledge, Path(tmp), embedder)
         build = time.perf_counter() - started
-        index = load_index(settings.knowledge_dir, Path(tmp), embedder, rebuild=False)
+        index = load_index(knowledge, Path(tmp), embedder, rebuild=False)
     assistant = Assistant(index, embedder, threshold=settings.abstain_threshold)
 
     qs = queries()

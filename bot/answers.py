@@ -18,11 +18,11 @@ from bot.citations import Citation  # also importable from here, as before
 from bot.config import Settings
 from bot.embeddings import Embedder, SentenceTransformerEmbedder
 from bot.errors import InputError
-from bot.knowledge import KnowledgeBase, Question
+from bot.knowledge import KnowledgeBase, Question, load_knowledge
 from bot.lang import LANGUAGES, Lang, check_lang
 from bot.messages import say
+from bot.retrieval.artifacts import LoadedIndex, load_index
 from bot.retrieval.hybrid import HybridRetriever, Retrieval, ScoredQuestion, Tuning
-from bot.retrieval.store import LoadedIndex, load_index
 from bot.text import clean_question, detect_language, edition_vocabulary, fold, tokens
 
 EXCERPT_SENTENCES = 3
@@ -82,7 +82,8 @@ class Assistant:
     @classmethod
     def from_settings(cls, settings: Settings, embedder: Embedder | None = None) -> Assistant:
         embedder = embedder or SentenceTransformerEmbedder(settings.embedding_model)
-        index = load_index(settings.knowledge_dir, settings.index_dir, embedder, rebuild=settings.auto_rebuild)
+        index = load_index(load_knowledge(settings.knowledge_dir), settings.index_dir, embedder,
+                           rebuild=settings.auto_rebuild)
         return cls(index, embedder, threshold=settings.abstain_threshold, max_chars=settings.max_question_chars)
 
     # -- public API ---------------------------------------------------------------------------------

@@ -16,7 +16,6 @@ class EvalQuery:
     q: str
     lang: str
     expect: list[int]
-    line: int
 
 
 @dataclass(frozen=True)
@@ -42,7 +41,7 @@ def read_queries(path: Path) -> list[EvalQuery]:
             raise InputError(f"{path}:{number}: expected {shape} ({exc})") from exc
         if not isinstance(q, str) or not isinstance(expect, list) or not all(isinstance(n, int) for n in expect):
             raise InputError(f"{path}:{number}: 'q' must be a string and 'expect' a list of integers")
-        queries.append(EvalQuery(q, str(lang), expect, number))
+        queries.append(EvalQuery(q, str(lang), expect))
     return queries
 
 

@@ -28,10 +28,11 @@ def real_embedder():  # type: ignore[no-untyped-def]
 @pytest.fixture(scope="session")
 def index_dir(tmp_path_factory: pytest.TempPathFactory, real_embedder) -> Path:  # type: ignore[no-untyped-def]
     """The real index of the repository's knowledge, built once in a temporary directory."""
-    from bot.retrieval.store import build_index
+    from bot.knowledge import load_knowledge
+    from bot.retrieval.artifacts import build_index
 
     directory = tmp_path_factory.mktemp("index")
-    build_index(KNOWLEDGE, directory, real_embedder)
+    build_index(load_knowledge(KNOWLEDGE), directory, real_embedder)
     return directory
 
 
@@ -46,11 +47,12 @@ def assistant(index_dir: Path, real_embedder):  # type: ignore[no-untyped-def]
 @pytest.fixture(scope="session")
 def fake_index_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """An index of the repository's knowledge built with the fake embedder (`tests.fakes.FakeEmbedder()`)."""
-    from bot.retrieval.store import build_index
+    from bot.knowledge import load_knowledge
+    from bot.retrieval.artifacts import build_index
     from tests.fakes import FakeEmbedder
 
     directory = tmp_path_factory.mktemp("fake-index")
-    build_index(KNOWLEDGE, directory, FakeEmbedder())
+    build_index(load_knowledge(KNOWLEDGE), directory, FakeEmbedder())
     return directory
 
 

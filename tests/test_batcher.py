@@ -13,8 +13,9 @@ from bot.answers import Answer, Assistant
 from bot.batcher import AnswerBatcher
 from bot.config import load_settings
 from bot.errors import InputError
+from bot.knowledge import load_knowledge
 from bot.model_thread import ModelThread
-from bot.retrieval.store import load_index
+from bot.retrieval.artifacts import load_index
 from bot.services import Services
 from bot.storage import Store
 from tests.conftest import KNOWLEDGE
@@ -35,7 +36,8 @@ def embedder() -> FakeEmbedder:
 
 @pytest.fixture
 def assistant(fake_index_dir: Path, embedder: FakeEmbedder) -> Assistant:
-    return Assistant(load_index(KNOWLEDGE, fake_index_dir, embedder, rebuild=False), embedder, threshold=0.4)
+    index = load_index(load_knowledge(KNOWLEDGE), fake_index_dir, embedder, rebuild=False)
+    return Assistant(index, embedder, threshold=0.4)
 
 
 @pytest.fixture

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from bot.cli.main import main
-from bot.retrieval.store import build_index
+from bot.knowledge import load_knowledge
+from bot.retrieval.artifacts import build_index
 from tests.conftest import KNOWLEDGE
 from tests.fakes import FakeEmbedder
 
@@ -232,7 +233,7 @@ def test_index_check_reports_an_index_built_with_another_model(
 ) -> None:
     """An index the configured model did not build would be refused by `ask`: check must say so."""
     index = tmp_path / "index"
-    build_index(KNOWLEDGE, index, FakeEmbedder(model_id="another-model@1"))
+    build_index(load_knowledge(KNOWLEDGE), index, FakeEmbedder(model_id="another-model@1"))
     code, out, _err = run([*dirs(index), "index", "check"], capsys)
     assert code != 0
     assert "stale" in out.lower()

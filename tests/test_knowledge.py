@@ -10,7 +10,7 @@ from bot.answers import Assistant
 from bot.errors import KnowledgeError
 from bot.knowledge import KnowledgeBase, load_knowledge
 from bot.knowledge.parser import parse_file
-from bot.retrieval.store import build_index, load_index
+from bot.retrieval.artifacts import build_index, load_index
 from tests.conftest import KNOWLEDGE
 from tests.fakes import FakeEmbedder
 
@@ -363,8 +363,8 @@ def test_new_documents_are_loaded_chunked_and_retrievable(knowledge_copy: Path, 
 
     embedder = FakeEmbedder()
     index_dir = tmp_path / "index"
-    build_index(knowledge_copy, index_dir, embedder)
-    index = load_index(knowledge_copy, index_dir, embedder, rebuild=False)
+    build_index(kb, index_dir, embedder)
+    index = load_index(kb, index_dir, embedder, rebuild=False)
     sources = {c.source for c in index.chunks}
     assert {"fsx-runbook.en.md", "inference-quiz.en.md"} <= sources
 

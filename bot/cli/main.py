@@ -14,15 +14,11 @@ from rich.console import Console
 
 from bot.cli.common import settings_from_args
 from bot.config import Settings
+from bot.errors import EksBotError, InputError, KnowledgeError, StorageError
 from bot.lang import LANGUAGES
 
 if TYPE_CHECKING:
     from bot.answers import Assistant
-from bot.errors import EksBotError, InputError, KnowledgeError, StorageError
-
-log = logging.getLogger("bot")
-
-
 
 
 def _assistant(settings: Settings) -> Assistant:
@@ -33,11 +29,12 @@ def _assistant(settings: Settings) -> Assistant:
 
 def cmd_index_build(args: argparse.Namespace) -> int:
     from bot.embeddings import SentenceTransformerEmbedder
-    from bot.retrieval.store import build_index
+    from bot.knowledge import load_knowledge
+    from bot.retrieval.artifacts import build_index
 
     settings = settings_from_args(args)
-    manifest = build_index(settings.knowledge_dir, settings.index_dir,
-                           SentenceTransformerEmbedder(settings.embedding_model))
+    knowledge = load_knowledge(settings.knowledge_dir)  # a malformed file stops it before the model loads
+    manifest = build_index(knowledge, settings.index_dir, SentenceTransformerEmbedder(settings.embedding_model))
     print(
         f"index built in {manifest.build_seconds:.2f} s: {manifest.chunks} chunks, {manifest.sentences} sentences, "
         f"model {manifest.model_id} ({manifest.dimension} dims) -> {settings.index_dir}"
@@ -48,7 +45,7 @@ def cmd_index_build(args: argparse.Namespace) -> int:
 def cmd_index_check(args: argparse.Namespace) -> int:
     from bot.embeddings import model_identity
     from bot.knowledge import load_knowledge
-    from bot.retrieval.store import Manifest, stale_reason
+    from bot.retrieval.artifacts import Manifest, stale_reason
 
     settings = settings_from_args(args)
     kb = load_knowledge(settings.knowledge_dir)
@@ -59,7 +56,7 @@ def cmd_index_check(args: argparse.Namespace) -> int:
     except EksBotError as exc:
         print(str(exc))
         return 1
-    reason = stale_reason(manifest, settings.knowledge_dir, model_identity(settings.embedding_model))
+    reason = stale_reason(manifest, kb, model_identity(settings.embedding_model))
     state = "up to date" if reason is None else f"STALE: {reason}"
     print(f"index built {manifest.built_at} with {manifest.model_id}: {state}")
     return 0 if reason is None else 1

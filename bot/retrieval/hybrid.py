@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bot.chunking import Chunk
+from bot.retrieval.artifacts import LoadedIndex
 from bot.retrieval.lexical import LexicalIndex
-from bot.retrieval.store import LoadedIndex
 
 QuestionKey = tuple[str, int]
 
@@ -44,7 +44,6 @@ class ScoredQuestion:
 class Retrieval:
     ranked: list[ScoredQuestion]
     confidence: float
-    language: str
     chunk_dense: np.ndarray
     chunk_lexical: np.ndarray
 
@@ -103,7 +102,7 @@ class HybridRetriever:
             ScoredQuestion(self.keys[i], float(fused[i]), float(q_dense[i]), float(q_lexical[i])) for i in order
         ]
         confidence = self._confidence(query, language, ranked[0], float(q_dense.max())) if ranked else 0.0
-        return Retrieval(ranked, confidence, language, chunk_dense, chunk_lexical)
+        return Retrieval(ranked, confidence, chunk_dense, chunk_lexical)
 
     def _confidence(self, query: str, language: str, top: ScoredQuestion, best_dense: float) -> float:
         """max(semantic closeness, share of the query's words the best question covers), in [0, 1]."""

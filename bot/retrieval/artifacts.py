@@ -1,4 +1,5 @@
-"""Build the index artifacts into `index/`, and load them back, refusing stale or foreign ones.
+"""The index artifacts of a loaded knowledge: build them into `index/`, and load them back, refusing (or
+rebuilding) stale or foreign ones.
 
 Artifacts: `chunks.faiss` (inner product over normalised chunk vectors), `sentences.npy` (vectors of
 explanation sentences, for excerpts), `chunks.json` (chunk and sentence metadata) and `manifest.json`
@@ -24,7 +25,7 @@ import numpy as np
 from bot.chunking import Chunk, Sentence, chunk_knowledge
 from bot.embeddings import Embedder
 from bot.errors import IndexArtifactError
-from bot.knowledge import KnowledgeBase, knowledge_digest, load_knowledge
+from bot.knowledge import KnowledgeBase
 
 FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
@@ -78,10 +79,9 @@ class LoadedIndex:
     sentence_vectors: np.ndarray
 
 
-def build_index(knowledge_dir: Path, index_dir: Path, embedder: Embedder) -> Manifest:
+def build_index(knowledge: KnowledgeBase, index_dir: Path, embedder: Embedder) -> Manifest:
     started = time.perf_counter()
-    kb = load_knowledge(knowledge_dir)
-    chunks, sentences = chunk_knowledge(kb)
+    chunks, sentences = chunk_knowledge(knowledge)
     vectors = embedder.encode([c.indexed_text for c in chunks]) if chunks else np.zeros(
         (0, embedder.dimension), np.float32)
     sentence_vectors = embedder.encode([s.text for s in sentences]) if sentences else np.zeros(
@@ -93,7 +93,7 @@ def build_index(knowledge_dir: Path, index_dir: Path, embedder: Embedder) -> Man
     manifest = Manifest(
         format_version=FORMAT_VERSION, pipeline=pipeline_digest(), model_id=embedder.model_id,
         dimension=embedder.dimension,
-        knowledge_digest=kb.digest, built_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        knowledge_digest=knowledge.digest, built_at=datetime.now(UTC).isoformat(timespec="seconds"),
         chunks=len(chunks), sentences=len(sentences), build_seconds=0.0,
     )
     with tempfile.TemporaryDirectory(dir=index_dir, prefix=".build-") as tmp:
@@ -118,7 +118,7 @@ def build_index(knowledge_dir: Path, index_dir: Path, embedder: Embedder) -> Man
 
 
 def stale_reason(
-    manifest: Manifest, knowledge_dir: Path, model_id: str, dimension: int | None = None
+    manifest: Manifest, knowledge: KnowledgeBase, model_id: str, dimension: int | None = None
 ) -> str | None:
     """Why the built index does not match this knowledge and model, or None when it does."""
     if manifest.format_version != FORMAT_VERSION:
@@ -129,16 +129,18 @@ def stale_reason(
         return f"index was built with model {manifest.model_id}, the setting is {model_id}"
     if dimension is not None and manifest.dimension != dimension:
         return f"index dimension {manifest.dimension} differs from the model's {dimension}"
-    if manifest.knowledge_digest != knowledge_digest(knowledge_dir):
-        return f"the knowledge in {knowledge_dir} changed since the index was built"
+    if manifest.knowledge_digest != knowledge.digest:
+        return f"the knowledge in {_origin(knowledge)} changed since the index was built"
     return None
 
 
-def load_index(knowledge_dir: Path, index_dir: Path, embedder: Embedder, *, rebuild: bool = True) -> LoadedIndex:
-    """Load the artifacts; a missing, stale or damaged index is rebuilt when `rebuild`, else refused."""
+def load_index(knowledge: KnowledgeBase, index_dir: Path, embedder: Embedder, *,
+               rebuild: bool = True) -> LoadedIndex:
+    """Load the artifacts of `knowledge`; a missing, stale or damaged index is rebuilt when `rebuild`, else
+    refused."""
     try:
         manifest = Manifest.read(index_dir)
-        reason = stale_reason(manifest, knowledge_dir, embedder.model_id, embedder.dimension)
+        reason = stale_reason(manifest, knowledge, embedder.model_id, embedder.dimension)
     except IndexArtifactError as exc:
         if not rebuild:
             raise
@@ -147,18 +149,23 @@ def load_index(knowledge_dir: Path, index_dir: Path, embedder: Embedder, *, rebu
         if not rebuild:
             raise IndexArtifactError(f"stale index in {index_dir}: {reason}; run 'eksbot index build'")
         log.warning("rebuilding the index: %s", reason)
-        build_index(knowledge_dir, index_dir, embedder)
+        build_index(knowledge, index_dir, embedder)
     try:
-        return _read_artifacts(knowledge_dir, index_dir)
+        return _read_artifacts(knowledge, index_dir)
     except IndexArtifactError as exc:
         if not rebuild or reason is not None:
             raise
         log.warning("rebuilding the index: %s", exc)
-        build_index(knowledge_dir, index_dir, embedder)
-        return _read_artifacts(knowledge_dir, index_dir)
+        build_index(knowledge, index_dir, embedder)
+        return _read_artifacts(knowledge, index_dir)
 
 
-def _read_artifacts(knowledge_dir: Path, index_dir: Path) -> LoadedIndex:
+def _origin(knowledge: KnowledgeBase) -> str:
+    """The directories the knowledge was loaded from."""
+    return ", ".join(sorted({str(doc.path.parent) for doc in knowledge.documents})) or "the knowledge base"
+
+
+def _read_artifacts(knowledge: KnowledgeBase, index_dir: Path) -> LoadedIndex:
     manifest = Manifest.read(index_dir)
     try:
         meta = json.loads((index_dir / "chunks.json").read_text(encoding="utf-8"))
@@ -172,7 +179,6 @@ def _read_artifacts(knowledge_dir: Path, index_dir: Path) -> LoadedIndex:
         raise IndexArtifactError(f"index in {index_dir} is inconsistent; run 'eksbot index build'")
     if faiss_index.ntotal and faiss_index.d != manifest.dimension:
         raise IndexArtifactError(f"index in {index_dir} is inconsistent; run 'eksbot index build'")
-    knowledge = load_knowledge(knowledge_dir)
     if knowledge.digest != manifest.knowledge_digest:
-        raise IndexArtifactError(f"the knowledge changed while loading {index_dir}; load again")
+        raise IndexArtifactError(f"the index in {index_dir} was rebuilt for other knowledge while loading; load again")
     return LoadedIndex(manifest, knowledge, chunks, sentences, faiss_index, sentence_vectors)

@@ -10,8 +10,8 @@ import pytest
 
 from bot.answers import Assistant
 from bot.errors import IndexArtifactError
-from bot.knowledge import knowledge_digest
-from bot.retrieval.store import MANIFEST, build_index, load_index
+from bot.knowledge import knowledge_digest, load_knowledge
+from bot.retrieval.artifacts import MANIFEST, build_index, load_index
 from tests.fakes import FakeEmbedder
 
 ARTIFACTS = ("chunks.faiss", "sentences.npy", "chunks.json")
@@ -22,7 +22,7 @@ UNIQUE_WORD = "zorblaxiano"
 def built(knowledge_copy: Path, tmp_path: Path) -> Path:
     """An index of a writable knowledge copy, built with the fake embedder."""
     index_dir = tmp_path / "index"
-    build_index(knowledge_copy, index_dir, FakeEmbedder())
+    build_index(load_knowledge(knowledge_copy), index_dir, FakeEmbedder())
     return index_dir
 
 
@@ -37,7 +37,7 @@ def add_to_explanation(knowledge_dir: Path, number: int, sentence: str) -> None:
 
 def refused(knowledge_dir: Path, index_dir: Path, embedder: FakeEmbedder) -> str:
     with pytest.raises(IndexArtifactError) as info:
-        load_index(knowledge_dir, index_dir, embedder, rebuild=False)
+        load_index(load_knowledge(knowledge_dir), index_dir, embedder, rebuild=False)
     message = str(info.value)
     assert "eksbot index build" in message, message
     return message
@@ -61,7 +61,7 @@ def test_build_writes_manifest_and_artifacts(knowledge_copy: Path, built: Path) 
 
 def test_fresh_index_loads_without_rebuilding(knowledge_copy: Path, built: Path) -> None:
     embedder = FakeEmbedder()
-    index = load_index(knowledge_copy, built, embedder, rebuild=False)
+    index = load_index(load_knowledge(knowledge_copy), built, embedder, rebuild=False)
     assert embedder.calls == [], "a fresh index must not be re-embedded"
     assert index.faiss_index.ntotal == len(index.chunks) == index.manifest.chunks
     assert len(index.sentence_vectors) == len(index.sentences)
@@ -114,18 +114,26 @@ def test_refuses_a_truncated_chunk_list(knowledge_copy: Path, built: Path) -> No
     refused(knowledge_copy, built, FakeEmbedder())
 
 
+def test_the_index_is_of_the_knowledge_given_not_of_the_files_now(knowledge_copy: Path, built: Path) -> None:
+    knowledge = load_knowledge(knowledge_copy)
+    add_to_explanation(knowledge_copy, 3, "Una frase escrita después de cargar.")
+    index = load_index(knowledge, built, FakeEmbedder(), rebuild=False)  # what is served matches its index
+    assert index.knowledge is knowledge
+    assert index.manifest.knowledge_digest == knowledge.digest != knowledge_digest(knowledge_copy)
+
+
 def test_rebuild_serves_the_changed_knowledge(knowledge_copy: Path, built: Path) -> None:
     embedder = FakeEmbedder()
-    old = load_index(knowledge_copy, built, embedder, rebuild=False)
+    old = load_index(load_knowledge(knowledge_copy), built, embedder, rebuild=False)
     assert not any(UNIQUE_WORD in c.text for c in old.chunks)
 
     add_to_explanation(knowledge_copy, 9, f"El planificador {UNIQUE_WORD} espera a todos los pods del grupo.")
-    index = load_index(knowledge_copy, built, embedder, rebuild=True)
+    index = load_index(load_knowledge(knowledge_copy), built, embedder, rebuild=True)
     assert index.manifest.knowledge_digest == knowledge_digest(knowledge_copy)
     assert index.manifest.knowledge_digest != old.manifest.knowledge_digest
     assert [c.question for c in index.chunks if UNIQUE_WORD in c.text] == [9]
     # The rebuilt index is now fresh for a load that may not rebuild.
-    load_index(knowledge_copy, built, FakeEmbedder(), rebuild=False)
+    load_index(load_knowledge(knowledge_copy), built, FakeEmbedder(), rebuild=False)
 
     answer = Assistant(index, embedder, threshold=0.4).answer(f"¿Qué hace el planificador {UNIQUE_WORD}?")
     assert answer.answered
@@ -135,7 +143,7 @@ def test_rebuild_serves_the_changed_knowledge(knowledge_copy: Path, built: Path)
 
 def test_rebuild_follows_a_model_change(knowledge_copy: Path, built: Path) -> None:
     other = FakeEmbedder(dimension=32, model_id="another-model@2")
-    index = load_index(knowledge_copy, built, other, rebuild=True)
+    index = load_index(load_knowledge(knowledge_copy), built, other, rebuild=True)
     assert index.manifest.model_id == "another-model@2"
     assert index.manifest.dimension == index.faiss_index.d == 32
     refused(knowledge_copy, built, FakeEmbedder())
@@ -149,6 +157,6 @@ def test_rebuild_repairs_a_broken_index(knowledge_copy: Path, built: Path, name:
         (built / name).unlink()
     else:
         (built / name).write_bytes(b"\x00garbage, not an index artifact\xff")
-    index = load_index(knowledge_copy, built, FakeEmbedder(), rebuild=True)
+    index = load_index(load_knowledge(knowledge_copy), built, FakeEmbedder(), rebuild=True)
     assert index.faiss_index.ntotal == len(index.chunks) > 0
-    load_index(knowledge_copy, built, FakeEmbedder(), rebuild=False)
+    load_index(load_knowledge(knowledge_copy), built, FakeEmbedder(), rebuild=False)
