@@ -1,4 +1,16 @@
-"""Shared fixtures: the real model and index (built once per session), fakes, and PostgreSQL."""
+"""Shared fixtures, by tier.
+
+- Unit tests use the core's pieces directly (knowledge, fakes, a database).
+- Adapter tests (HTTP, Slack, CLI) run the real surfaces over `services`: the real assistant, index and
+  retrieval of the repository's knowledge, with the deterministic fake embedder (`tests/fakes.py`).
+- Integration tests (marked `slow`) use the real model (`real_embedder`, `index_dir`, `assistant`,
+  `real_services`) or start processes. `pytest -m "not slow"` loads no model: a test that asks for the
+  real model without the `slow` mark is refused at collection.
+
+PostgreSQL: `postgres_url` is the one way to a PostgreSQL database, and every test that uses it carries
+the `postgres` marker (`-m "not postgres"` leaves them out). When the server is not reachable they skip,
+or fail with EKSBOT_REQUIRE_POSTGRES=1 (as in CI).
+"""
 
 from __future__ import annotations
 
@@ -7,53 +19,138 @@ import shutil
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from bot.config import PROJECT_ROOT, Settings, load_settings
+from tests.quiz_helpers import Clock
+
+if TYPE_CHECKING:
+    from bot.answers import Assistant
+    from bot.embeddings import Embedder
+    from bot.services import Services
+    from bot.storage import Store
 
 KNOWLEDGE = PROJECT_ROOT / "knowledge"
 SEED = PROJECT_ROOT.parent / "shared" / "seeds" / "eks-training-quiz.es.txt"
 DEV_QUERIES = PROJECT_ROOT.parent / "shared" / "eval" / "dev-queries.jsonl"
 OWN_QUERIES = PROJECT_ROOT / "tests" / "eval" / "queries.jsonl"
+UNREACHABLE_DATABASE = "postgresql+psycopg://secret_user@127.0.0.1:1/db"  # nothing listens on port 1
+REAL_MODEL = "real_embedder"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the PostgreSQL tests; refuse a test that would load the real model in the fast tier."""
+    unmarked = []
+    for item in items:
+        names = getattr(item, "fixturenames", ())
+        if "postgres_url" in names:
+            item.add_marker(pytest.mark.postgres)
+        if REAL_MODEL in names and item.get_closest_marker("slow") is None:
+            unmarked.append(item.nodeid)
+    if unmarked:
+        raise pytest.UsageError("these tests load the real model but are not marked slow:\n" + "\n".join(unmarked))
+
+
+# -- the real model (slow) -----------------------------------------------------------------------------
 
 
 @pytest.fixture(scope="session")
-def real_embedder():  # type: ignore[no-untyped-def]
+def real_embedder() -> Embedder:
+    """The model EKSBOT_EMBEDDING_MODEL names (the bundled all-MiniLM-L6-v2 by default)."""
     from bot.embeddings import SentenceTransformerEmbedder
 
-    return SentenceTransformerEmbedder("all-MiniLM-L6-v2")
+    return SentenceTransformerEmbedder(load_settings().embedding_model)
 
 
 @pytest.fixture(scope="session")
-def index_dir(tmp_path_factory: pytest.TempPathFactory, real_embedder) -> Path:  # type: ignore[no-untyped-def]
+def index_dir(tmp_path_factory: pytest.TempPathFactory, real_embedder: Embedder) -> Path:
     """The real index of the repository's knowledge, built once in a temporary directory."""
-    from bot.knowledge import load_knowledge
-    from bot.retrieval.artifacts import build_index
-
-    directory = tmp_path_factory.mktemp("index")
-    build_index(load_knowledge(KNOWLEDGE), directory, real_embedder)
-    return directory
+    return _built_index(tmp_path_factory.mktemp("index"), real_embedder)
 
 
 @pytest.fixture(scope="session")
-def assistant(index_dir: Path, real_embedder):  # type: ignore[no-untyped-def]
-    from bot.answers import Assistant
+def assistant(index_dir: Path, real_embedder: Embedder) -> Assistant:
+    return _assistant(index_dir, real_embedder)
 
-    settings = load_settings(knowledge_dir=KNOWLEDGE, index_dir=index_dir, auto_rebuild=False)
-    return Assistant.from_settings(settings, embedder=real_embedder)
+
+@pytest.fixture
+def real_services(settings: Settings, index_dir: Path, assistant: Assistant) -> Iterator[Services]:
+    """Like `services`, with the real model."""
+    yield from _services(settings.model_copy(update={"index_dir": index_dir}), assistant)
+
+
+# -- the fake embedder (fast) --------------------------------------------------------------------------
 
 
 @pytest.fixture(scope="session")
 def fake_index_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """An index of the repository's knowledge built with the fake embedder (`tests.fakes.FakeEmbedder()`)."""
-    from bot.knowledge import load_knowledge
-    from bot.retrieval.artifacts import build_index
+    """An index of the repository's knowledge built with the fake embedder (any `FakeEmbedder()` loads it)."""
     from tests.fakes import FakeEmbedder
 
-    directory = tmp_path_factory.mktemp("fake-index")
-    build_index(load_knowledge(KNOWLEDGE), directory, FakeEmbedder())
+    return _built_index(tmp_path_factory.mktemp("fake-index"), FakeEmbedder())
+
+
+@pytest.fixture(scope="session")
+def fake_assistant(fake_index_dir: Path) -> Assistant:
+    """The real assistant (knowledge, index, retrieval) over the fake embedder (`tests/fakes.py`)."""
+    from tests.fakes import FakeEmbedder
+
+    return _assistant(fake_index_dir, FakeEmbedder())
+
+
+def _built_index(directory: Path, embedder: Embedder) -> Path:
+    from bot.knowledge import load_knowledge
+    from bot.retrieval.artifacts import build_index
+
+    build_index(load_knowledge(KNOWLEDGE), directory, embedder)
     return directory
+
+
+def _assistant(index_dir: Path, embedder: Embedder) -> Assistant:
+    from bot.answers import Assistant
+
+    settings = load_settings(knowledge_dir=KNOWLEDGE, index_dir=index_dir, auto_rebuild=False)
+    return Assistant.from_settings(settings, embedder=embedder)
+
+
+@pytest.fixture
+def settings(tmp_path: Path, fake_index_dir: Path) -> Settings:
+    """Settings for one test: the fake-embedder index, a private data directory, no Slack, no tokens."""
+    return load_settings(
+        knowledge_dir=KNOWLEDGE, index_dir=fake_index_dir, data_dir=tmp_path / "data", auto_rebuild=False,
+        slack_bot_token=None, slack_signing_secret=None, slack_app_token=None,
+    )
+
+
+@pytest.fixture
+def services(settings: Settings, fake_assistant: Assistant) -> Iterator[Services]:
+    """The services the surfaces run on: the fake-embedder assistant and a fresh SQLite database."""
+    yield from _services(settings, fake_assistant)
+
+
+@pytest.fixture
+def services_without_database(settings: Settings, fake_assistant: Assistant) -> Iterator[Services]:
+    """The services with a database that cannot be reached (PostgreSQL on a port where nothing listens)."""
+    from bot.services import Services
+    from bot.storage import Store
+
+    built = Services.assemble(settings, fake_assistant, Store(UNREACHABLE_DATABASE))
+    yield built
+    built.close()
+
+
+def _services(settings: Settings, assistant: Assistant) -> Iterator[Services]:
+    from bot.services import Services
+    from bot.storage import open_store
+
+    built = Services.assemble(settings, assistant, open_store(settings))
+    yield built
+    built.close()
+
+
+# -- knowledge, databases, time ------------------------------------------------------------------------
 
 
 @pytest.fixture
@@ -65,12 +162,33 @@ def knowledge_copy(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def settings(tmp_path: Path, index_dir: Path) -> Settings:
-    """Settings for one test: the shared index, a private data directory, no Slack, no tokens."""
-    return load_settings(
-        knowledge_dir=KNOWLEDGE, index_dir=index_dir, data_dir=tmp_path / "data", auto_rebuild=False,
-        slack_bot_token=None, slack_signing_secret=None, slack_app_token=None,
-    )
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def sqlite_url(tmp_path: Path) -> str:
+    """A new SQLite file (in a directory that does not exist yet)."""
+    return f"sqlite:///{tmp_path / 'data' / 'eksbot.db'}"
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def db_url(request: pytest.FixtureRequest, sqlite_url: str) -> str:
+    """The test runs once on SQLite and once on the real PostgreSQL."""
+    if request.param == "sqlite":
+        return sqlite_url
+    return str(request.getfixturevalue("postgres_url"))
+
+
+@pytest.fixture
+def store(db_url: str, clock: Clock) -> Iterator[Store]:
+    """A migrated store on `db_url`, with the test's clock."""
+    from bot.storage import Store
+
+    opened = Store(db_url, clock=clock)
+    opened.upgrade()
+    yield opened
+    opened.close()
 
 
 def _postgres_url() -> str:
@@ -79,7 +197,8 @@ def _postgres_url() -> str:
 
 @pytest.fixture(scope="session")
 def postgres_server_url() -> str:
-    """The PostgreSQL server tests use for real; skipped (failed in CI) when it is not reachable."""
+    """The PostgreSQL server tests use for real; skipped (failed with EKSBOT_REQUIRE_POSTGRES=1) when it is
+    not reachable."""
     import sqlalchemy as sa
 
     url = _postgres_url()
@@ -97,10 +216,11 @@ def postgres_server_url() -> str:
 
 
 @pytest.fixture
-def postgres_url(postgres_server_url: str) -> Iterator[str]:
+def postgres_url(request: pytest.FixtureRequest, postgres_server_url: str) -> Iterator[str]:
     """A fresh schema on the real PostgreSQL for one test, dropped afterwards."""
     import sqlalchemy as sa
 
+    assert request.node.get_closest_marker("postgres"), "mark a test that uses PostgreSQL with `postgres`"
     schema = f"t_{uuid.uuid4().hex[:12]}"
     engine = sa.create_engine(postgres_server_url)
     with engine.begin() as conn:
@@ -112,15 +232,7 @@ def postgres_url(postgres_server_url: str) -> Iterator[str]:
     engine.dispose()
 
 
-@pytest.fixture
-def services(settings: Settings, assistant) -> Iterator[object]:  # type: ignore[no-untyped-def]
-    """The real assistant with a fresh SQLite database in the test's data directory."""
-    from bot.services import Services
-    from bot.storage import open_store
-
-    built = Services.assemble(settings, assistant, open_store(settings))
-    yield built
-    built.close()
+# -- Slack ---------------------------------------------------------------------------------------------
 
 
 @pytest.fixture
@@ -133,7 +245,7 @@ def fake():  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def slack(settings: Settings, services, fake):  # type: ignore[no-untyped-def]
+def slack(settings: Settings, services: Services, fake):  # type: ignore[no-untyped-def]
     """The real application with Slack on, served by uvicorn, its Web API calls going to `fake`."""
     from tests.slack_fake import bot_server
 

@@ -3,17 +3,32 @@
 from __future__ import annotations
 
 import hashlib
+import re
 import threading
+from functools import lru_cache
 
 import numpy as np
 
-from bot.text import fold
+from bot.text import ALL_STOPWORDS, fold
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+@lru_cache(maxsize=65536)
+def _word_vector(word: str, dimension: int) -> np.ndarray:
+    """A fixed random direction per word (seeded by the word): two different words are nearly orthogonal."""
+    seed = int.from_bytes(hashlib.blake2b(word.encode(), digest_size=8).digest(), "little")
+    return np.random.default_rng(seed).standard_normal(dimension).astype(np.float32)
 
 
 class FakeEmbedder:
-    """Bag of hashed words: the same text always gives the same unit vector; shared words mean closeness."""
+    """An `Embedder` (bot/embeddings.py) for tests: the sum of a random direction per content word,
+    L2-normalised float32.
 
-    def __init__(self, dimension: int = 64, model_id: str = "fake-embedder@1") -> None:
+    The same text always gives the same vector; texts that share words (stop words aside) are close, texts
+    that share none are nearly orthogonal. It loads nothing and takes microseconds."""
+
+    def __init__(self, dimension: int = 384, model_id: str = "fake-embedder@1") -> None:
         self._dimension = dimension
         self._model_id = model_id
         self.calls: list[list[str]] = []
@@ -32,11 +47,12 @@ class FakeEmbedder:
         self.threads.append(threading.current_thread().name)
         out = np.zeros((len(texts), self._dimension), dtype=np.float32)
         for row, text in enumerate(texts):
-            for word in fold(text).split():
-                h = int.from_bytes(hashlib.blake2b(word.encode(), digest_size=4).digest(), "little")
-                out[row, h % self._dimension] += 1.0
-            norm = np.linalg.norm(out[row])
-            out[row] = out[row] / norm if norm else out[row]
-            if not norm:
-                out[row, 0] = 1.0
+            for word in _WORD.findall(fold(text)):
+                if word not in ALL_STOPWORDS:
+                    out[row] += _word_vector(word, self._dimension)
+            norm = float(np.linalg.norm(out[row]))
+            if norm:
+                out[row] /= norm
+            else:
+                out[row, 0] = 1.0  # no content word: still a unit vector
         return out

@@ -6,7 +6,7 @@ from __future__ import annotations
 import multiprocessing
 import queue
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from pathlib import Path
@@ -53,16 +53,29 @@ class FakeTopics:
         return list(self.answers.get(topic, []))
 
 
-def right_letter(prompt: QuizPrompt) -> str:
-    """The letter under which this attempt shows the knowledge's correct option."""
-    correct = knowledge().question(prompt.doc_id, prompt.question, prompt.lang).correct_option
-    assert correct is not None
-    return next(o.key for o in prompt.options if o.text == correct.text)
+def shown_options(prompt: QuizPrompt | Mapping[str, Any]) -> tuple[int, dict[str, str]]:
+    """(question number, letter -> option text) of a prompt: the engine's, or its JSON as HTTP carries it
+    (and as a test reads it back from a Slack message)."""
+    shown = prompt if isinstance(prompt, Mapping) else prompt.to_dict()
+    return int(shown["question"]), {o["key"]: o["text"] for o in shown["options"]}
 
 
-def wrong_letter(prompt: QuizPrompt) -> str:
+def right_letter(prompt: QuizPrompt | Mapping[str, Any]) -> str:
+    """The letter under which a prompt shows the knowledge's correct option, found as a person would: by
+    the option's text (in either edition)."""
+    number, options = shown_options(prompt)
+    right = set()
+    for lang in ("es", "en"):
+        correct = knowledge().question(DOC, number, lang).correct_option
+        assert correct is not None
+        right.add(correct.text)
+    [letter] = [key for key, text in options.items() if text in right]
+    return letter
+
+
+def wrong_letter(prompt: QuizPrompt | Mapping[str, Any]) -> str:
     right = right_letter(prompt)
-    return next(o.key for o in prompt.options if o.key != right)
+    return next(key for key in shown_options(prompt)[1] if key != right)
 
 
 # -- work done in other processes ------------------------------------------------------------------

@@ -29,11 +29,14 @@ def client(settings: Settings, services: Services) -> TestClient:
     return make_client(settings, services)
 
 
-def test_query_answers_with_the_same_object_as_the_core(client: TestClient, assistant) -> None:  # type: ignore[no-untyped-def]
-    response = client.post("/v1/query", json={"question": EFA_ES})
+@pytest.mark.slow
+def test_query_answers_with_the_same_object_as_the_core_on_the_real_model(
+    settings: Settings, real_services: Services
+) -> None:
+    response = make_client(settings, real_services).post("/v1/query", json={"question": EFA_ES})
     assert response.status_code == 200
     body = response.json()
-    assert body == assistant.answer(EFA_ES).to_dict()
+    assert body == real_services.assistant.answer(EFA_ES).to_dict()
     assert set(body) == {"answered", "language", "text", "citations"}
     assert body["answered"] is True and body["language"] == "es"
     assert body["citations"][0]["question"] == 5
@@ -266,11 +269,8 @@ def test_unknown_paths_share_one_metrics_label(client: TestClient) -> None:
     assert 'route="unmatched"' in text
 
 
-def test_readyz_does_not_show_database_details(settings: Settings, services: Services) -> None:
-    from bot.storage import Store
-
-    broken = Services.assemble(settings, services.assistant, Store("postgresql+psycopg://secret_user@127.0.0.1:1/db"))
-    client = TestClient(create_app(settings, services=broken))
+def test_readyz_does_not_show_database_details(settings: Settings, services_without_database: Services) -> None:
+    client = TestClient(create_app(settings, services=services_without_database))
     response = client.get("/readyz")
     assert response.status_code == 503
     assert "secret_user" not in response.text and "127.0.0.1" not in response.text

@@ -8,11 +8,11 @@ from fastapi.testclient import TestClient
 from bot.api import create_app
 from bot.config import Settings
 from bot.services import Services
-from bot.storage import Store
+from tests.quiz_helpers import right_letter, wrong_letter
 
 
 @pytest.fixture
-def client(settings: Settings, services) -> TestClient:  # type: ignore[no-untyped-def]
+def client(settings: Settings, services: Services) -> TestClient:
     return TestClient(create_app(settings, services=services))
 
 
@@ -22,20 +22,6 @@ def draw(client: TestClient, user: str = "alice", **extra: object) -> dict:  # t
     return response.json()
 
 
-def right_and_wrong(services, prompt: dict) -> tuple[str, str]:  # type: ignore[no-untyped-def, type-arg]
-    """The right and a wrong letter for a prompt, found through the knowledge (a client cannot)."""
-    question = services.assistant.knowledge.question("eks-training-quiz", prompt["question"], "en")
-    right_text = question.correct_option.text
-    keys = {o["text"]: o["key"] for o in prompt["options"]}
-    en = {o.text for o in question.options}
-    if set(keys) != en:  # the prompt is in Spanish: map through the Spanish edition
-        question = services.assistant.knowledge.question("eks-training-quiz", prompt["question"], "es")
-        right_text = question.correct_option.text
-    right = keys[right_text]
-    wrong = next(k for t, k in keys.items() if k != right)
-    return right, wrong
-
-
 def test_draw_reveals_no_answer(client: TestClient) -> None:
     prompt = draw(client, lang="en")
     assert set(prompt) == {"attempt_id", "question", "prompt", "options"}
@@ -43,9 +29,9 @@ def test_draw_reveals_no_answer(client: TestClient) -> None:
     assert all(set(o) == {"key", "text"} for o in prompt["options"])
 
 
-def test_answer_grades_once_and_a_second_answer_is_409(client: TestClient, services) -> None:  # type: ignore[no-untyped-def]
+def test_answer_grades_once_and_a_second_answer_is_409(client: TestClient) -> None:
     prompt = draw(client, lang="en")
-    right, _ = right_and_wrong(services, prompt)
+    right = right_letter(prompt)
     first = client.post("/v1/quiz/answer", json={"user": "alice", "attempt_id": prompt["attempt_id"], "choice": right})
     assert first.status_code == 200
     body = first.json()
@@ -58,9 +44,9 @@ def test_answer_grades_once_and_a_second_answer_is_409(client: TestClient, servi
     assert stats["answered"] == 1 and stats["correct"] == 1
 
 
-def test_wrong_answer_counts_and_comes_back_for_review(client: TestClient, services) -> None:  # type: ignore[no-untyped-def]
+def test_wrong_answer_counts_and_comes_back_for_review(client: TestClient) -> None:
     prompt = draw(client, "bob", lang="es")
-    _, wrong = right_and_wrong(services, prompt)
+    wrong = wrong_letter(prompt)
     body = client.post("/v1/quiz/answer", json={"user": "bob", "attempt_id": prompt["attempt_id"],
                                                 "choice": wrong, "confidence": "sure"}).json()
     assert body["correct"] is False and body["correct_choice"] != wrong
@@ -123,10 +109,9 @@ def test_malformed_attempt_id_is_422(client: TestClient) -> None:
 
 
 def test_while_the_database_is_down_quiz_routes_are_503_and_questions_are_still_answered(
-    settings: Settings, services: Services
+    settings: Settings, services_without_database: Services
 ) -> None:
-    down = Services.assemble(settings, services.assistant, Store("postgresql+psycopg://secret_user@127.0.0.1:1/db"))
-    client = TestClient(create_app(settings, services=down))
+    client = TestClient(create_app(settings, services=services_without_database))
     for response in (client.post("/v1/quiz/next", json={"user": "alice"}),
                      client.get("/v1/quiz/stats", params={"user": "alice"}),
                      client.get("/v1/quiz/leaderboard")):

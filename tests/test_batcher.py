@@ -11,13 +11,13 @@ import pytest
 
 from bot.answers import Answer, Assistant
 from bot.batcher import AnswerBatcher
-from bot.config import load_settings
+from bot.config import Settings
 from bot.errors import InputError
 from bot.knowledge import load_knowledge
 from bot.model_thread import ModelThread
 from bot.retrieval.artifacts import load_index
 from bot.services import Services
-from bot.storage import Store
+from bot.storage import open_store
 from tests.conftest import KNOWLEDGE
 from tests.fakes import FakeEmbedder
 
@@ -104,12 +104,9 @@ def test_model_work_asked_from_the_model_thread_runs_there_directly(model: Model
 
 
 def test_only_free_text_quiz_topics_use_the_model_and_on_its_thread(
-    assistant: Assistant, embedder: FakeEmbedder, tmp_path: Path
+    settings: Settings, assistant: Assistant, embedder: FakeEmbedder
 ) -> None:
-    settings = load_settings(knowledge_dir=KNOWLEDGE, data_dir=tmp_path)
-    store = Store(f"sqlite:///{tmp_path / 'eksbot.db'}")
-    store.upgrade()
-    services = Services.assemble(settings, assistant, store)
+    services = Services.assemble(settings, assistant, open_store(settings))
     try:
         named = asyncio.run(services.run(services.quiz.next_question, "ana", topic="karpenter", lang="en"))
         assert named.topic == "Karpenter" and embedder.calls == []

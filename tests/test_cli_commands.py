@@ -17,8 +17,7 @@ from bot.errors import ConfigError
 from bot.services import Services
 from bot.storage import Store
 from bot.storage.migrate import head_revision
-
-UNREACHABLE = "postgresql+psycopg://nobody@127.0.0.1:1/none"
+from tests.conftest import UNREACHABLE_DATABASE
 
 
 def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -90,7 +89,7 @@ def test_upgrade_then_status_tell_the_revision(
 def test_an_unreachable_database_is_one_line_and_exit_code_1(
     command: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setenv("DATABASE_URL", UNREACHABLE)
+    monkeypatch.setenv("DATABASE_URL", UNREACHABLE_DATABASE)
     code, out, err = run(command, capsys)
     assert code == 1 and out == ""
     assert err.startswith("eksbot: database error: ") and err.count("\n") == 1

@@ -35,12 +35,12 @@ def add_to_explanation(knowledge_dir: Path, number: int, sentence: str) -> None:
     path.write_text(text.replace(marker, f"\n{sentence}\n{marker}", 1), encoding="utf-8")
 
 
-def refused(knowledge_dir: Path, index_dir: Path, embedder: FakeEmbedder) -> str:
+def refused(knowledge_dir: Path, index_dir: Path, embedder: FakeEmbedder, cause: str) -> None:
+    """Loading is refused for `cause` (a part of the message), with the command that repairs it."""
     with pytest.raises(IndexArtifactError) as info:
         load_index(load_knowledge(knowledge_dir), index_dir, embedder, rebuild=False)
     message = str(info.value)
-    assert "eksbot index build" in message, message
-    return message
+    assert cause in message and "run 'eksbot index build'" in message, message
 
 
 def test_build_writes_manifest_and_artifacts(knowledge_copy: Path, built: Path) -> None:
@@ -50,7 +50,7 @@ def test_build_writes_manifest_and_artifacts(knowledge_copy: Path, built: Path) 
     manifest = json.loads((built / MANIFEST).read_text(encoding="utf-8"))
     assert {"model_id", "dimension", "knowledge_digest", "built_at", "chunks"} <= set(manifest)
     assert manifest["model_id"] == "fake-embedder@1"
-    assert manifest["dimension"] == 64
+    assert manifest["dimension"] == 384
     assert manifest["knowledge_digest"] == knowledge_digest(knowledge_copy)
     built_at = datetime.fromisoformat(manifest["built_at"])
     assert built_at.tzinfo is not None
@@ -70,40 +70,46 @@ def test_fresh_index_loads_without_rebuilding(knowledge_copy: Path, built: Path)
 
 def test_refuses_index_when_knowledge_changed(knowledge_copy: Path, built: Path) -> None:
     add_to_explanation(knowledge_copy, 3, "Una frase nueva.")
-    message = refused(knowledge_copy, built, FakeEmbedder())
-    assert "knowledge" in message
+    refused(knowledge_copy, built, FakeEmbedder(), f"stale index in {built}: the knowledge in {knowledge_copy} changed")
 
 
 def test_refuses_index_when_a_knowledge_file_is_added(knowledge_copy: Path, built: Path) -> None:
     source = knowledge_copy / "eks-training-quiz.en.md"
     text = source.read_text(encoding="utf-8").replace("id: eks-training-quiz", "id: other-quiz")
     (knowledge_copy / "other-quiz.en.md").write_text(text, encoding="utf-8")
-    refused(knowledge_copy, built, FakeEmbedder())
+    refused(knowledge_copy, built, FakeEmbedder(), f"the knowledge in {knowledge_copy} changed")
 
 
 def test_refuses_index_built_with_another_model(knowledge_copy: Path, built: Path) -> None:
-    message = refused(knowledge_copy, built, FakeEmbedder(model_id="another-model@2"))
-    assert "another-model@2" in message and "fake-embedder@1" in message
+    refused(knowledge_copy, built, FakeEmbedder(model_id="another-model@2"),
+            "index was built with model fake-embedder@1, the setting is another-model@2")
 
 
 def test_refuses_index_of_another_dimension(knowledge_copy: Path, built: Path) -> None:
-    refused(knowledge_copy, built, FakeEmbedder(dimension=32))
+    refused(knowledge_copy, built, FakeEmbedder(dimension=32), "index dimension 384 differs from the model's 32")
 
 
 def test_refuses_a_missing_index(knowledge_copy: Path, tmp_path: Path) -> None:
-    refused(knowledge_copy, tmp_path / "nowhere", FakeEmbedder())
+    refused(knowledge_copy, tmp_path / "nowhere", FakeEmbedder(), f"no index in {tmp_path / 'nowhere'}")
 
 
-@pytest.mark.parametrize("name", [*ARTIFACTS, MANIFEST])
-def test_refuses_a_missing_artifact(knowledge_copy: Path, built: Path, name: str) -> None:
+DAMAGED = "index in {index} is damaged"
+
+
+@pytest.mark.parametrize(("name", "cause"), [
+    *((name, DAMAGED) for name in ARTIFACTS), (MANIFEST, "no index in {index}"),
+])
+def test_refuses_a_missing_artifact(knowledge_copy: Path, built: Path, name: str, cause: str) -> None:
     (built / name).unlink()
-    refused(knowledge_copy, built, FakeEmbedder())
+    refused(knowledge_copy, built, FakeEmbedder(), cause.format(index=built))
 
 
-@pytest.mark.parametrize("name", [*ARTIFACTS, MANIFEST])
-def test_refuses_a_damaged_artifact(knowledge_copy: Path, built: Path, name: str) -> None:
+@pytest.mark.parametrize(("name", "cause"), [
+    *((name, DAMAGED) for name in ARTIFACTS), (MANIFEST, "{index}/manifest.json is unreadable"),
+])
+def test_refuses_a_damaged_artifact(knowledge_copy: Path, built: Path, name: str, cause: str) -> None:
     (built / name).write_bytes(b"\x00garbage, not an index artifact\xff")
-    refused(knowledge_copy, built, FakeEmbedder())
+    refused(knowledge_copy, built, FakeEmbedder(), cause.format(index=built))
 
 
 def test_refuses_a_truncated_chunk_list(knowledge_copy: Path, built: Path) -> None:
@@ -111,7 +117,7 @@ def test_refuses_a_truncated_chunk_list(knowledge_copy: Path, built: Path) -> No
     meta = json.loads(meta_path.read_text(encoding="utf-8"))
     meta["chunks"] = meta["chunks"][:-1]
     meta_path.write_text(json.dumps(meta), encoding="utf-8")
-    refused(knowledge_copy, built, FakeEmbedder())
+    refused(knowledge_copy, built, FakeEmbedder(), f"index in {built} is inconsistent")
 
 
 def test_the_index_is_of_the_knowledge_given_not_of_the_files_now(knowledge_copy: Path, built: Path) -> None:
@@ -146,7 +152,7 @@ def test_rebuild_follows_a_model_change(knowledge_copy: Path, built: Path) -> No
     index = load_index(load_knowledge(knowledge_copy), built, other, rebuild=True)
     assert index.manifest.model_id == "another-model@2"
     assert index.manifest.dimension == index.faiss_index.d == 32
-    refused(knowledge_copy, built, FakeEmbedder())
+    refused(knowledge_copy, built, FakeEmbedder(), "index was built with model another-model@2")
 
 
 @pytest.mark.parametrize("damage", ["missing", "garbage"])

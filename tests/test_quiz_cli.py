@@ -7,7 +7,7 @@ import os
 import random
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -30,21 +30,14 @@ COMMAND = (
 
 
 @pytest.fixture
-def db_url(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'data' / 'eksbot.db'}"
+def db_url(sqlite_url: str) -> str:
+    """SQLite only: the terminal quiz is the same engine the PostgreSQL tests run."""
+    return sqlite_url
 
 
 @pytest.fixture
-def store(db_url: str) -> Iterator[Store]:
-    store = Store(db_url)
-    store.upgrade()
-    yield store
-    store.close()
-
-
-@pytest.fixture
-def engine(store: Store) -> QuizEngine:
-    return QuizEngine(knowledge(), store, clock=Clock(), rng=random.Random(5))
+def engine(store: Store, clock: Clock) -> QuizEngine:
+    return QuizEngine(knowledge(), store, clock=clock, rng=random.Random(5))
 
 
 def scripted(lines: list[str], prompts: list[str]) -> Callable[[str], str]:
@@ -126,8 +119,8 @@ def test_only_topics_that_name_no_quiz_topic_need_the_model() -> None:
     assert not names_a_topic(knowledge(), "offloading parameters to the CPU")
 
 
-def test_a_free_text_topic_is_matched_by_the_assistant(store: Store, assistant: TopicMatcher) -> None:
-    engine = QuizEngine(knowledge(), store, topics=assistant)
+def test_a_free_text_topic_is_matched_by_the_assistant(store: Store, fake_assistant: TopicMatcher) -> None:
+    engine = QuizEngine(knowledge(), store, topics=fake_assistant)
     prompt = engine.next_question("tester", topic="offload optimizer states and parameters to CPU memory")
     assert prompt.question == 12
 

@@ -98,6 +98,17 @@ def test_spanish_mention_is_answered_in_its_thread_with_the_citation(
         assert call.body | {"channel": "C1", "timestamp": "1700000100.000200", "name": "eyes"} == call.body
 
 
+@pytest.mark.slow
+def test_on_the_real_model_a_spanish_mention_cites_question_5_with_its_snippet(
+    settings: Settings, real_services: Services, fake: FakeSlack
+) -> None:
+    with bot_server(settings, real_services, fake) as slack:
+        slack.event(message_event(f"<@{BOT_USER}> {EFA_ES}", ts="1700000100.000200"))
+        post = fake.wait_for("chat.postMessage")[0].body
+    assert "Pregunta 5" in context_text(post) and TITLE_5_ES in context_text(post)
+    assert any("FI_PROVIDER=efa" in code for code in code_blocks(post))
+
+
 def test_english_mention_is_answered_in_english(slack: SlackSender, fake: FakeSlack) -> None:
     slack.event(message_event(f"<@{BOT_USER}> {EFA_EN}"))
     post = fake.wait_for("chat.postMessage")[0].body
@@ -259,18 +270,15 @@ def test_redelivered_event_is_answered_once(slack: SlackSender, fake: FakeSlack)
     assert len(fake.calls("chat.postMessage")) == 1
 
 
-@pytest.mark.parametrize("database", ["sqlite", "postgres"])
 def test_two_instances_on_one_database_answer_an_event_once(
-    settings: Settings, assistant: Any, fake: FakeSlack, request: pytest.FixtureRequest, database: str
+    settings: Settings, fake_assistant: Any, fake: FakeSlack, db_url: str
 ) -> None:
-    url = settings.database_url if database == "sqlite" else request.getfixturevalue("postgres_url")
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
-    stores = [Store(url), Store(url)]
+    stores = [Store(db_url), Store(db_url)]
     stores[0].upgrade()
     event = message_event(f"<@{BOT_USER}> {EFA_EN}")
     try:
-        with bot_server(settings, Services.assemble(settings, assistant, stores[0]), fake) as one, \
-                bot_server(settings, Services.assemble(settings, assistant, stores[1]), fake) as two:
+        with bot_server(settings, Services.assemble(settings, fake_assistant, stores[0]), fake) as one, \
+                bot_server(settings, Services.assemble(settings, fake_assistant, stores[1]), fake) as two:
             _, event_id = one.event(event)
             two.event(event, event_id=event_id, retry=1)
             labels = {"kind": "app_mention", "outcome": "duplicate"}

@@ -6,6 +6,7 @@ What a person sees arrives at the (fake) `response_url` or through the (fake) We
 from __future__ import annotations
 
 import json
+import re
 import threading
 from typing import Any
 
@@ -15,7 +16,7 @@ import pytest
 from bot.config import Settings
 from bot.quiz import QuizPrompt
 from bot.services import Services
-from bot.storage import Store
+from tests.quiz_helpers import right_letter, wrong_letter
 from tests.slack_fake import (
     BOT_USER,
     SPECIAL_MENTIONS,
@@ -49,11 +50,15 @@ def attempt_of(message: dict[str, Any]) -> str:
     return values.pop()
 
 
-def right_letter(services: Services, attempt_id: str) -> str:
-    record = services.store.get_attempt(attempt_id)
-    assert record is not None
-    question = services.assistant.knowledge.question(record.doc_id, record.question, record.lang)
-    return "ABCDEFGH"[record.option_order.index(question.answer)]
+def prompt_of(message: dict[str, Any]) -> dict[str, Any]:
+    """The question as a person reads it in the message: its number and the options under each letter."""
+    number = re.search(r"(?:Pregunta|Question) (\d+) ·", header(message))
+    assert number is not None, header(message)
+    options = re.findall(r"^\*([A-Z])\)\* (.*)$", message["blocks"][1]["text"]["text"], re.MULTILINE)
+    unescape = {"&lt;": "<", "&gt;": ">", "&amp;": "&"}
+    return {"question": int(number.group(1)), "options": [
+        {"key": key, "text": re.sub(r"&(lt|gt|amp);", lambda m: unescape[m.group(0)], text)} for key, text in options
+    ]}
 
 
 def answer_button(message: dict[str, Any], letter: str) -> dict[str, Any]:
@@ -99,7 +104,7 @@ def test_full_click_through_right_wrong_next_and_share(
 ) -> None:
     question = ask(slack, fake, "en")
     attempt_id = attempt_of(question)
-    right = right_letter(services, attempt_id)
+    right = right_letter(prompt_of(question))
     result = click(slack, fake, answer_button(question, right))
     assert result["replace_original"] is True
     assert result["text"].startswith("✅") and "Correct" in result["text"]
@@ -116,7 +121,7 @@ def test_full_click_through_right_wrong_next_and_share(
     following = click(slack, fake, button(result, "quiz_next"))
     assert following["replace_original"] is False and following["response_type"] == "ephemeral"
     assert attempt_of(following) != attempt_id and header(following).startswith("*Question")
-    wrong = next(x for x in "ABCD" if x != right_letter(services, attempt_of(following)))
+    wrong = wrong_letter(prompt_of(following))
     missed = click(slack, fake, answer_button(following, wrong))
     assert missed["text"].startswith("❌") and f"You chose *{wrong}*" in " ".join(texts(missed))
 
@@ -144,8 +149,7 @@ def test_click_on_an_old_message_shows_the_first_answer(
     slack: SlackSender, fake: FakeSlack, services: Services
 ) -> None:
     question = ask(slack, fake, "en")
-    right = right_letter(services, attempt_of(question))
-    wrong = next(x for x in "ABCD" if x != right)
+    right, wrong = right_letter(prompt_of(question)), wrong_letter(prompt_of(question))
     first = click(slack, fake, answer_button(question, wrong))
     later = click(slack, fake, answer_button(question, right))
     assert first["text"].startswith("❌") and later["text"].startswith("❌")
@@ -177,7 +181,7 @@ def test_quiz_stats_and_top(slack: SlackSender, fake: FakeSlack, services: Servi
     assert "Aún no has respondido" in ask(slack, fake, "stats")["text"]
     assert "Nobody has answered yet" in ask(slack, fake, "top en")["text"]
     question = ask(slack, fake)
-    click(slack, fake, answer_button(question, right_letter(services, attempt_of(question))))
+    click(slack, fake, answer_button(question, right_letter(prompt_of(question))))
     stats = ask(slack, fake, "stats")
     assert stats["response_type"] == "ephemeral"
     assert "Respondidas: 1 · Correctas: 1 · Acierto: 100%" in stats["text"]
@@ -258,10 +262,9 @@ def test_failure_in_a_command_gets_a_private_apology(
 
 
 def test_while_the_database_is_down_a_command_gets_a_short_private_note(
-    settings: Settings, services: Services, fake: FakeSlack
+    settings: Settings, services_without_database: Services, fake: FakeSlack
 ) -> None:
-    down = Services.assemble(settings, services.assistant, Store("postgresql+psycopg://secret_user@127.0.0.1:1/db"))
-    with bot_server(settings, down, fake) as slack:
+    with bot_server(settings, services_without_database, fake) as slack:
         reply = ask(slack, fake, "stats en")
     assert reply["response_type"] == "ephemeral" and "database is unavailable" in reply["text"]
     assert "secret_user" not in json.dumps(reply) and "Sorry" not in reply["text"]

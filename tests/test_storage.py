@@ -3,7 +3,6 @@ de-duplication across processes, feedback votes, reopening."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
@@ -16,29 +15,10 @@ from bot.errors import InputError, StorageIntegrityError, StorageUnavailableErro
 from bot.storage import AttemptRecord, Store
 from bot.storage.migrate import head_revision
 from bot.storage.tables import metadata
+from tests.conftest import UNREACHABLE_DATABASE
 from tests.quiz_helpers import Clock, claim_worker, race, upgrade_worker
 
 TABLES = {"attempts", "reviews", "slack_events", "feedback", "alembic_version"}
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'nested' / 'data' / 'eksbot.db'}"
-    return str(request.getfixturevalue("postgres_url"))
-
-
-@pytest.fixture
-def clock() -> Clock:
-    return Clock()
-
-
-@pytest.fixture
-def store(db_url: str, clock: Clock) -> Iterator[Store]:
-    store = Store(db_url, clock=clock)
-    store.upgrade()
-    yield store
-    store.close()
 
 
 def table_names(store: Store) -> set[str]:
@@ -149,11 +129,8 @@ def test_ping_passes_on_a_live_database(store: Store) -> None:
     store.ping()
 
 
-UNREACHABLE = "postgresql+psycopg://nobody@127.0.0.1:1/none"
-
-
 def test_ping_raises_when_the_database_is_unreachable() -> None:
-    store = Store(UNREACHABLE)
+    store = Store(UNREACHABLE_DATABASE)
     try:
         with pytest.raises(StorageUnavailableError) as raised:
             store.ping()
@@ -164,7 +141,7 @@ def test_ping_raises_when_the_database_is_unreachable() -> None:
 
 
 def test_every_operation_on_an_unreachable_database_is_unavailable_not_a_driver_error() -> None:
-    store = Store(UNREACHABLE)
+    store = Store(UNREACHABLE_DATABASE)
     operations = {
         "upgrade": store.upgrade, "revision": store.revision, "get_attempt": lambda: store.get_attempt("a"),
         "claim_event": lambda: store.claim_event("Ev1"), "feedback_counts": store.feedback_counts,
