@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from bot.embeddings import Embedder
     from bot.services import Services
     from bot.storage import Store
+    from tests.fakes import FakeEmbedder
 
 KNOWLEDGE = PROJECT_ROOT / "knowledge"
 SEED = PROJECT_ROOT.parent / "shared" / "seeds" / "eks-training-quiz.es.txt"
@@ -82,6 +83,14 @@ def real_services(settings: Settings, index_dir: Path, assistant: Assistant) -> 
 
 
 # -- the fake embedder (fast) --------------------------------------------------------------------------
+
+
+@pytest.fixture
+def fake_embedder() -> FakeEmbedder:
+    """A fresh fake embedder (its `calls` and `threads` are this test's); it loads `fake_index_dir`."""
+    from tests.fakes import FakeEmbedder
+
+    return FakeEmbedder()
 
 
 @pytest.fixture(scope="session")

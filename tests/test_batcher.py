@@ -30,14 +30,10 @@ QUESTIONS = [
 
 
 @pytest.fixture
-def embedder() -> FakeEmbedder:
-    return FakeEmbedder()
-
-
-@pytest.fixture
-def assistant(fake_index_dir: Path, embedder: FakeEmbedder) -> Assistant:
-    index = load_index(load_knowledge(KNOWLEDGE), fake_index_dir, embedder, rebuild=False)
-    return Assistant(index, embedder, threshold=0.4)
+def assistant(fake_index_dir: Path, fake_embedder: FakeEmbedder) -> Assistant:
+    """An assistant of its own, so that the test sees every call to its embedder."""
+    index = load_index(load_knowledge(KNOWLEDGE), fake_index_dir, fake_embedder, rebuild=False)
+    return Assistant(index, fake_embedder, threshold=0.4)
 
 
 @pytest.fixture
@@ -58,17 +54,17 @@ def ask_together(batcher: AnswerBatcher, questions: list[str]) -> list[Answer | 
 
 
 def test_questions_asked_together_share_one_model_call_on_the_model_thread(
-    assistant: Assistant, embedder: FakeEmbedder, model: ModelThread
+    assistant: Assistant, fake_embedder: FakeEmbedder, model: ModelThread
 ) -> None:
     sizes: list[int] = []
     answers = ask_together(AnswerBatcher(assistant, model, on_batch=sizes.append), QUESTIONS)
     assert sizes == [len(QUESTIONS)]
-    assert embedder.calls == [QUESTIONS] and embedder.threads[0].startswith("model")
+    assert fake_embedder.calls == [QUESTIONS] and fake_embedder.threads[0].startswith("model")
     assert answers == [assistant.answer(q) for q in QUESTIONS]  # the same as one by one
 
 
 def test_a_bad_question_is_refused_alone_and_at_once(
-    assistant: Assistant, embedder: FakeEmbedder, model: ModelThread
+    assistant: Assistant, fake_embedder: FakeEmbedder, model: ModelThread
 ) -> None:
     sizes: list[int] = []
     batcher = AnswerBatcher(assistant, model, on_batch=sizes.append)
@@ -104,14 +100,14 @@ def test_model_work_asked_from_the_model_thread_runs_there_directly(model: Model
 
 
 def test_only_free_text_quiz_topics_use_the_model_and_on_its_thread(
-    settings: Settings, assistant: Assistant, embedder: FakeEmbedder
+    settings: Settings, assistant: Assistant, fake_embedder: FakeEmbedder
 ) -> None:
     services = Services.assemble(settings, assistant, open_store(settings))
     try:
         named = asyncio.run(services.run(services.quiz.next_question, "ana", topic="karpenter", lang="en"))
-        assert named.topic == "Karpenter" and embedder.calls == []
+        assert named.topic == "Karpenter" and fake_embedder.calls == []
         asyncio.run(services.run(services.quiz.next_question, "ana", topic="offload optimizer states to CPU",
                                  lang="en"))
-        assert len(embedder.calls) == 1 and embedder.threads[0].startswith("model")
+        assert len(fake_embedder.calls) == 1 and fake_embedder.threads[0].startswith("model")
     finally:
         services.close()

@@ -2,8 +2,8 @@
 
 The same listeners serve both modes: HTTP (mounted in the FastAPI app at POST /slack/events, requests
 verified with the signing secret) and Socket Mode (`bot.slack.socket_mode`, no public URL). Every
-listener acknowledges at once and does the work in a lazy listener (Slack's 3-second rule); the core is
-synchronous, so the work runs on a worker thread.
+listener acknowledges at once and does the work in a lazy listener (Slack's 3-second rule), through the
+services: questions are answered with the batcher, the rest runs off the event loop (`Services.run`).
 """
 
 from __future__ import annotations
