@@ -1,8 +1,10 @@
 """Turn a question into an answer object that every surface (CLI, HTTP, Slack) renders as it is.
 
 The bot answers only from the knowledge: the most relevant explanation sentences of the best question,
-its best matching code snippet, and citations. Below the confidence threshold it says it does not know
-and lists what it does cover.
+its best matching code snippet, and citations. It answers only when the answerability model judges that
+the best quiz question answers what was asked (`bot.retrieval.answerability`); then it also names the
+terms of the question that the knowledge never mentions. Otherwise it says it does not know, lists what
+it covers and, when a quiz question is really related, offers it as related (not as the answer).
 """
 
 from __future__ import annotations
@@ -21,15 +23,19 @@ from bot.errors import InputError
 from bot.knowledge import KnowledgeBase, Question, load_knowledge
 from bot.lang import LANGUAGES, Lang, check_lang
 from bot.messages import say
-from bot.retrieval.artifacts import LoadedIndex, load_index
+from bot.retrieval.answerability import Judge, Judgement, Model
+from bot.retrieval.definitions import Definitions
 from bot.retrieval.hybrid import HybridRetriever, Retrieval, ScoredQuestion, Tuning
-from bot.text import clean_question, detect_language, edition_vocabulary, fold, tokens
+from bot.retrieval.artifacts import LoadedIndex, load_index
+from bot.text import clean_question, detect_language, edition_vocabulary, fold, sentences, tokens
 
 EXCERPT_SENTENCES = 3
 EXCERPT_MARGIN = 0.15  # sentences this far below the best one are left out
 ROW_ORDER = 10_000  # table rows come after the explanation's sentences
 RELATED_RATIO = 0.85  # other questions cited when their score is this close to the best one's
 MAX_CITATIONS = 3
+MAX_ITEMS = 3  # list items quoted after a sentence that introduces the list
+_OPTION_NOTE = re.compile(r"^([A-Z])\)\s")  # "C) capacity-type: spot: ..." explains an option
 
 log = logging.getLogger(__name__)
 
@@ -42,28 +48,32 @@ class Answer:
     citations: list[Citation]
     answer_line: str | None = None  # e.g. "B) FI_PROVIDER=efa", the cited quiz question's answer
     topics: list[str] = field(default_factory=list)  # what the knowledge covers, shown when not answered
-    confidence: float = 0.0
+    confidence: float = 0.0  # estimated probability that the cited quiz question answers the question
+    uncovered: list[str] = field(default_factory=list)  # terms of the question the knowledge never mentions
     ranked: list[int] = field(default_factory=list)  # question numbers, best first
+    related: list[Citation] = field(default_factory=list)  # when not answered: related quiz questions
 
     def to_dict(self) -> dict[str, object]:
         """The public shape: the same for `eksbot ask --json` and `POST /v1/query`."""
         return {
             "answered": self.answered, "language": self.language, "text": self.text,
-            "citations": [c.to_dict() for c in self.citations],
+            "citations": [c.to_dict() for c in self.citations], "confidence": self.confidence,
+            "uncovered": list(self.uncovered),
         }
 
 
 class Assistant:
     """The core: knowledge, index, model and retrieval, loaded once, answering any number of questions."""
 
-    def __init__(self, index: LoadedIndex, embedder: Embedder, *, threshold: float, max_chars: int = 2000,
-                 tuning: Tuning | None = None) -> None:
+    def __init__(self, index: LoadedIndex, embedder: Embedder, *, threshold: float | None = None,
+                 max_chars: int = 2000, tuning: Tuning | None = None, model: Model | None = None) -> None:
         self.index = index
         self.embedder = embedder
-        self.threshold = threshold
         self.max_chars = max_chars
-        self.retriever = HybridRetriever(index, tuning)
+        self.retriever = HybridRetriever(index, tuning, topic_vectors=_topic_vectors(index, embedder))
         self.knowledge: KnowledgeBase = index.knowledge
+        self.judge = Judge(self.retriever, _definitions(index), model)
+        self.threshold = self.judge.model.threshold if threshold is None else threshold
         self.vocabulary = edition_vocabulary(
             {lang: [c.indexed_text for c in index.chunks if c.lang == lang] for lang in LANGUAGES}
         )
@@ -78,13 +88,16 @@ class Assistant:
                 self._rows_of.setdefault((c.doc_id, c.question, c.lang), []).append(
                     (c, frozenset(tokens(c.text, c.lang)))
                 )
+        self._follows = _what_follows(index.knowledge)
 
     @classmethod
-    def from_settings(cls, settings: Settings, embedder: Embedder | None = None) -> Assistant:
+    def from_settings(cls, settings: Settings, embedder: Embedder | None = None, model: Model | None = None
+                      ) -> Assistant:
         embedder = embedder or SentenceTransformerEmbedder(settings.embedding_model)
         index = load_index(load_knowledge(settings.knowledge_dir), settings.index_dir, embedder,
                            rebuild=settings.auto_rebuild)
-        return cls(index, embedder, threshold=settings.abstain_threshold, max_chars=settings.max_question_chars)
+        return cls(index, embedder, threshold=settings.abstain_threshold, max_chars=settings.max_question_chars,
+                   model=model)
 
     # -- public API ---------------------------------------------------------------------------------
 
@@ -108,25 +121,30 @@ class Assistant:
     def answer_many(self, questions: list[tuple[str, str | None]]) -> list[Answer]:
         """Answer several questions with one call to the model (what concurrent requests share)."""
         prepared = [self.prepare(q, lang) for q, lang in questions]
-        vectors = self.embedder.encode([text for text, _ in prepared])
+        retrievals = self.retrieve_many(prepared)
+        return [self._answer(text, retrieval) for (text, _), retrieval in zip(prepared, retrievals, strict=True)]
+
+    def retrieve_many(self, prepared: list[tuple[str, str]]) -> list[Retrieval]:
+        """Rank the quiz questions for clean questions (from `prepare`), with one call to the model."""
+        analyses = [self.retriever.analyze(text, lang) for text, lang in prepared]
+        vectors = self.embedder.encode([a.search_text for a in analyses]) if analyses else []
         return [
-            self.answer_prepared(text, lang, vector)
-            for (text, lang), vector in zip(prepared, vectors, strict=True)
+            self.retriever.retrieve(analysis, vector, lang)
+            for analysis, vector, (_, lang) in zip(analyses, vectors, prepared, strict=True)
         ]
 
-    def retrieve(self, text: str, lang: Lang, vector: np.ndarray) -> Retrieval:
-        return self.retriever.retrieve(text, vector, lang)
-
-    def answer_prepared(self, text: str, lang: Lang, vector: np.ndarray) -> Answer:
-        retrieval = self.retrieve(text, lang, vector)
+    def _answer(self, text: str, retrieval: Retrieval) -> Answer:
+        lang = retrieval.language
+        judgement = self.judge.judge(retrieval)
         ranked = [s.key[1] for s in retrieval.ranked]
-        if not retrieval.ranked or retrieval.confidence < self.threshold:
-            return self._dont_know(lang, retrieval, ranked)
+        if not retrieval.ranked or judgement.probability < self.threshold:
+            return self._dont_know(lang, retrieval, judgement, ranked)
         best = retrieval.ranked[0]
         related = [
             s for s in retrieval.ranked[1:MAX_CITATIONS]
             if s.score >= RELATED_RATIO * best.score
         ]
+        vector = retrieval.vector
         citations = [self._citation(text, lang, vector, s, retrieval) for s in [best, *related]]
         question = self.knowledge.question(best.key[0], best.key[1], lang)
         top = citations[0]
@@ -135,10 +153,18 @@ class Assistant:
                             answer=question.answer_line)
         else:
             reference = say(lang, "section_ref", title=question.title, source=top.source)
+        body = top.excerpt
+        if judgement.uncovered:
+            body = say(lang, "not_covered", terms=_join_terms(judgement.uncovered, lang),
+                       topic=question.topic or question.title) + " " + body
         return Answer(
-            answered=True, language=lang, text=f"{top.excerpt}\n\n{reference}", citations=citations,
-            answer_line=question.answer_line or None, confidence=round(retrieval.confidence, 4), ranked=ranked,
+            answered=True, language=lang, text=f"{body}\n\n{reference}", citations=citations,
+            answer_line=question.answer_line or None, confidence=judgement.probability,
+            uncovered=list(judgement.uncovered), ranked=ranked,
         )
+
+    def judge_retrieval(self, retrieval: Retrieval) -> Judgement:
+        return self.judge.judge(retrieval)
 
     def topics(self, lang: str) -> list[str]:
         return self.knowledge.topics(lang)
@@ -154,31 +180,36 @@ class Assistant:
         ]
         if named:
             return named
-        text, detected = self.prepare(topic, None)
-        retrieval = self.retrieve(text, detected, self.embedder.encode([text])[0])
-        if not retrieval.ranked or retrieval.confidence < self.threshold:
+        retrieval = self.retrieve_many([self.prepare(topic, None)])[0]
+        judgement = self.judge.judge(retrieval)
+        if not retrieval.ranked or not (judgement.probability >= self.threshold or judgement.related):
             return []
         best = retrieval.ranked[0].score
         return [s.key for s in retrieval.ranked if s.score >= RELATED_RATIO * best]
 
     # -- pieces ------------------------------------------------------------------------------------
 
-    def _dont_know(self, lang: Lang, retrieval: Retrieval, ranked: list[int]) -> Answer:
+    def _dont_know(self, lang: Lang, retrieval: Retrieval, judgement: Judgement, ranked: list[int]) -> Answer:
         topics = self.topics(lang)
-        suggestions: list[Citation] = []
-        if retrieval.ranked and retrieval.confidence >= self.threshold / 2:
+        related: list[Citation] = []
+        if retrieval.ranked and judgement.related:
+            # Only quiz questions that share a specific word with the question, offered as related.
+            best = retrieval.ranked[0]
             for scored in retrieval.ranked[:MAX_CITATIONS]:
+                if scored is not best and not (scored.specific and scored.score >= RELATED_RATIO * best.score):
+                    continue
                 q = self.knowledge.question(scored.key[0], scored.key[1], lang)
-                suggestions.append(Citation(
+                related.append(Citation(
                     question=q.number, title=q.title, excerpt="", snippet=None, source=q.source,
                     score=round(scored.score, 4), topic=q.topic, doc_id=q.doc_id,
                 ))
-        text = say(lang, "dont_know") + "\n" + say(lang, "covers", topics=", ".join(topics))
-        if suggestions:
-            text += "\n" + say(lang, "did_you_mean", titles="; ".join(f"{s.question}. {s.title}" for s in suggestions))
+        lines = [say(lang, "dont_know"), say(lang, "covers", topics=", ".join(topics))]
+        if related:
+            lines.append(say(lang, "related", titles="; ".join(
+                say(lang, "related_item", number=c.question, title=c.title) for c in related)))
         return Answer(
-            answered=False, language=lang, text=text, citations=suggestions, topics=topics,
-            confidence=round(retrieval.confidence, 4), ranked=ranked,
+            answered=False, language=lang, text="\n".join(lines), citations=[], topics=topics,
+            confidence=judgement.probability, uncovered=list(judgement.uncovered), ranked=ranked, related=related,
         )
 
     def _citation(self, text: str, lang: str, vector: np.ndarray, scored: ScoredQuestion,
@@ -195,19 +226,31 @@ class Assistant:
         )
 
     def _excerpt(self, text: str, question: Question, vector: np.ndarray, retrieval: Retrieval) -> str:
-        """The explanation sentences (or table rows) closest to the question, in document order."""
+        """The explanation sentences (or table rows) closest to the question, in document order.
+
+        A sentence that introduces a list or a table ("…across stages:") brings the list's first items
+        or the table's closest row; one that introduces code ends with a full stop (the snippet follows).
+        Notes on wrong options ("C) capacity-type: spot: …") are never quoted as the answer.
+        """
         key = (question.doc_id, question.number, question.lang)
         ids = self._sentences_of.get(key, [])
-        terms = set(tokens(text, question.lang))
+        terms = set(tokens(retrieval.analysis.search_text, question.lang))
         candidates: list[tuple[float, int, str]] = []
         if ids:
             sims = self.index.sentence_vectors[ids] @ vector
             for order, (i, sim) in enumerate(zip(ids, sims, strict=True)):
+                sentence = self.index.sentences[i].text
+                note = _OPTION_NOTE.match(sentence)
+                if note and note.group(1) != question.answer:
+                    continue
                 score = float(sim) + _overlap(terms, self._sentence_terms[i])
-                candidates.append((score, order, self.index.sentences[i].text))
+                candidates.append((score, order, sentence))
+        rows: dict[int, list[tuple[float, int, str]]] = {}  # per table (its line): scored rows
         for c, row_terms in self._rows_of.get(key, []):
             score = float(retrieval.chunk_dense[c.id]) + _overlap(terms, row_terms)
-            candidates.append((score, ROW_ORDER + c.id, _row_sentence(c)))
+            row = (score, ROW_ORDER + c.id, _row_sentence(c))
+            candidates.append(row)
+            rows.setdefault(c.line, []).append(row)
         if not candidates:
             return question.answer_line
         ordered = sorted(candidates, reverse=True)
@@ -226,7 +269,29 @@ class Assistant:
         lead = min(candidates, key=lambda c: c[1])
         if lead not in best and lead[0] >= top_score - EXCERPT_MARGIN:
             best = [*best[: EXCERPT_SENTENCES - 1], lead]
-        return " ".join(_as_sentence(s) for _, _, s in sorted(best, key=lambda c: c[1]))
+        chosen = sorted(best, key=lambda c: c[1])
+        quoted = {sentence for _, _, sentence in chosen}
+        parts: list[str] = []
+        for _, _, sentence in chosen:
+            if not sentence.rstrip().endswith(":"):
+                parts.append(_as_sentence(sentence))
+                continue
+            follows = self._follows.get((*key, sentence))
+            if follows is not None and follows[0] == "list":
+                items = [item for item in follows[1] if item not in quoted][:MAX_ITEMS]
+                quoted.update(items)
+                if items:
+                    parts.append(sentence.rstrip() + " " + "; ".join(i.rstrip(".:;") for i in items) + ".")
+                    continue
+            elif follows is not None and follows[0] == "table" and rows.get(int(follows[1][0])):
+                closest = max(rows[int(follows[1][0])])
+                if closest[2] not in quoted:
+                    quoted.add(closest[2])
+                    parts.append(sentence.rstrip() + " " + _as_sentence(closest[2]))
+                    continue
+            parts.append(sentence.rstrip().rstrip(":") + ".")
+        seen: set[str] = set()
+        return " ".join(p for p in parts if not (p in seen or seen.add(p)))  # type: ignore[func-returns-value]
 
 
 def _overlap(terms: set[str], sentence_terms: frozenset[str]) -> float:
@@ -242,6 +307,78 @@ def _row_sentence(chunk: Chunk) -> str:
 
 def _as_sentence(text: str) -> str:
     text = text.strip()
-    return text if re.search(r"[.!?:)]$", text) else text + "."
+    return text if re.search(r"[.!?)]$", text) else text.rstrip(":") + "."
+
+
+def _what_follows(knowledge: KnowledgeBase) -> dict[tuple[str, int, str, str], tuple[str, tuple[str, ...]]]:
+    """For each sentence that ends with a colon: what it introduces, ("list", its items), ("table",
+    (its line,)) or ("code", ())."""
+    out: dict[tuple[str, int, str, str], tuple[str, tuple[str, ...]]] = {}
+    for lang in LANGUAGES:
+        for question in knowledge.questions(lang, kind=None):
+            blocks = question.blocks
+            for index, block in enumerate(blocks):
+                if block.kind not in ("text", "list"):
+                    continue
+                items = sentences(block.text)
+                for position, sentence in enumerate(items):
+                    if not sentence.endswith(":"):
+                        continue
+                    key = (question.doc_id, question.number, lang, sentence)
+                    rest = items[position + 1 :]
+                    rest = rest[: next((i for i, item in enumerate(rest) if item.endswith(":")), len(rest))]
+                    following = blocks[index + 1] if index + 1 < len(blocks) else None
+                    if rest:
+                        out[key] = ("list", tuple(rest))
+                    elif following is None:
+                        continue
+                    elif following.kind == "list":
+                        listed = sentences(following.text)
+                        out[key] = ("list", tuple(listed[: next(
+                            (i for i, item in enumerate(listed) if item.endswith(":")), len(listed))]))
+                    elif following.kind == "table":
+                        out[key] = ("table", (str(following.line),))
+                    elif following.kind == "code":
+                        out[key] = ("code", ())
+    return out
+
+
+def _topic_vectors(index: LoadedIndex, embedder: Embedder) -> dict[tuple[str, int], np.ndarray]:
+    """Each quiz question's topic name, embedded (one row per edition)."""
+    named = [((q.doc_id, q.number), q.topic) for lang in LANGUAGES for q in index.knowledge.questions(lang, kind=None)
+             if q.topic]
+    if not named:
+        return {}
+    vectors = embedder.encode([topic for _, topic in named])
+    out: dict[tuple[str, int], list[np.ndarray]] = {}
+    for (key, _), vector in zip(named, vectors, strict=True):
+        out.setdefault(key, []).append(vector)
+    return {key: np.stack(rows) for key, rows in out.items()}
+
+
+def _definitions(index: LoadedIndex) -> Definitions:
+    """What each quiz question explains: its topic, its correct answer, and the leads of its
+    sentences and table rows (a row's first cell is what the row explains)."""
+    texts: list[tuple[object, str, str]] = [
+        ((s.doc_id, s.question), "sentence", s.text) for s in index.sentences
+    ]
+    texts += [
+        ((c.doc_id, c.question), "row", c.text.split("; ")[0].split(": ", 1)[-1] + ":")
+        for c in index.chunks if c.kind == "table_row"
+    ]
+    names: list[tuple[object, str]] = []
+    for lang in LANGUAGES:
+        for q in index.knowledge.questions(lang, kind=None):
+            names += [((q.doc_id, q.number), q.topic)] if q.topic else []
+            option = q.correct_option
+            names += [((q.doc_id, q.number), option.text)] if option else []
+    return Definitions(texts, names)
+
+
+def _join_terms(terms: tuple[str, ...] | list[str], lang: str) -> str:
+    quoted = [f"«{t}»" if lang == "es" else f"\u201c{t}\u201d" for t in terms]
+    if len(quoted) == 1:
+        return quoted[0]
+    return ", ".join(quoted[:-1]) + (" ni " if lang == "es" else " or ") + quoted[-1]
 
 

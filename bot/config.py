@@ -34,8 +34,9 @@ class Settings(BaseSettings):
         description="Sentence-transformers model: a name or a path. The default is the bundled copy.",
     )
     auto_rebuild: bool = Field(default=True, description="Rebuild a stale index at start instead of failing.")
-    abstain_threshold: float = Field(
-        default=0.4, ge=0.0, le=1.0, description="Below this confidence the bot says it does not know."
+    abstain_threshold: float | None = Field(
+        default=None, ge=0.0, le=1.0,
+        description="Below this confidence the bot says it does not know (default: the calibrated model's).",
     )
     max_question_chars: int = Field(default=2000, ge=10)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"

@@ -10,7 +10,9 @@ TEXTS: dict[str, dict[str, str]] = {
             "No lo sé: la base de conocimiento no cubre esa pregunta, así que prefiero no inventar una respuesta."
         ),
         "covers": "Puedo ayudarte con estos temas: {topics}.",
-        "did_you_mean": "¿Quizás buscabas: {titles}?",
+        "related": "Relacionado, aunque no responde a tu pregunta: {titles}",
+        "related_item": "pregunta {number} («{title}»)",
+        "not_covered": "La base de conocimiento no dice nada de {terms}. Sobre {topic}:",
         "quiz_ref": "Pregunta {number} del cuestionario («{title}»): la respuesta correcta es {answer}.",
         "section_ref": "Fuente: {title} ({source}).",
         "citation": "Pregunta {number} · {title}",
@@ -21,7 +23,9 @@ TEXTS: dict[str, dict[str, str]] = {
     "en": {
         "dont_know": "I don't know: the knowledge base does not cover that question, so I won't make an answer up.",
         "covers": "I can help with these topics: {topics}.",
-        "did_you_mean": "Did you mean: {titles}?",
+        "related": "Related, though it does not answer your question: {titles}",
+        "related_item": "question {number} (\u201c{title}\u201d)",
+        "not_covered": "The knowledge base says nothing about {terms}. On {topic}:",
         "quiz_ref": "Quiz question {number} (\u201c{title}\u201d): the correct answer is {answer}.",
         "section_ref": "Source: {title} ({source}).",
         "citation": "Question {number} · {title}",

@@ -27,6 +27,7 @@ def _assistant(settings: Settings) -> Assistant:
     return Assistant.from_settings(settings)
 
 
+
 def cmd_index_build(args: argparse.Namespace) -> int:
     from bot.embeddings import SentenceTransformerEmbedder
     from bot.knowledge import load_knowledge
@@ -95,6 +96,34 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    """Fit the answerability model on labelled files; print cross-validated figures; write the model."""
+    from bot import calibration
+    from bot.answers import Assistant
+    from bot.evaluation import read_queries
+    from bot.retrieval.answerability import MODEL_FILE, Model
+
+    queries = []
+    for name in args.files:
+        path = Path(name)
+        if not path.is_file():
+            raise InputError(f"{path}: no such file")
+        queries += read_queries(path)
+    settings = settings_from_args(args)
+    base = Assistant.from_settings(settings, model=Model.untrained())
+    data = calibration.examples(base, queries)
+    report = calibration.cross_validate(data)
+    model = calibration.fit(data, about={"files": [Path(f).name for f in args.files],
+                                         "cross_validation": report})
+    out = Path(args.out) if args.out else MODEL_FILE
+    model.write(out)
+    print(json.dumps(report, ensure_ascii=False, indent=1))
+    for name, weight in calibration.describe(model):
+        print(f"{name:22s} {weight:+.3f}")
+    print(f"model written to {out} ({len(queries)} questions, {int(data.y.sum())} answerable)")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="eksbot", description="The EKS training assistant.")
     parser.add_argument("--knowledge-dir", dest="knowledge_dir", help="knowledge directory (EKSBOT_KNOWLEDGE_DIR)")
@@ -116,6 +145,11 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("file")
     ev.add_argument("--json", action="store_true", help="one JSON line per query, then a summary line")
     ev.set_defaults(func=cmd_eval)
+
+    cal = sub.add_parser("calibrate", help="fit the answerability model on labelled JSONL files")
+    cal.add_argument("files", nargs="+", help="JSONL files of labelled questions (the same shape as for eval)")
+    cal.add_argument("--out", help="where to write the model (default: the bundled bot/data/answerability.json)")
+    cal.set_defaults(func=cmd_calibrate)
 
     for register in _extensions():
         register(sub)

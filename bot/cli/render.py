@@ -47,11 +47,15 @@ def render_eval(console: Console, results: list[EvalResult], summary: dict[str, 
     console.print(table)
     figures = Table(title="Summary")
     figures.add_column("scope")
-    keys = ["queries", "recall@1", "recall@3", "mrr", "abstention", "false_abstention"]
+    keys = ["queries", "recall@1", "recall@3", "mrr", "abstention", "false_abstention", "uncovered_recall"]
     for key in keys:
-        figures.add_column(key, justify="right")
+        figures.add_column(key.replace("_", " "), justify="right")
     by_language = summary.get("by_language", {})
-    scopes: dict[str, Any] = {"all": summary, **(by_language if isinstance(by_language, dict) else {})}
+    by_kind = summary.get("by_kind", {})
+    scopes: dict[str, Any] = {
+        "all": summary, **(by_language if isinstance(by_language, dict) else {}),
+        **({f"kind: {k}": v for k, v in by_kind.items()} if isinstance(by_kind, dict) else {}),
+    }
     for scope, values in scopes.items():
         figures.add_row(scope, *(str(values.get(k, "-")) for k in keys))
     console.print(figures)

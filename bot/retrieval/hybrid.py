@@ -1,35 +1,38 @@
-"""Hybrid retrieval: dense (FAISS) and lexical (BM25, per language) rankings fused per question.
+"""Hybrid retrieval: dense (FAISS), lexical (BM25, per language) and specific-word evidence, fused per question.
 
-Both are needed: the embedding model is English, so dense alone misses Spanish wording; BM25 alone
-misses English paraphrases. Per question, the best chunk cosine and the best normalised BM25 score are
-added with weights (the dense weight is lower for Spanish questions), and a separate confidence (how
-close the best question is in meaning, and how much of the question's weight its words cover) decides
-whether to answer at all.
+All three are needed: the embedding model is English, so dense alone misses Spanish wording; BM25 alone
+misses English paraphrases; and both reward a question that repeats a common word ("memory") over the
+one that names the question's subject ("BF16"). Per question, the best chunk cosine, the best normalised
+BM25 score and the share of the question's specificity (see `bot.retrieval.terms`) its words find there
+are added with weights (the dense weight is lower for Spanish questions). Whether the best question
+answers at all is decided afterwards, by `bot.retrieval.answerability`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from bot.chunking import Chunk
-from bot.retrieval.artifacts import LoadedIndex
+from bot.retrieval import gaps
 from bot.retrieval.lexical import LexicalIndex
+from bot.retrieval.artifacts import LoadedIndex
+from bot.retrieval.terms import Analysis, Vocabulary, WordFrequency
 
 QuestionKey = tuple[str, int]
 
 
 @dataclass(frozen=True)
 class Tuning:
-    """Fusion and confidence constants; measured on the evaluation sets, not per query."""
+    """Fusion constants, chosen on our own evaluation set (never per query)."""
 
     lexical_weight: float = 1.0
     # The embedding model is English: its rankings and cosines mean less for Spanish questions.
     dense_weight: dict[str, float] = field(default_factory=lambda: {"en": 1.0, "es": 0.5})
     other_edition_weight: float = 0.5  # BM25 on the edition in the other language counts half
-    dense_floor: dict[str, float] = field(default_factory=lambda: {"en": 0.30, "es": 0.45})
-    dense_span: float = 0.30  # cosine above the floor that means "clearly related"
+    specific_weight: float = 1.0  # the share of the question's specificity that a quiz question uses
 
 
 @dataclass(frozen=True)
@@ -37,13 +40,16 @@ class ScoredQuestion:
     key: QuestionKey
     score: float  # fused score, higher is better
     dense: float  # best cosine of its chunks
-    lexical: float  # best BM25 of its chunks (any language)
+    lexical: float  # best BM25 of its chunks (any language), normalised
+    specific: float  # share of the question's specificity found in this quiz question, in [0, 1]
 
 
 @dataclass(frozen=True)
 class Retrieval:
+    analysis: Analysis
+    language: str
     ranked: list[ScoredQuestion]
-    confidence: float
+    vector: np.ndarray  # the query's embedding
     chunk_dense: np.ndarray
     chunk_lexical: np.ndarray
 
@@ -61,32 +67,65 @@ class Retrieval:
 
 
 class HybridRetriever:
-    def __init__(self, index: LoadedIndex, tuning: Tuning | None = None) -> None:
+    def __init__(self, index: LoadedIndex, tuning: Tuning | None = None,
+                 frequency: WordFrequency | None = None, topic_vectors: dict[QuestionKey, np.ndarray] | None = None
+                 ) -> None:
+        self.topic_vectors = topic_vectors or {}
         self.index = index
         self.tuning = tuning or Tuning()
         self.chunks = index.chunks
         self.lexical = LexicalIndex(index.chunks)
+        self.frequency = frequency or WordFrequency.bundled()
+        self.vocabulary = Vocabulary(
+            ((c.doc_id, c.question), c.id, c.lang, _knowledge_text(c)) for c in index.chunks
+        )
+        context = {(c.doc_id, c.question, c.lang): f"{c.title}\n{c.text.splitlines()[0] if c.text else ''}"
+                   for c in index.chunks if c.kind == "question"}
+        self.vocabulary.add_units(
+            [((s.doc_id, s.question), s.lang, s.text, context.get((s.doc_id, s.question, s.lang), ""))
+             for s in index.sentences]
+            + [((c.doc_id, c.question), c.lang, _knowledge_text(c), "")
+               for c in index.chunks if c.kind in ("table_row", "code", "question")]
+        )
         keys = sorted({(c.doc_id, c.question) for c in self.chunks})
         self.keys: list[QuestionKey] = keys
         position = {key: i for i, key in enumerate(keys)}
         self._owner = np.array([position[(c.doc_id, c.question)] for c in self.chunks], dtype=np.int64)
+        self._sentences_of: dict[QuestionKey, np.ndarray] = {}
+        for i, sentence in enumerate(index.sentences):
+            self._sentences_of.setdefault((sentence.doc_id, sentence.question), []).append(i)  # type: ignore[arg-type]
+        self._sentences_of = {k: np.array(v, dtype=np.int64) for k, v in self._sentences_of.items()}
         self._chunks_of: dict[QuestionKey, dict[str, list[int]]] = {}
         for c in self.chunks:
             self._chunks_of.setdefault((c.doc_id, c.question), {}).setdefault(c.lang, []).append(c.id)
+
+    def analyze(self, question: str, language: str) -> Analysis:
+        """Read a clean question: its content words, their specificity, and the text to search with.
+
+        A named thing the knowledge never mentions, asked about beside one it explains ("MPIJob or
+        PyTorchJob?"), is set aside: the rest is what gets searched and judged (`bot.retrieval.gaps`).
+        """
+        analysis = self.vocabulary.analyze(question, language, self.frequency)
+        aside = gaps.set_aside(analysis, self.vocabulary)
+        if not aside.named:
+            return analysis
+        rest = gaps.remainder(analysis, question, aside)
+        terms = tuple(gaps.uncovered_terms(analysis, self.vocabulary, only=set(aside.named)))
+        return replace(self.vocabulary.analyze(rest, language, self.frequency), set_aside=terms)
 
     def _per_question_max(self, values: np.ndarray) -> np.ndarray:
         out = np.full(len(self.keys), -np.inf, dtype=np.float32)
         np.maximum.at(out, self._owner, values)
         return out
 
-    def retrieve(self, query: str, query_vector: np.ndarray, language: str) -> Retrieval:
-        """Rank every question for `query` (in `language`, 'es' or 'en') and rate the best one."""
+    def retrieve(self, analysis: Analysis, query_vector: np.ndarray, language: str) -> Retrieval:
+        """Rank every question for the analysed query (in `language`, 'es' or 'en')."""
         t = self.tuning
         n = len(self.chunks)
         dense_scores, ids = self.index.faiss_index.search(query_vector.reshape(1, -1).astype(np.float32), n)
         chunk_dense = np.zeros(n, dtype=np.float32)
         chunk_dense[ids[0]] = dense_scores[0]
-        lexical_by_lang = self.lexical.scores(query)
+        lexical_by_lang = self.lexical.scores(analysis.search_text)
         # Each language's BM25 on its own scale: normalise by that language's best before merging.
         chunk_lexical = np.zeros(n, dtype=np.float32)
         for lang, scores in lexical_by_lang.items():
@@ -96,23 +135,57 @@ class HybridRetriever:
                 chunk_lexical += weight * scores / top
         q_dense = self._per_question_max(chunk_dense)
         q_lexical = self._per_question_max(chunk_lexical)
-        fused = t.dense_weight.get(language, 1.0) * q_dense + t.lexical_weight * q_lexical
+        q_specific = np.array([self.specific_share(analysis, key) for key in self.keys], dtype=np.float32)
+        fused = (t.dense_weight.get(language, 1.0) * q_dense + t.lexical_weight * q_lexical
+                 + t.specific_weight * q_specific)
         order = np.argsort(-fused, kind="stable")
         ranked = [
-            ScoredQuestion(self.keys[i], float(fused[i]), float(q_dense[i]), float(q_lexical[i])) for i in order
+            ScoredQuestion(self.keys[i], float(fused[i]), float(q_dense[i]), float(q_lexical[i]), float(q_specific[i]))
+            for i in order
         ]
-        confidence = self._confidence(query, language, ranked[0], float(q_dense.max())) if ranked else 0.0
-        return Retrieval(ranked, confidence, chunk_dense, chunk_lexical)
+        return Retrieval(analysis, language, ranked, query_vector, chunk_dense, chunk_lexical)
 
-    def _confidence(self, query: str, language: str, top: ScoredQuestion, best_dense: float) -> float:
-        """max(semantic closeness, share of the query's words the best question covers), in [0, 1]."""
-        t = self.tuning
-        floor = t.dense_floor.get(language, max(t.dense_floor.values()))
-        semantic = min(1.0, max(0.0, (best_dense - floor) / t.dense_span))
+    def specific_share(self, analysis: Analysis, key: QuestionKey) -> float:
+        """The share of the query's specificity whose words the quiz question `key` uses."""
+        total = sum(w.specificity for w in analysis.words)
+        if not total:
+            return 0.0
+        present = self.vocabulary.of_key[key]
+        return sum(w.specificity for w in analysis.words if w.found_in(present)) / total
+
+    def idf_coverage(self, analysis: Analysis, key: QuestionKey, language: str) -> float:
+        """Share of the query's weight (IDF within the knowledge) that the quiz question `key` covers."""
         # Spanish questions borrow English terms ("checkpoint", "pipeline"): look in both editions.
-        # English ones are read in English only, so a word is not matched through a Spanish stem
-        # ("docker" stemmed as "dock").
+        # English ones are read in English only, so a word is not matched through a Spanish stem.
         editions = [language] if language == "en" else self.lexical.languages
-        lexical = self.lexical.coverage(query, self._chunks_of[top.key], editions)
-        return max(semantic, lexical)
+        return self.lexical.coverage(analysis.search_text, self._chunks_of[key], editions)
 
+    def sentence_similarity(self, query_vector: np.ndarray, key: QuestionKey) -> tuple[float, float]:
+        """The query's cosine with the closest explanation sentence of the quiz question `key`, and the
+        mean cosine over its sentences."""
+        ids = self._sentences_of.get(key)
+        if ids is None or not len(ids):
+            return 0.0, 0.0
+        cosines = self.index.sentence_vectors[ids] @ query_vector
+        return float(cosines.max()), float(cosines.mean())
+
+    def topic_similarity(self, query_vector: np.ndarray, key: QuestionKey) -> float:
+        """The query's cosine with the name of the quiz question's topic (the closer edition)."""
+        vectors = self.topic_vectors.get(key)
+        return float((vectors @ query_vector).max()) if vectors is not None else 0.0
+
+
+_OPTION_LINE = re.compile(r"^[A-Z]\)\s")
+
+
+def _knowledge_text(chunk: Chunk) -> str:
+    """What a chunk says as knowledge: a question chunk without its wrong options (a distractor such
+    as "GPU monitoring and metrics collection" is not something the knowledge covers), a snippet with
+    its language ("yaml")."""
+    text = chunk.text
+    if chunk.kind == "question":
+        lines = text.split("\n")
+        text = "\n".join(line for i, line in enumerate(lines) if not _OPTION_LINE.match(line) or i == len(lines) - 1)
+    if chunk.code_lang:
+        text += f"\n{chunk.code_lang}"
+    return f"{chunk.header}\n{text}"

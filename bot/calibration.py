@@ -1,0 +1,124 @@
+"""Fit the answerability model on labelled questions, and say how well it does on lines it did not see.
+
+A line is a positive example when the best quiz question the retrieval finds is one of its `expect`
+numbers (that question answers it), a negative one otherwise: every out-of-scope line, and in-scope
+lines whose best question is a wrong one. Positives and negatives weigh the same in total, so the
+probability reads as "answers" against "does not" on an even prior, and the bot answers at 0.5.
+The report gives stratified k-fold cross-validated abstention and false abstention per kind, and the
+log loss and Brier score of the probabilities.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import numpy as np
+
+from bot.answers import Assistant
+from bot.evaluation import EvalQuery
+from bot.retrieval.answerability import FEATURES, Model, fit_logistic
+
+THRESHOLD = 0.5
+L2 = 1.0
+FOLDS = 5
+
+
+@dataclass(frozen=True)
+class Examples:
+    queries: list[EvalQuery]
+    x: np.ndarray  # one row of FEATURES per query
+    y: np.ndarray  # 1.0 when the best quiz question answers the query
+
+
+def examples(assistant: Assistant, queries: list[EvalQuery], batch: int = 64) -> Examples:
+    rows: list[list[float]] = []
+    labels: list[float] = []
+    for start in range(0, len(queries), batch):
+        part = queries[start : start + batch]
+        retrievals = assistant.retrieve_many([assistant.prepare(q.q, None) for q in part])
+        for query, retrieval in zip(part, retrievals, strict=True):
+            values = assistant.judge.features(retrieval)
+            rows.append([values[name] for name in FEATURES])
+            best = retrieval.ranked[0].key[1] if retrieval.ranked else None
+            labels.append(float(best in query.expect))
+    return Examples(queries, np.array(rows, dtype=np.float64), np.array(labels, dtype=np.float64))
+
+
+def fit(data: Examples, *, l2: float = L2, threshold: float = THRESHOLD, about: dict[str, object] | None = None
+        ) -> Model:
+    mean = data.x.mean(axis=0)
+    scale = data.x.std(axis=0)
+    scale[scale == 0] = 1.0
+    weights, bias = fit_logistic((data.x - mean) / scale, data.y, _balanced(data.y), l2=l2)
+    return Model(
+        features=FEATURES, mean=tuple(float(v) for v in mean), scale=tuple(float(v) for v in scale),
+        weights=tuple(float(v) for v in weights), bias=bias, threshold=threshold,
+        about={"fitted_at": datetime.now(UTC).isoformat(timespec="seconds"), "examples": len(data.y),
+               "positives": int(data.y.sum()), "l2": l2, **(about or {})},
+    )
+
+
+def cross_validate(data: Examples, *, folds: int = FOLDS, seed: int = 7, l2: float = L2) -> dict[str, object]:
+    """Each line's probability from a model fitted on the other folds (stratified by kind and language)."""
+    probability = np.zeros(len(data.y))
+    for fold_ids in _folds(data.queries, folds, seed):
+        test = np.zeros(len(data.y), dtype=bool)
+        test[fold_ids] = True
+        model = fit(Examples([q for q, t in zip(data.queries, test, strict=True) if not t], data.x[~test],
+                             data.y[~test]), l2=l2)
+        for i in fold_ids:
+            probability[i] = model.probability(dict(zip(FEATURES, data.x[i], strict=True)))
+    return report(data, probability)
+
+
+def report(data: Examples, probability: np.ndarray, threshold: float = THRESHOLD) -> dict[str, object]:
+    answered = probability >= threshold
+    groups: dict[str, list[int]] = defaultdict(list)
+    for i, q in enumerate(data.queries):
+        groups[q.group].append(i)
+        groups[f"{q.group}/{q.lang}"].append(i)
+    per_group: dict[str, dict[str, float | int]] = {}
+    for name, ids in sorted(groups.items()):
+        expected = [bool(data.queries[i].expect) for i in ids]
+        row: dict[str, float | int] = {"queries": len(ids)}
+        if all(expected):
+            row["false_abstention"] = round(float(np.mean([not answered[i] for i in ids])), 4)
+        elif not any(expected):
+            row["abstention"] = round(float(np.mean([not answered[i] for i in ids])), 4)
+        per_group[name] = row
+    clipped = np.clip(probability, 1e-6, 1 - 1e-6)
+    return {
+        "log_loss": round(float(-np.mean(data.y * np.log(clipped) + (1 - data.y) * np.log(1 - clipped))), 4),
+        "brier": round(float(np.mean((probability - data.y) ** 2)), 4),
+        "accuracy": round(float(np.mean(answered == (data.y == 1))), 4),
+        "by_kind": per_group,
+    }
+
+
+def _balanced(y: np.ndarray) -> np.ndarray:
+    positives = max(1.0, float(y.sum()))
+    negatives = max(1.0, float(len(y) - y.sum()))
+    return np.where(y == 1, len(y) / (2 * positives), len(y) / (2 * negatives))
+
+
+def _folds(queries: list[EvalQuery], folds: int, seed: int) -> list[list[int]]:
+    strata: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for i, q in enumerate(queries):
+        strata[(q.group, q.lang)].append(i)
+    out: list[list[int]] = [[] for _ in range(folds)]
+    rng = random.Random(seed)
+    for ids in strata.values():
+        ids = ids[:]
+        rng.shuffle(ids)
+        for position, i in enumerate(ids):
+            out[position % folds].append(i)
+    return [sorted(f) for f in out if f]
+
+
+def describe(model: Model) -> list[tuple[str, float]]:
+    """Features by the weight the model gives them (standardised), strongest first."""
+    return sorted(zip(model.features, model.weights, strict=True), key=lambda fw: -math.fabs(fw[1]))

@@ -1,0 +1,262 @@
+"""Does the best quiz question answer what was asked? A calibrated decision, and what it leaves out.
+
+Finding the closest quiz question is easy; knowing that it *answers* is not. "What's the difference
+between Karpenter and the Cluster Autoscaler?" is close to the Karpenter question, and "What is AWS?"
+to any passage that says "AWS". The decision weighs signals that tell those apart:
+
+- **specific words**: the share of the question's specificity (`bot.retrieval.terms`) that the best
+  quiz question uses, and the share and number of specific words the knowledge never uses at all;
+- **definitions**: a "what is X?" question needs a passage that explains X, not a passing mention
+  (`bot.retrieval.definitions`);
+- **closeness and agreement**: the best cosine, and its margin over the next question's; the fused
+  score's margin; whether dense and lexical rankings agree on the best question;
+- **the rest of a comparison**: "MPIJob or PyTorchJob?" is judged as "MPIJob?" once the named thing the
+  knowledge never mentions is set aside (`bot.retrieval.gaps`), and answered with what it does not cover.
+
+A logistic regression over these features gives `probability`: the estimated chance that the cited
+quiz question answers the question, fitted on our own labelled questions (`eksbot calibrate`, which
+reports cross-validated figures). The bot answers when it is at least the model's threshold.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+
+from bot.errors import ConfigError
+from bot.retrieval.definitions import Definitions
+from bot.retrieval.gaps import CORE_SPECIFICITY, uncovered_terms
+from bot.retrieval.hybrid import HybridRetriever, Retrieval
+from bot.retrieval.terms import RARE_ZIPF, QueryWord, Vocabulary
+
+MODEL_FILE = Path(__file__).resolve().parent.parent / "data" / "answerability.json"
+RELATED_SPECIFICITY = 0.5  # a quiz question is "related" when it uses a word this specific of the question
+BROAD_COMMON_ZIPF = 6.5  # in the broad coverage features, words weigh from 0 (this common) to 1 (rare)
+
+
+def _broad_weight(word: QueryWord) -> float:
+    if word.zipf <= RARE_ZIPF:
+        return 1.0
+    return max(0.05, min(1.0, (BROAD_COMMON_ZIPF - word.zipf) / (BROAD_COMMON_ZIPF - RARE_ZIPF)))
+
+
+
+FEATURES = (
+    # What the best quiz question says of the question's words. A named thing the knowledge never
+    # mentions, asked about beside one it explains ("MPIJob or PyTorchJob?"), was set aside before
+    # retrieval (`bot.retrieval.gaps`): these judge the rest, which an answer can cover.
+    "specific_found",  # share of the question's specificity the best quiz question uses
+    "specific_unknown",  # share of it in words the knowledge never uses
+    "named_unknown",  # named things the knowledge never mentions, not set beside a known one (at most 3)
+    "broad_found",  # share of all content words (weighed from common to rare) the best question uses
+    "broad_unknown",  # share of all content words the knowledge never uses
+    "aspect_found",  # broad_found over the words that name nothing: what is asked ("back up", "cost")
+    "aspect_unknown",  # the share of those the knowledge never uses
+    "unit_broad",  # the largest share one sentence, row or snippet (read with its question's title and
+                   # topic) uses: the subject and what is asked of it, said together
+    "chunk_found",  # the largest share of the question's specificity one chunk uses
+    "idf_coverage",  # share of the question's IDF weight (within the knowledge) the best question uses
+    "set_aside",  # named things the knowledge never mentions were set aside (see above)
+    # Closeness in meaning and agreement between rankings.
+    "dense_en",  # cosine of the best question's closest chunk, for an English question
+    "dense_es",  # the same for a Spanish one (the embedding model is English: it means less)
+    "sentence_dense",  # cosine of the best question's closest explanation sentence
+    "sentence_peak",  # that cosine minus the mean over the question's sentences: one fact, or the topic
+    "beyond_topic",  # the best cosine minus the cosine with the question's topic name alone: what the
+                     # question asks beyond naming the subject
+    "dense_margin",  # the best cosine minus the next question's
+    "fused_margin",  # relative margin of the fused score over the next question's
+    "agreement",  # dense and lexical rankings agree with the fused best (0, 0.5 or 1)
+    # The question's shape.
+    "undefined",  # "what is X?" and the best question does not explain X
+    "defined",  # "what is X?" and the best question explains X
+    "spanish",
+)
+
+
+@dataclass(frozen=True)
+class Judgement:
+    probability: float  # estimated probability that the best quiz question answers the question
+    answerable: bool
+    uncovered: tuple[str, ...]  # terms of the question the knowledge never mentions
+    related: bool  # the best quiz question shares a specific word with the question
+    features: dict[str, float] = field(compare=False)
+
+
+@dataclass(frozen=True)
+class Model:
+    """A logistic regression over standardised features, with the threshold the bot answers at."""
+
+    features: tuple[str, ...]
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    weights: tuple[float, ...]
+    bias: float
+    threshold: float
+    about: dict[str, object] = field(default_factory=dict, compare=False)
+
+    @classmethod
+    def read(cls, path: Path) -> Model:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            model = cls(
+                features=tuple(data["features"]), mean=tuple(data["mean"]), scale=tuple(data["scale"]),
+                weights=tuple(data["weights"]), bias=float(data["bias"]), threshold=float(data["threshold"]),
+                about=dict(data.get("about", {})),
+            )
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise ConfigError(f"cannot read the answerability model {path} ({exc})") from exc
+        if model.features != FEATURES or not (
+                len(model.mean) == len(model.scale) == len(model.weights) == len(FEATURES)):
+            raise ConfigError(
+                f"the answerability model {path} was fitted on other features: run 'eksbot calibrate "
+                "tests/eval/fit.jsonl'"
+            )
+        return model
+
+    @classmethod
+    @cache
+    def bundled(cls) -> Model:
+        return cls.read(MODEL_FILE)
+
+    @classmethod
+    def untrained(cls) -> Model:
+        """Every probability 0.5: what features are computed with before any model is fitted."""
+        zeros = tuple(0.0 for _ in FEATURES)
+        return cls(FEATURES, zeros, tuple(1.0 for _ in FEATURES), zeros, 0.0, 0.5)
+
+    def write(self, path: Path) -> None:
+        data = {
+            "features": list(self.features), "mean": [round(v, 6) for v in self.mean],
+            "scale": [round(v, 6) for v in self.scale], "weights": [round(v, 6) for v in self.weights],
+            "bias": round(self.bias, 6), "threshold": self.threshold, "about": self.about,
+        }
+        path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+    def probability(self, values: dict[str, float]) -> float:
+        z = self.bias + sum(
+            w * (values[name] - m) / s
+            for name, m, s, w in zip(self.features, self.mean, self.scale, self.weights, strict=True)
+        )
+        return 1.0 / (1.0 + math.exp(-max(-40.0, min(40.0, z))))
+
+
+class Judge:
+    """Features of a retrieval, the model's decision, and the terms an answer does not cover."""
+
+    def __init__(self, retriever: HybridRetriever, definitions: Definitions, model: Model | None = None) -> None:
+        self.retriever = retriever
+        self.vocabulary: Vocabulary = retriever.vocabulary
+        self.definitions = definitions
+        self.model = model or Model.bundled()
+
+    def judge(self, retrieval: Retrieval) -> Judgement:
+        values = self.features(retrieval)
+        probability = self.model.probability(values)
+        analysis = retrieval.analysis
+        best = retrieval.ranked[0].key if retrieval.ranked else None
+        related = best is not None and any(
+            w.specificity >= RELATED_SPECIFICITY and w.found_in(self.vocabulary.of_key[best]) for w in analysis.words
+        )
+        return Judgement(
+            probability=round(probability, 4), answerable=probability >= self.model.threshold,
+            uncovered=_merge_terms(analysis.set_aside, uncovered_terms(analysis, self.vocabulary)),
+            related=related, features=values,
+        )
+
+    def features(self, retrieval: Retrieval) -> dict[str, float]:
+        analysis = retrieval.analysis
+        ranked = retrieval.ranked
+        values = dict.fromkeys(FEATURES, 0.0)
+        values["spanish"] = float(retrieval.language == "es")
+        if not ranked or not analysis.words:
+            values["undefined"] = float(bool(analysis.definition_of))
+            return values
+        top, second = ranked[0], ranked[1] if len(ranked) > 1 else ranked[0]
+        vocabulary = self.vocabulary
+        values["set_aside"] = float(bool(analysis.set_aside))
+        words = list(analysis.words)
+        if words:
+            known = {w.position: w.found_in(vocabulary.everywhere) for w in words}
+            here = {w.position: w.found_in(vocabulary.of_key[top.key]) for w in words}
+            specific = {w.position: w.specificity for w in words}
+            broad = {w.position: _broad_weight(w) for w in words}
+            aspect = {w.position: broad[w.position] for w in words if not w.named}
+            values["specific_found"] = _share(specific, here)
+            values["specific_unknown"] = _share(specific, known, negate=True)
+            values["named_unknown"] = float(min(3, sum(
+                1 for w in words if not known[w.position] and w.named and w.specificity >= CORE_SPECIFICITY)))
+            values["broad_found"] = _share(broad, here)
+            values["broad_unknown"] = _share(broad, known, negate=True)
+            values["aspect_found"] = _share(aspect, here, empty=1.0)
+            values["aspect_unknown"] = _share(aspect, known, negate=True)
+            values["unit_broad"] = max(
+                (_share(broad, {w.position: w.found_in(unit) for w in words})
+                 for unit in vocabulary.units_of.get(top.key, [])),
+                default=0.0,
+            )
+            values["chunk_found"] = max(
+                (_share(specific, {w.position: w.found_in(vocabulary.of_chunk[c]) for w in words})
+                 for c in vocabulary.chunks_of[top.key]),
+                default=0.0,
+            )
+        values["idf_coverage"] = self.retriever.idf_coverage(analysis, top.key, retrieval.language)
+        values["dense_es" if retrieval.language == "es" else "dense_en"] = top.dense
+        best_sentence, mean_sentence = self.retriever.sentence_similarity(retrieval.vector, top.key)
+        values["sentence_dense"] = best_sentence
+        values["sentence_peak"] = best_sentence - mean_sentence
+        values["beyond_topic"] = top.dense - self.retriever.topic_similarity(retrieval.vector, top.key)
+        values["dense_margin"] = top.dense - max((s.dense for s in ranked[1:]), default=top.dense)
+        values["fused_margin"] = (top.score - second.score) / max(abs(top.score), 1e-6)
+        values["agreement"] = (
+            float(max(ranked, key=lambda s: s.dense).key == top.key)
+            + float(max(ranked, key=lambda s: s.lexical).key == top.key)
+        ) / 2
+        if analysis.definition_of:
+            explained = self.definitions.defines(top.key, analysis.definition_of)
+            values["defined" if explained else "undefined"] = 1.0
+        return values
+
+
+def _merge_terms(first: Sequence[str], then: Sequence[str]) -> tuple[str, ...]:
+    """Terms of both lists, without one that repeats a word of an earlier one."""
+    out: list[str] = []
+    for term in [*first, *then]:
+        words = {w.lower() for w in term.split()}
+        if not any(words & {w.lower() for w in kept.split()} for kept in out):
+            out.append(term)
+    return tuple(out)
+
+
+def _share(weights: dict[int, float], hit: dict[int, bool], *, negate: bool = False, empty: float = 0.0) -> float:
+    """The share of `weights` whose words `hit` (or do not, with `negate`)."""
+    total = sum(weights.values())
+    if not total:
+        return empty
+    return sum(w for position, w in weights.items() if hit[position] != negate) / total
+
+
+def fit_logistic(x: np.ndarray, y: np.ndarray, sample_weight: np.ndarray | None = None,
+                 l2: float = 1.0, iterations: int = 50) -> tuple[np.ndarray, float]:
+    """Weights and bias of an L2-regularised logistic regression (Newton's method) on standardised x."""
+    n, d = x.shape
+    sw = np.ones(n) if sample_weight is None else sample_weight
+    design = np.hstack([x, np.ones((n, 1))])
+    beta = np.zeros(d + 1)
+    penalty = np.full(d + 1, l2)
+    penalty[-1] = 0.0  # the bias is not shrunk
+    for _ in range(iterations):
+        p = 1.0 / (1.0 + np.exp(-np.clip(design @ beta, -40, 40)))
+        gradient = design.T @ (sw * (p - y)) + penalty * beta
+        hessian = (design * (sw * p * (1 - p))[:, None]).T @ design + np.diag(penalty)
+        step = np.linalg.solve(hessian, gradient)
+        beta -= step
+        if float(np.abs(step).max()) < 1e-8:
+            break
+    return beta[:-1], float(beta[-1])

@@ -1,0 +1,122 @@
+"""Which quiz questions explain what a thing is, and which only mention it in passing.
+
+"What is AWS?" finds "AWS Trainium chips" in a list, and "What is a StatefulSet?" a table cell: words
+in common, but nothing that says what the thing is. A question of the knowledge *defines* X when
+
+- its topic or its correct answer names X ("Gang scheduling with Volcano", "3D parallelism"), or
+- one of its sentences, list items or table rows starts with X (after at most one other word, such
+  as "NVIDIA BioNeMo") and goes on to say what X is or does: "X is…", "X: …", "X (also called Y) …",
+  "X, which…", "X splits…". "Y" in parentheses right after X counts as X too.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from bot.retrieval.terms import QueryWord
+from bot.text import ALL_STOPWORDS, fold, strip_accents, word_terms
+
+_TOKEN = re.compile(r"[A-Za-z0-9]+(?:[_.\-/][A-Za-z0-9]+)*|[(:,—)]")
+_PUNCTUATION = frozenset("(:,—)")
+_ALIAS_WORDS = frozenset({"also", "called", "known", "as", "tambien", "llamado", "llamada", "conocido", "or", "o",
+                          "i", "e", "ie", "eg"})
+# What follows a term that is being explained (verbs of definition and the punctuation that introduces one).
+_EXPLAINING = frozenset("""
+    is are was es son fue means significa stands provides proporciona ofrece defines define splits divide
+    trades intercambia implements implementa uses usa utiliza requires requiere combines combina reduces
+    reduce ensures garantiza enables permite habilita handles gestiona maneja runs ejecuta stores guarda
+    almacena includes incluye controls controla determines determina prevents evita introduces introduce
+    replicates replica distributes distribuye partitions particiona offloads descarga has tiene allows
+    : ( , —
+""".split())
+HEAD_SLACK = 1  # words allowed before the term at the start of a sentence ("NVIDIA BioNeMo is...")
+
+
+@dataclass(frozen=True)
+class _Lead:
+    """The first words of a sentence, as index terms, with what follows them."""
+
+    terms: tuple[frozenset[str], ...]  # each word's index terms (both languages' stems)
+    next_token: tuple[str, ...]  # the token after each word (folded), "" at the end
+
+
+class Definitions:
+    """Per question: its topic and answer terms, and the leads of its sentences, rows and list items."""
+
+    def __init__(self, texts: Iterable[tuple[object, str, str]], names: Iterable[tuple[object, str]]) -> None:
+        """`texts`: (question key, kind, text) with kind "sentence" or "row" (a table row's first cell);
+        `names`: (question key, text) for topics and correct answers, which define what they name."""
+        self._leads: dict[object, list[_Lead]] = {}
+        for key, _kind, text in texts:
+            for lead in _leads(text):
+                self._leads.setdefault(key, []).append(lead)
+        self._names: dict[object, list[frozenset[str]]] = {}
+        for key, text in names:
+            self._names.setdefault(key, []).append(frozenset(_content_terms(text)))
+
+    def defines(self, key: object, subject: Sequence[QueryWord]) -> bool:
+        """Whether the question `key` explains what `subject` (the X of "what is X?") is."""
+        if not subject:
+            return False
+        wanted = [_word_terms(w) for w in subject]
+        for name in self._names.get(key, []):
+            if all(terms & name for terms in wanted):
+                return True
+        return any(_lead_defines(lead, wanted) for lead in self._leads.get(key, []))
+
+
+def _lead_defines(lead: _Lead, wanted: list[frozenset[str]]) -> bool:
+    n = len(wanted)
+    for start in range(min(HEAD_SLACK + 1, len(lead.terms))):
+        span = lead.terms[start : start + n]
+        if len(span) < n:
+            return False
+        if all(any(w & t for t in span) for w in wanted):
+            follower = lead.next_token[start + n - 1]
+            if follower in _EXPLAINING or follower == "":
+                return True
+    return False
+
+
+def _leads(text: str) -> Iterable[_Lead]:
+    """The lead of `text`, and the lead of an alias in parentheses right after its first words."""
+    tokens = _TOKEN.findall(strip_accents(text))
+    words: list[tuple[int, str]] = [
+        (i, t) for i, t in enumerate(tokens) if t not in _PUNCTUATION and fold(t) not in ALL_STOPWORDS
+    ]
+    if not words:
+        return
+    yield _lead_of(tokens, words[: HEAD_SLACK + 4])
+    # "Gradient checkpointing (also called activation checkpointing) trades…"
+    for position, (i, _t) in enumerate(words[: HEAD_SLACK + 3]):
+        if i + 1 < len(tokens) and tokens[i + 1] == "(":
+            close = next((j for j in range(i + 2, len(tokens)) if tokens[j] == ")"), None)
+            if close is None:
+                break
+            inside = [(j, t) for j, t in enumerate(tokens[i + 2 : close], start=i + 2)
+                      if t not in _PUNCTUATION and fold(t) not in ALL_STOPWORDS | _ALIAS_WORDS]
+            if inside:
+                alias = _lead_of(tokens, inside)
+                # The alias explains the same thing as the words before it: what follows the ")".
+                follower = fold(tokens[close + 1]) if close + 1 < len(tokens) else ""
+                yield _Lead(alias.terms, (*alias.next_token[:-1], follower or ":"))
+            del position
+            break
+
+
+def _lead_of(tokens: list[str], words: list[tuple[int, str]]) -> _Lead:
+    terms = tuple(frozenset(_content_terms(t)) for _, t in words)
+    following = tuple(fold(tokens[i + 1]) if i + 1 < len(tokens) else "" for i, _ in words)
+    return _Lead(terms, following)
+
+
+def _content_terms(text: str) -> set[str]:
+    return {
+        word[0] for lang in ("es", "en") for word in word_terms(text, lang, ALL_STOPWORDS)
+    }
+
+
+def _word_terms(word: QueryWord) -> frozenset[str]:
+    return frozenset(form[0] for forms in word.forms.values() for form in forms if form)

@@ -1,0 +1,140 @@
+"""What a question asks that the knowledge never mentions.
+
+Two uses. Before retrieval, a named thing the knowledge never mentions, asked about *beside* one it
+explains ("MPIJob or PyTorchJob?", "¿qué recursos pide BioNeMo? ¿y se puede exponer con NIM?"), is set
+aside, so the rest of the question is searched and judged on its own and an answer can cover it. After,
+the terms to name in "the knowledge says nothing about …", as the person wrote them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from bot.retrieval.terms import Analysis, QueryWord, Vocabulary
+
+CORE_SPECIFICITY = 0.5  # a word at least this specific can be the subject the knowledge misses
+_CONNECTORS = frozenset({"for", "of", "de", "del", "para", "on", "en"})
+
+
+_COORDINATION = frozenset({"vs", "versus", "or", "o", "u", "and", "y", "e", "compared", "frente", "than", "que",
+                           "instead", "vez", "lugar", "over"})
+CONJUNCT_REACH = 3  # tokens between a coordinator and the head of each side ("X vs the new Y")
+DISTINCTIVE_QUESTIONS = 2  # a word used by at most this many quiz questions pins its subject down
+
+
+@dataclass(frozen=True)
+class Aside:
+    named: frozenset[int]  # positions of the named things set aside (reported as not covered)
+    drop: frozenset[int]  # positions of every token to leave out of the rest of the question
+
+
+def set_aside(analysis: Analysis, vocabulary: Vocabulary) -> Aside:
+    """Positions of named things the knowledge never mentions that the question asks about *beside*
+    something it does explain, so that an answer can cover the rest and name what it does not cover:
+
+    - a comparison or alternative, "MPIJob or PyTorchJob", "FSx for Lustre vs OpenZFS": one side
+      holds unknown named words, the other none, and a known one that pins a quiz question down;
+    - a second question of its own, "what does BioNeMo need? and can we expose it with NIM?": a
+      sentence or question of the message with unknown named words and no known specific one,
+      next to one that has a known distinctive word.
+    """
+    words = analysis.words
+    in_knowledge = [w.found_in(vocabulary.everywhere) for w in words]
+    unknown = {w.position for w, known in zip(words, in_knowledge, strict=True)
+               if not known and w.named and w.specificity >= CORE_SPECIFICITY}
+    if not unknown:
+        return Aside(frozenset(), frozenset())
+    distinctive = {w.position for w, known in zip(words, in_knowledge, strict=True)
+                   if known and w.specificity >= CORE_SPECIFICITY
+                   and vocabulary.questions_using(w) <= DISTINCTIVE_QUESTIONS}
+    if not distinctive:
+        return Aside(frozenset(), frozenset())
+    tokens = [t.lower() for t in analysis.tokens]
+    out: set[int] = set()
+    drop: set[int] = set()
+    for c, token in enumerate(tokens):
+        if token not in _COORDINATION:
+            continue
+        left = set(range(c - CONJUNCT_REACH, c))
+        right = set(range(c + 1, c + 1 + CONJUNCT_REACH))
+        for one, other in ((left, right), (right, left)):
+            if one & unknown and other & distinctive and not other & unknown:
+                out |= one & unknown
+                drop |= (one & unknown) | {c}
+    known_specific = {w.position for w, known in zip(words, in_knowledge, strict=True)
+                      if known and w.specificity >= CORE_SPECIFICITY}
+    segments = analysis.segments
+    if len(set(segments)) > 1 and any(segments[p] != segments[u] for p in distinctive for u in unknown):
+        for u in unknown:
+            here = {p for p in range(len(tokens)) if segments[p] == segments[u]}
+            if not here & known_specific:
+                out.add(u)
+                drop |= here  # the whole question of its own
+    return Aside(frozenset(out), frozenset(drop))
+
+
+def uncovered_terms(analysis: Analysis, vocabulary: Vocabulary, only: set[int] | None = None) -> list[str]:
+    """Terms of the question that the knowledge never mentions, as written ("PyTorchJob", "FSx for
+    NetApp ONTAP", "sequence parallelism"): each specific named word it never uses, with the words
+    around it that belong to the same name."""
+    known = {w.position: w.found_in(vocabulary.everywhere) for w in analysis.words}
+    by_position = {w.position: w for w in analysis.words}
+    cores = [
+        w for w in analysis.words
+        if (only is None or w.position in only) and not known[w.position] and (
+            (w.named and w.specificity >= CORE_SPECIFICITY) or _modifies_specific(w, by_position)
+        )
+    ]
+    spans: list[tuple[int, int]] = []
+    for core in cores:
+        start = end = core.position
+        while _joins(by_position, known, analysis.tokens, start - 1, step=-1):
+            start -= 2 if by_position.get(start - 1) is None else 1
+        while _joins(by_position, known, analysis.tokens, end + 1, step=1):
+            end += 2 if by_position.get(end + 1) is None else 1
+        if _modifies_specific(core, by_position):
+            end = max(end, core.position + 1)
+        if spans and start <= spans[-1][1] + 1:
+            spans[-1] = (spans[-1][0], max(end, spans[-1][1]))
+        else:
+            spans.append((start, end))
+    return list(dict.fromkeys(" ".join(analysis.tokens[a : b + 1]) for a, b in spans))
+
+
+def _modifies_specific(word: QueryWord, by_position: dict[int, QueryWord]) -> bool:
+    """"sequence parallelism": an unknown word right before a specific one names a kind of it."""
+    following = by_position.get(word.position + 1)
+    return (
+        not word.named and word.specificity >= 0.3 and following is not None
+        and following.specificity >= 0.75 and not following.named
+    )
+
+
+def _joins(by_position: dict[int, QueryWord], known: dict[int, bool], tokens: Sequence[str], at: int,
+           step: int) -> bool:
+    """Whether the token at `at` continues a name: an unknown content word, a named word, or a
+    connector ("for", "de") followed by a named word ("Mountpoint for S3")."""
+    if at < 0 or at >= len(tokens):
+        return False
+    word = by_position.get(at)
+    if word is not None:
+        return word.named or (not known[at] and word.specificity >= CORE_SPECIFICITY)
+    if tokens[at].lower() in _CONNECTORS:
+        beyond = by_position.get(at + step)
+        return beyond is not None and beyond.named and tokens[at + step][:1].isupper()
+    return False
+
+
+
+
+def remainder(analysis: Analysis, question: str, aside: Aside) -> str:
+    """The question without what was set aside."""
+    out: list[str] = []
+    last = 0
+    for p in sorted(aside.drop):
+        start, end = analysis.spans[p]
+        out.append(question[last:start])
+        last = end
+    out.append(question[last:])
+    return " ".join("".join(out).split())

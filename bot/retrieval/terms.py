@@ -1,0 +1,436 @@
+"""A question's words: what each means, how specific it is, and where the knowledge uses it.
+
+Answering needs more than "is some chunk close to the question": the question's own subject has to be
+in the knowledge. "How do I set up IRSA so pods can read S3?" shares "pods" and "S3" with the quiz, but
+its subject, IRSA, appears nowhere. So every content word of a question gets
+
+- its index terms in each edition's language (stems, identifiers whole and in parts), with the forms
+  it may stand for: an abbreviation ("ckpt", "pa", "k8s"), a typo of a knowledge word ("karpeter"),
+  letters run into digits ("zero3");
+- a specificity in [0, 1] from how common the word is in general Spanish or English (Zipf frequency
+  from `bot/data/word-frequencies.json.gz`): "how" or "set" weigh nothing, "cluster" a little, "IRSA",
+  "DCGM" or `NCCL_IB_DISABLE` everything;
+- whether it names a thing (an identifier, an acronym, a word no general word list knows): only those
+  are reported as "not covered" to the person asking.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from bot.text import ALL_STOPWORDS, STOPWORDS, fold, strip_accents, word_terms
+
+FREQUENCIES = Path(__file__).resolve().parent.parent / "data" / "word-frequencies.json.gz"
+COMMON_ZIPF = 5.0  # this common or more ("set", "price", "tiempo"): specificity 0
+RARE_ZIPF = 2.5  # this rare or less, or in no word list ("karpenter", "irsa"): specificity 1
+NAMED_ZIPF = 3.2  # rarer than this: not a common word (a typo of a knowledge word may be meant)
+CAPITALISED_NAMED_ZIPF = 4.5  # a capitalised word inside a sentence, rarer than this, is part of a name
+NUMBER_SPECIFICITY = 0.3
+STEM_MIN_LENGTH = 6  # shorter words are looked up as written, not by stem
+
+Form = tuple[str, ...]  # index terms of one reading of a word: the main term, then an identifier's parts
+
+# Chat abbreviations, read as what they stand for, and field slang, read as itself or what it stands for.
+# General lexicons of how people write in chat, not rules for particular questions.
+CHAT_ABBREVIATIONS: dict[str, dict[str, str]] = {
+    "es": {
+        "q": "que", "k": "que", "qe": "que", "xq": "porque", "pq": "porque", "porq": "porque", "x": "por",
+        "xa": "para", "pa": "para", "pal": "para el", "tb": "también", "tmb": "también", "tbn": "también",
+        "tambn": "también", "d": "de", "dnd": "donde", "cdo": "cuando", "cmo": "como", "porfa": "por favor",
+        "xfa": "por favor", "plis": "por favor", "nd": "nada", "sq": "es que", "msj": "mensaje",
+        "toy": "estoy", "tng": "tengo", "vdd": "verdad", "aprox": "aproximadamente", "info": "información",
+        "finde": "fin de semana", "n": "en", "ps": "pues", "bn": "bien", "salu2": "saludos",
+    },
+    "en": {
+        "u": "you", "ur": "your", "r": "are", "pls": "please", "plz": "please", "thx": "thanks", "ty": "thanks",
+        "w/": "with", "w/o": "without", "b/c": "because", "bc": "because", "cuz": "because", "abt": "about",
+        "rn": "right now", "idk": "i do not know", "smth": "something", "sth": "something", "btw": "by the way",
+        "approx": "approximately", "info": "information", "ppl": "people", "thru": "through", "tho": "though",
+        "imo": "in my opinion", "afaik": "as far as i know", "wdyt": "what do you think", "y": "why",
+        # the halves of contractions ("isn't" is read as "isn", "t")
+        "isn": "is not", "aren": "are not", "doesn": "does not", "don": "do not", "didn": "did not",
+        "wasn": "was not", "weren": "were not", "hasn": "has not", "haven": "have not", "won": "will not",
+        "wouldn": "would not", "shouldn": "should not", "couldn": "could not", "can": "can", "re": "are",
+        "ve": "have", "ll": "will",
+    },
+}
+SLANG: dict[str, dict[str, str]] = {
+    "*": {
+        "k8s": "kubernetes", "ckpt": "checkpoint", "ckpts": "checkpoints", "chkpt": "checkpoint",
+        "grad": "gradient", "grads": "gradients", "param": "parameter", "params": "parameters",
+        "cfg": "configuration", "conf": "configuration", "config": "configuration", "mem": "memory",
+        "perf": "performance", "dist": "distributed", "env": "environment", "envs": "environment variables",
+        "var": "variable", "vars": "variables", "az": "availability zone", "azs": "availability zones",
+        "lr": "learning rate", "oom": "out of memory", "dp": "data parallelism", "tp": "tensor parallelism",
+        "pp": "pipeline parallelism", "bfloat16": "bf16", "float16": "fp16", "float32": "fp32",
+        "repo": "repository", "deps": "dependencies", "multinode": "multi node", "diff": "difference",
+        "hf": "huggingface", "configs": "configurations", "comms": "communication",
+    },
+    "es": {
+        "az": "zona de disponibilidad", "azs": "zonas de disponibilidad", "mem": "memoria",
+        "dp": "paralelismo de datos", "tp": "paralelismo de tensores", "pp": "paralelismo de canalización",
+        "env": "entorno", "envs": "variables de entorno", "vars": "variables", "var": "variable",
+        "param": "parámetro", "params": "parámetros", "grad": "gradiente", "grads": "gradientes",
+        "dist": "distribuido", "perf": "rendimiento", "config": "configuración", "conf": "configuración",
+        "cfg": "configuración", "multinodo": "multi nodo", "diff": "diferencia",
+    },
+}
+
+# Words that frame a question rather than say what it is about ("para qué sirve X", "when should
+# I use X", "does X work"): neither the subject nor what is asked of it.
+FRAME_WORDS = frozenset(fold(w) for w in """
+    sirve sirven servir conviene convienen convendría existe existen funciona funcionan funcionar recomiendas
+    recomiendan recomendáis aconsejas aconsejan explica explícame explicame dime decime oye alguien sabe sabes
+    saben sabría podrías podrias ayuda ayudar ayudame ayúdame hola gracias favor pregunta duda consulta
+    exactamente realmente básicamente basicamente entonces pues bueno vale ok okay
+    work works working mean means meaning recommend recommended suggest suggestion tell explain anyone
+    someone know knows help hi hello thanks thank please question wondering wonder exactly actually really
+    basically quick just still ok okay hey guys folks team vs versus
+""".split())
+
+_WORD = re.compile(r"[A-Za-z0-9]+(?:[_.\-/][A-Za-z0-9]+)*/?")
+_LETTERS_DIGITS = re.compile(r"(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])")
+_CAMEL = re.compile(r"[a-z][A-Z]")
+_PARTS = re.compile(r"[_.\-/]|(?<=[a-z])(?=[A-Z])")
+
+
+class WordFrequency:
+    """Zipf frequency of folded words and of their Snowball stems, per language (absent: rare)."""
+
+    def __init__(self, table: dict[str, dict[str, dict[str, int]]]) -> None:
+        self._words = {lang: table[lang]["w"] for lang in STOPWORDS}
+        self._stems = {lang: table[lang]["s"] for lang in STOPWORDS}
+
+    @classmethod
+    @cache
+    def bundled(cls) -> WordFrequency:
+        return cls(json.loads(gzip.decompress(FREQUENCIES.read_bytes())))
+
+    def zipf(self, word: str, stem: str, lang: str) -> float:
+        """How common `word` (folded) or its stem is in general `lang`; 0.0 when no list has it."""
+        return max(self._words[lang].get(word, 0), self._stems[lang].get(stem, 0)) / 10
+
+
+def specificity(zipf: float) -> float:
+    return min(1.0, max(0.0, (COMMON_ZIPF - zipf) / (COMMON_ZIPF - RARE_ZIPF)))
+
+
+@dataclass(frozen=True)
+class QueryWord:
+    """One content word of a question, with the readings it may have in each edition's language."""
+
+    text: str  # as written (shown back when the knowledge does not cover it)
+    readings: tuple[str, ...]  # what it may stand for besides itself: "checkpoint" for "ckpt"
+    forms: dict[str, tuple[Form, ...]]  # language -> readings, the word as written first
+    specificity: float
+    named: bool  # an identifier, an acronym, a capitalised or rare word: a thing that can be "not covered"
+    position: int = 0  # its token's place in the question (see `Analysis.tokens`)
+    zipf: float = 0.0  # how common it is in general language (Zipf scale; 0 for names and identifiers)
+
+    def found_in(self, present: dict[str, frozenset[str]]) -> bool:
+        """Whether any reading of the word is among the terms `present` (per language)."""
+        for lang, forms in self.forms.items():
+            terms = present.get(lang)
+            if terms and any(_form_in(form, terms) for form in forms):
+                return True
+        return False
+
+
+def _form_in(form: Form, terms: frozenset[str]) -> bool:
+    main, *parts = form
+    return main in terms or bool(parts and all(p in terms for p in parts))
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """A question read for matching: its content words and the text to search with."""
+
+    words: tuple[QueryWord, ...]
+    tokens: tuple[str, ...]  # the question's tokens as written, stop words included
+    spans: tuple[tuple[int, int], ...]  # where each token is in the question
+    segments: tuple[int, ...]  # for each token, which sentence or question of the message it is in
+    search_text: str  # the question with abbreviations spelt out and typos mended
+    definition_of: tuple[QueryWord, ...]  # "what is X?": the words of X; empty for other questions
+    comparison: bool  # "X vs Y", "diferencia entre", "or ... ?": asks about two things
+    questions: int = 1  # how many questions the message asks ("...? and ...?")
+    set_aside: tuple[str, ...] = ()  # named things the knowledge never mentions, left out of this reading
+
+
+class Vocabulary:
+    """The terms of the knowledge, per language and per question, and its words for mending typos."""
+
+    def __init__(self, texts: Iterable[tuple[object, int, str, str]]) -> None:
+        """`texts`: (question key, chunk id, language, text) for every chunk of the knowledge."""
+        by_key: dict[object, dict[str, set[str]]] = {}
+        everywhere: dict[str, set[str]] = {}
+        self.of_chunk: dict[int, dict[str, frozenset[str]]] = {}
+        self.chunks_of: dict[object, list[int]] = {}
+        surface: set[str] = set()
+        for key, chunk_id, lang, text in texts:
+            terms = {t for word in word_terms(text, lang, frozenset()) for t in word} | _surfaces(text)
+            self.of_chunk[chunk_id] = {lang: frozenset(terms)}
+            self.chunks_of.setdefault(key, []).append(chunk_id)
+            by_key.setdefault(key, {}).setdefault(lang, set()).update(terms)
+            everywhere.setdefault(lang, set()).update(terms)
+            surface.update(w for w in (fold(m.group(0)) for m in _WORD.finditer(strip_accents(text))) if len(w) >= 4)
+        self.of_key = {key: {lang: frozenset(t) for lang, t in langs.items()} for key, langs in by_key.items()}
+        self.units_of: dict[object, list[dict[str, frozenset[str]]]] = {}
+        self.everywhere = {lang: frozenset(t) for lang, t in everywhere.items()}
+        self.languages = sorted(self.everywhere)
+        self._typos = _DeletionIndex(surface)
+
+    def questions_using(self, word: QueryWord) -> int:
+        """In how many quiz questions the word appears (any edition)."""
+        return sum(1 for present in self.of_key.values() if word.found_in(present))
+
+    def add_units(self, units: Iterable[tuple[object, str, str, str]]) -> None:
+        """Smaller pieces of each question (sentences, rows, snippets), each read with its question's
+        `context` (title and topic): (question key, language, text, context)."""
+        for key, lang, text, context in units:
+            terms = {t for word in word_terms(f"{context}\n{text}", lang, frozenset()) for t in word}
+            self.units_of.setdefault(key, []).append({lang: frozenset(terms | _surfaces(f"{context}\n{text}"))})
+
+    def analyze(self, question: str, lang: str, frequency: WordFrequency) -> Analysis:
+        langs = [lang] if lang == "en" else self.languages  # Spanish questions borrow English terms
+        words: list[QueryWord] = []
+        search: list[str] = []
+        plain = strip_accents(question)
+        shown = question if len(plain) == len(question) else plain  # show words with their accents
+        matches = list(_WORD.finditer(plain))
+        raw_tokens = [_token(m) for m in matches]
+        breaks = [m.end() for m in _SEGMENT_BREAK.finditer(plain)]
+        segments = tuple(sum(1 for b in breaks if b <= m.start()) for m in matches)
+        displayed = [_token(m, shown) for m in _WORD.finditer(plain)]
+        for position, raw in enumerate(raw_tokens):
+            folded = fold(raw)
+            chat = CHAT_ABBREVIATIONS[lang].get(folded)
+            if chat is not None and not (position and raw_tokens[position - 1].isdigit()):  # "1 TB" is no "tb"
+                search.append(chat)
+                if all(w in ALL_STOPWORDS for w in _WORD.findall(fold(chat))):
+                    continue  # "pa", "q", "tb": function words
+                words.append(self._word(raw, frequency, langs, extra=[chat], position=position))
+                continue
+            slang = SLANG.get(lang, {}).get(folded) or SLANG["*"].get(folded)
+            if slang is not None:
+                word = self._word(raw, frequency, langs, extra=[slang], position=position)
+                search.append(f"{raw} {slang}")
+                words.append(word)
+                continue
+            if folded in ALL_STOPWORDS or folded in FRAME_WORDS or (len(folded) == 1 and not folded.isdigit()):
+                search.append(raw)
+                continue
+            word = self._word(displayed[position], frequency, langs, position=position)
+            search.append(" ".join([raw, *word.readings]))
+            words.append(word)
+        return Analysis(
+            words=tuple(words), tokens=tuple(raw_tokens), spans=tuple(m.span() for m in matches),
+            segments=segments, search_text=" ".join(search),
+            definition_of=tuple(_definition_words(question, words)), comparison=bool(_COMPARISON.search(question)),
+            questions=max(1, len(_QUESTION_END.findall(question))),
+        )
+
+    def _word(self, raw: str, frequency: WordFrequency, langs: list[str], extra: list[str] | None = None,
+              position: int = 0) -> QueryWord:
+        folded = fold(raw)
+        readings = [raw, *(extra or [])]
+        identifier = _is_identifier(raw)
+        if not extra and not identifier and not self._known(folded, langs):
+            correction = self._typos.closest(folded)
+            if correction and not _is_common(folded, langs, frequency):
+                readings.append(correction)
+        if _LETTERS_DIGITS.search(raw) and not self._known(folded, langs):
+            readings.append(_LETTERS_DIGITS.sub(" ", raw))  # "zero3" -> "zero 3"
+        forms = {
+            lang: tuple(dict.fromkeys(
+                form for reading in readings
+                for form in (_reading_form(reading, lang), (fold(reading),)) if form and form[0]
+            ))
+            for lang in langs
+        }
+        zipf = max(_zipf(fold(reading), langs, frequency) for reading in readings)
+        commonness = 0.0 if (identifier and len(readings) == 1) else zipf
+        if folded.isdigit():
+            spec = NUMBER_SPECIFICITY
+        elif identifier and len(readings) == 1:
+            spec = 1.0
+        else:
+            spec = specificity(zipf)
+        capitalised = position > 0 and raw[:1].isupper() and zipf < CAPITALISED_NAMED_ZIPF  # "S3 Connector"
+        named = identifier or _is_acronym(raw) or capitalised or (not folded.isdigit() and zipf < RARE_ZIPF)
+        return QueryWord(text=raw, readings=tuple(readings[1:]), forms=forms, specificity=spec, named=named,
+                         position=position, zipf=commonness)
+
+    def _known(self, folded: str, langs: list[str]) -> bool:
+        return any(
+            any(_form_in(form, self.everywhere.get(lang, frozenset())) for form in _forms(folded, lang))
+            for lang in langs
+        )
+
+
+def _token(match: re.Match[str], text: str | None = None) -> str:
+    token = (text or match.string)[match.start() : match.end()]
+    return token if token.lower().endswith("w/") else token.rstrip("/")
+
+
+def _reading_form(reading: str, lang: str) -> Form:
+    """One reading as a single form: a multi-word expansion counts as its content words together.
+
+    An identifier with separators is also found through its parts (`FI_PROVIDER`: "fi", "provider");
+    a camel-case one only whole: "PyTorchJob" is not "PyTorch" plus "Job"."""
+    terms = [t for word in word_terms(reading, lang, ALL_STOPWORDS) for t in word[:1]]
+    parts = [t for word in word_terms(reading, lang, ALL_STOPWORDS) for t in word[1:]] if any(
+        c in reading for c in "_.-/") else []
+    if not terms:
+        return ()
+    if len(terms) == 1:
+        return (terms[0], *parts)
+    return ("\x00" + " ".join(terms), *terms)  # found when every word of the expansion is found
+
+
+def _surfaces(text: str) -> set[str]:
+    """Words as written (folded), and the joins of an identifier's parts: "SlurmNodeSet" gives
+    "slurmnodeset", "slurmnode" and "nodeset", so "nodeset" finds it."""
+    out: set[str] = set()
+    for match in _WORD.finditer(strip_accents(text)):
+        token = match.group(0).rstrip("/")
+        out.add(fold(token))
+        parts = [fold(p) for p in _PARTS.split(token) if p]
+        for i in range(len(parts)):
+            for j in range(i + 2, len(parts) + 1):
+                out.add("".join(parts[i:j]))
+    return out
+
+
+def _forms(folded: str, lang: str) -> list[Form]:
+    return [word for word in word_terms(folded, lang, frozenset())]
+
+
+def _zipf(text: str, langs: list[str], frequency: WordFrequency) -> float:
+    """How common the words of `text` are in general language: the rarest word decides."""
+    zipfs = []
+    for word in _WORD.findall(text):
+        if word in ALL_STOPWORDS:
+            continue
+        best = 0.0
+        for lang in langs:
+            stems = word_terms(word, lang, frozenset())
+            # A short word's stem may be another word's ("pod" is the stem of Spanish "poder").
+            stem = stems[0][0] if stems and len(word) >= STEM_MIN_LENGTH else "\x00"
+            best = max(best, frequency.zipf(word, stem, lang))
+        zipfs.append(best)
+    return min(zipfs, default=10.0)
+
+
+def _is_common(folded: str, langs: list[str], frequency: WordFrequency) -> bool:
+    return _zipf(folded, langs, frequency) >= NAMED_ZIPF
+
+
+def _is_identifier(raw: str) -> bool:
+    return bool(_CAMEL.search(raw)) or any(c in raw for c in "_./") or (
+        any(c.isdigit() for c in raw) and any(c.isalpha() for c in raw)
+    ) or ("-" in raw and not raw.replace("-", "").isalpha())
+
+
+def _is_acronym(raw: str) -> bool:
+    letters = [c for c in raw if c.isalpha()]
+    return len(letters) >= 2 and all(c.isupper() for c in letters)
+
+
+class _DeletionIndex:
+    """Knowledge words by their deletions, to find the one a misspelt word meant (SymSpell's idea)."""
+
+    def __init__(self, words: Iterable[str]) -> None:
+        self._index: dict[str, set[str]] = {}
+        for word in words:
+            if word.isalpha():
+                for variant in _deletions(word, _max_distance(word)):
+                    self._index.setdefault(variant, set()).add(word)
+
+    def closest(self, word: str) -> str | None:
+        """The one knowledge word within edit distance 1 (2 for long words) of `word`, if only one is."""
+        if len(word) < 5 or not word.isalpha():
+            return None
+        limit = _max_distance(word)
+        candidates: set[str] = set()
+        for variant in _deletions(word, limit):
+            candidates |= self._index.get(variant, set())
+        scored = sorted((_distance(word, c), c) for c in candidates if c != word)
+        scored = [(d, c) for d, c in scored if d <= limit]
+        if not scored or (len(scored) > 1 and scored[1][0] == scored[0][0]):
+            return None
+        return scored[0][1]
+
+
+def _max_distance(word: str) -> int:
+    return 2 if len(word) >= 9 else 1
+
+
+def _deletions(word: str, distance: int) -> set[str]:
+    out = {word}
+    frontier = {word}
+    for _ in range(distance):
+        frontier = {w[:i] + w[i + 1:] for w in frontier for i in range(len(w))}
+        out |= frontier
+    return out
+
+
+def _distance(a: str, b: str) -> int:
+    """Damerau-Levenshtein distance (adjacent transpositions count one)."""
+    previous2: list[int] = []
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, start=1):
+        current = [i] + [0] * len(b)
+        for j, cb in enumerate(b, start=1):
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb))
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                current[j] = min(current[j], previous2[j - 2] + 1)
+        previous2, previous = previous, current
+    return previous[-1]
+
+
+_DEFINITION = re.compile(
+    r"^\s*(?:¿\s*)?(?:"
+    r"what(?:'s|\s+is|\s+are|\s+was)|whats|define|definition\s+of|explain|describe|who\s+is|"
+    r"(?:que|qué)\s+(?:es|son|significa)|define|definici[oó]n\s+de|explica(?:me)?|describe"
+    r")\s+(?:(?:an?|the|el|la|los|las|un|una|unos|unas|lo)\s+)?(?P<subject>[^?.!,;:]+)",
+    re.IGNORECASE,
+)
+_NOT_A_SUBJECT = frozenset(fold(w) for w in """
+    difference differences diferencia diferencias best mejor purpose proposito point punto way forma manera
+    reason razon benefit benefits beneficio ventaja ventajas use uso role papel problem problema recommended
+    recomendado recomendada right correct correcto good bueno buena better peor worst limit limite max maximo
+    min minimo default value valor lo que this that esto eso
+""".split())
+_PURPOSE_TAIL = re.compile(
+    r"\b(?:used\s+for|for|good\s+for|do|does|mean|stand\s+for|para\s+qu[eé]|sirve|en\s+(?:kubernetes|k8s|aws|eks)|"
+    r"in\s+(?:kubernetes|k8s|aws|eks|general|simple\s+terms|general\s+terms)|exactly|exactamente)\b.*$",
+    re.IGNORECASE,
+)
+_SEGMENT_BREAK = re.compile(r"[?!;]+|\.(?=\s)|\s[¿¡]")
+_QUESTION_END = re.compile(r"\?+(?=\s*\S)|\?+\s*$")
+_COMPARISON = re.compile(
+    r"\b(?:vs\.?|versus|compared\s+(?:to|with)|difference|differences|differ|diferencia[s]?|diferencian?|"
+    r"comparad[oa]s?|compara(?:r|ción|cion)?|frente\s+a|better\s+than|mejor\s+que|instead\s+of|en\s+vez\s+de|"
+    r"en\s+lugar\s+de|or\s+should|o\s+mejor)\b",
+    re.IGNORECASE,
+)
+
+
+def _definition_words(question: str, words: list[QueryWord]) -> list[QueryWord]:
+    """For "what is X?" questions, the content words of X; [] for any other question."""
+    match = _DEFINITION.match(strip_accents(question))
+    if not match:
+        return []
+    subject = _PURPOSE_TAIL.sub("", match.group("subject")).strip()
+    if fold(subject.split()[0]) in _NOT_A_SUBJECT if subject else True:
+        return []  # "what's the difference between…", "qué es lo mejor para…": not a definition
+    wanted = {fold(w) for w in _WORD.findall(subject)}
+    if not wanted or len(wanted) > 4:
+        return []
+    return [w for w in words if fold(w.text) in wanted]
