@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -24,9 +25,9 @@ from bot.knowledge import KnowledgeBase, Question, load_knowledge
 from bot.lang import LANGUAGES, Lang, check_lang
 from bot.messages import say
 from bot.retrieval.answerability import Judge, Judgement, Model
+from bot.retrieval.artifacts import LoadedIndex, load_index
 from bot.retrieval.definitions import Definitions
 from bot.retrieval.hybrid import HybridRetriever, Retrieval, ScoredQuestion, Tuning
-from bot.retrieval.artifacts import LoadedIndex, load_index
 from bot.text import clean_question, detect_language, edition_vocabulary, fold, sentences, tokens
 
 EXCERPT_SENTENCES = 3
@@ -70,7 +71,7 @@ class Assistant:
         self.index = index
         self.embedder = embedder
         self.max_chars = max_chars
-        self.retriever = HybridRetriever(index, tuning, topic_vectors=_topic_vectors(index, embedder))
+        self.retriever = HybridRetriever(index, tuning)
         self.knowledge: KnowledgeBase = index.knowledge
         self.judge = Judge(self.retriever, _definitions(index), model)
         self.threshold = self.judge.model.threshold if threshold is None else threshold
@@ -124,10 +125,12 @@ class Assistant:
         retrievals = self.retrieve_many(prepared)
         return [self._answer(text, retrieval) for (text, _), retrieval in zip(prepared, retrievals, strict=True)]
 
-    def retrieve_many(self, prepared: list[tuple[str, str]]) -> list[Retrieval]:
+    def retrieve_many(self, prepared: Sequence[tuple[str, Lang]]) -> list[Retrieval]:
         """Rank the quiz questions for clean questions (from `prepare`), with one call to the model."""
+        if not prepared:
+            return []
         analyses = [self.retriever.analyze(text, lang) for text, lang in prepared]
-        vectors = self.embedder.encode([a.search_text for a in analyses]) if analyses else []
+        vectors = self.embedder.encode([a.search_text for a in analyses])
         return [
             self.retriever.retrieve(analysis, vector, lang)
             for analysis, vector, (_, lang) in zip(analyses, vectors, prepared, strict=True)
@@ -341,19 +344,6 @@ def _what_follows(knowledge: KnowledgeBase) -> dict[tuple[str, int, str, str], t
                     elif following.kind == "code":
                         out[key] = ("code", ())
     return out
-
-
-def _topic_vectors(index: LoadedIndex, embedder: Embedder) -> dict[tuple[str, int], np.ndarray]:
-    """Each quiz question's topic name, embedded (one row per edition)."""
-    named = [((q.doc_id, q.number), q.topic) for lang in LANGUAGES for q in index.knowledge.questions(lang, kind=None)
-             if q.topic]
-    if not named:
-        return {}
-    vectors = embedder.encode([topic for _, topic in named])
-    out: dict[tuple[str, int], list[np.ndarray]] = {}
-    for (key, _), vector in zip(named, vectors, strict=True):
-        out.setdefault(key, []).append(vector)
-    return {key: np.stack(rows) for key, rows in out.items()}
 
 
 def _definitions(index: LoadedIndex) -> Definitions:

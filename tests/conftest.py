@@ -29,6 +29,7 @@ from tests.quiz_helpers import Clock
 if TYPE_CHECKING:
     from bot.answers import Assistant
     from bot.embeddings import Embedder
+    from bot.retrieval.answerability import Model
     from bot.services import Services
     from bot.storage import Store
     from tests.fakes import FakeEmbedder
@@ -103,10 +104,11 @@ def fake_index_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def fake_assistant(fake_index_dir: Path) -> Assistant:
-    """The real assistant (knowledge, index, retrieval) over the fake embedder (`tests/fakes.py`)."""
-    from tests.fakes import FakeEmbedder
+    """The real assistant (knowledge, index, retrieval) over the fake embedder (`tests/fakes.py`), with
+    an answerability model that reads only words (the fake's cosines mean nothing)."""
+    from tests.fakes import FakeEmbedder, lexical_model
 
-    return _assistant(fake_index_dir, FakeEmbedder())
+    return _assistant(fake_index_dir, FakeEmbedder(), lexical_model())
 
 
 def _built_index(directory: Path, embedder: Embedder) -> Path:
@@ -117,11 +119,11 @@ def _built_index(directory: Path, embedder: Embedder) -> Path:
     return directory
 
 
-def _assistant(index_dir: Path, embedder: Embedder) -> Assistant:
+def _assistant(index_dir: Path, embedder: Embedder, model: Model | None = None) -> Assistant:
     from bot.answers import Assistant
 
     settings = load_settings(knowledge_dir=KNOWLEDGE, index_dir=index_dir, auto_rebuild=False)
-    return Assistant.from_settings(settings, embedder=embedder)
+    return Assistant.from_settings(settings, embedder=embedder, model=model)
 
 
 @pytest.fixture

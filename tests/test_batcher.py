@@ -59,7 +59,8 @@ def test_questions_asked_together_share_one_model_call_on_the_model_thread(
     sizes: list[int] = []
     answers = ask_together(AnswerBatcher(assistant, model, on_batch=sizes.append), QUESTIONS)
     assert sizes == [len(QUESTIONS)]
-    assert fake_embedder.calls == [QUESTIONS] and fake_embedder.threads[0].startswith("model")
+    searched = [assistant.retriever.analyze(*assistant.prepare(q)).search_text for q in QUESTIONS]
+    assert fake_embedder.calls == [searched] and fake_embedder.threads[0].startswith("model")
     assert answers == [assistant.answer(q) for q in QUESTIONS]  # the same as one by one
 
 

@@ -58,24 +58,17 @@ FEATURES = (
     "broad_unknown",  # share of all content words the knowledge never uses
     "aspect_found",  # broad_found over the words that name nothing: what is asked ("back up", "cost")
     "aspect_unknown",  # the share of those the knowledge never uses
-    "unit_broad",  # the largest share one sentence, row or snippet (read with its question's title and
-                   # topic) uses: the subject and what is asked of it, said together
-    "chunk_found",  # the largest share of the question's specificity one chunk uses
-    "idf_coverage",  # share of the question's IDF weight (within the knowledge) the best question uses
     "set_aside",  # named things the knowledge never mentions were set aside (see above)
     # Closeness in meaning and agreement between rankings.
     "dense_en",  # cosine of the best question's closest chunk, for an English question
     "dense_es",  # the same for a Spanish one (the embedding model is English: it means less)
     "sentence_dense",  # cosine of the best question's closest explanation sentence
     "sentence_peak",  # that cosine minus the mean over the question's sentences: one fact, or the topic
-    "beyond_topic",  # the best cosine minus the cosine with the question's topic name alone: what the
-                     # question asks beyond naming the subject
     "dense_margin",  # the best cosine minus the next question's
     "fused_margin",  # relative margin of the fused score over the next question's
     "agreement",  # dense and lexical rankings agree with the fused best (0, 0.5 or 1)
     # The question's shape.
     "undefined",  # "what is X?" and the best question does not explain X
-    "defined",  # "what is X?" and the best question explains X
     "spanish",
 )
 
@@ -196,31 +189,18 @@ class Judge:
             values["broad_unknown"] = _share(broad, known, negate=True)
             values["aspect_found"] = _share(aspect, here, empty=1.0)
             values["aspect_unknown"] = _share(aspect, known, negate=True)
-            values["unit_broad"] = max(
-                (_share(broad, {w.position: w.found_in(unit) for w in words})
-                 for unit in vocabulary.units_of.get(top.key, [])),
-                default=0.0,
-            )
-            values["chunk_found"] = max(
-                (_share(specific, {w.position: w.found_in(vocabulary.of_chunk[c]) for w in words})
-                 for c in vocabulary.chunks_of[top.key]),
-                default=0.0,
-            )
-        values["idf_coverage"] = self.retriever.idf_coverage(analysis, top.key, retrieval.language)
         values["dense_es" if retrieval.language == "es" else "dense_en"] = top.dense
         best_sentence, mean_sentence = self.retriever.sentence_similarity(retrieval.vector, top.key)
         values["sentence_dense"] = best_sentence
         values["sentence_peak"] = best_sentence - mean_sentence
-        values["beyond_topic"] = top.dense - self.retriever.topic_similarity(retrieval.vector, top.key)
         values["dense_margin"] = top.dense - max((s.dense for s in ranked[1:]), default=top.dense)
         values["fused_margin"] = (top.score - second.score) / max(abs(top.score), 1e-6)
         values["agreement"] = (
             float(max(ranked, key=lambda s: s.dense).key == top.key)
             + float(max(ranked, key=lambda s: s.lexical).key == top.key)
         ) / 2
-        if analysis.definition_of:
-            explained = self.definitions.defines(top.key, analysis.definition_of)
-            values["defined" if explained else "undefined"] = 1.0
+        if analysis.definition_of and not self.definitions.defines(top.key, analysis.definition_of):
+            values["undefined"] = 1.0
         return values
 
 

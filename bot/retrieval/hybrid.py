@@ -16,9 +16,10 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from bot.chunking import Chunk
+from bot.lang import Lang
 from bot.retrieval import gaps
-from bot.retrieval.lexical import LexicalIndex
 from bot.retrieval.artifacts import LoadedIndex
+from bot.retrieval.lexical import LexicalIndex
 from bot.retrieval.terms import Analysis, Vocabulary, WordFrequency
 
 QuestionKey = tuple[str, int]
@@ -47,7 +48,7 @@ class ScoredQuestion:
 @dataclass(frozen=True)
 class Retrieval:
     analysis: Analysis
-    language: str
+    language: Lang
     ranked: list[ScoredQuestion]
     vector: np.ndarray  # the query's embedding
     chunk_dense: np.ndarray
@@ -68,36 +69,23 @@ class Retrieval:
 
 class HybridRetriever:
     def __init__(self, index: LoadedIndex, tuning: Tuning | None = None,
-                 frequency: WordFrequency | None = None, topic_vectors: dict[QuestionKey, np.ndarray] | None = None
-                 ) -> None:
-        self.topic_vectors = topic_vectors or {}
+                 frequency: WordFrequency | None = None) -> None:
         self.index = index
         self.tuning = tuning or Tuning()
         self.chunks = index.chunks
         self.lexical = LexicalIndex(index.chunks)
         self.frequency = frequency or WordFrequency.bundled()
         self.vocabulary = Vocabulary(
-            ((c.doc_id, c.question), c.id, c.lang, _knowledge_text(c)) for c in index.chunks
-        )
-        context = {(c.doc_id, c.question, c.lang): f"{c.title}\n{c.text.splitlines()[0] if c.text else ''}"
-                   for c in index.chunks if c.kind == "question"}
-        self.vocabulary.add_units(
-            [((s.doc_id, s.question), s.lang, s.text, context.get((s.doc_id, s.question, s.lang), ""))
-             for s in index.sentences]
-            + [((c.doc_id, c.question), c.lang, _knowledge_text(c), "")
-               for c in index.chunks if c.kind in ("table_row", "code", "question")]
+            ((c.doc_id, c.question), c.lang, _knowledge_text(c)) for c in index.chunks
         )
         keys = sorted({(c.doc_id, c.question) for c in self.chunks})
         self.keys: list[QuestionKey] = keys
         position = {key: i for i, key in enumerate(keys)}
         self._owner = np.array([position[(c.doc_id, c.question)] for c in self.chunks], dtype=np.int64)
-        self._sentences_of: dict[QuestionKey, np.ndarray] = {}
+        sentence_ids: dict[QuestionKey, list[int]] = {}
         for i, sentence in enumerate(index.sentences):
-            self._sentences_of.setdefault((sentence.doc_id, sentence.question), []).append(i)  # type: ignore[arg-type]
-        self._sentences_of = {k: np.array(v, dtype=np.int64) for k, v in self._sentences_of.items()}
-        self._chunks_of: dict[QuestionKey, dict[str, list[int]]] = {}
-        for c in self.chunks:
-            self._chunks_of.setdefault((c.doc_id, c.question), {}).setdefault(c.lang, []).append(c.id)
+            sentence_ids.setdefault((sentence.doc_id, sentence.question), []).append(i)
+        self._sentences_of = {k: np.array(v, dtype=np.int64) for k, v in sentence_ids.items()}
 
     def analyze(self, question: str, language: str) -> Analysis:
         """Read a clean question: its content words, their specificity, and the text to search with.
@@ -118,7 +106,7 @@ class HybridRetriever:
         np.maximum.at(out, self._owner, values)
         return out
 
-    def retrieve(self, analysis: Analysis, query_vector: np.ndarray, language: str) -> Retrieval:
+    def retrieve(self, analysis: Analysis, query_vector: np.ndarray, language: Lang) -> Retrieval:
         """Rank every question for the analysed query (in `language`, 'es' or 'en')."""
         t = self.tuning
         n = len(self.chunks)
@@ -153,13 +141,6 @@ class HybridRetriever:
         present = self.vocabulary.of_key[key]
         return sum(w.specificity for w in analysis.words if w.found_in(present)) / total
 
-    def idf_coverage(self, analysis: Analysis, key: QuestionKey, language: str) -> float:
-        """Share of the query's weight (IDF within the knowledge) that the quiz question `key` covers."""
-        # Spanish questions borrow English terms ("checkpoint", "pipeline"): look in both editions.
-        # English ones are read in English only, so a word is not matched through a Spanish stem.
-        editions = [language] if language == "en" else self.lexical.languages
-        return self.lexical.coverage(analysis.search_text, self._chunks_of[key], editions)
-
     def sentence_similarity(self, query_vector: np.ndarray, key: QuestionKey) -> tuple[float, float]:
         """The query's cosine with the closest explanation sentence of the quiz question `key`, and the
         mean cosine over its sentences."""
@@ -168,11 +149,6 @@ class HybridRetriever:
             return 0.0, 0.0
         cosines = self.index.sentence_vectors[ids] @ query_vector
         return float(cosines.max()), float(cosines.mean())
-
-    def topic_similarity(self, query_vector: np.ndarray, key: QuestionKey) -> float:
-        """The query's cosine with the name of the quiz question's topic (the closer edition)."""
-        vectors = self.topic_vectors.get(key)
-        return float((vectors @ query_vector).max()) if vectors is not None else 0.0
 
 
 _OPTION_LINE = re.compile(r"^[A-Z]\)\s")

@@ -165,22 +165,17 @@ class Analysis:
 class Vocabulary:
     """The terms of the knowledge, per language and per question, and its words for mending typos."""
 
-    def __init__(self, texts: Iterable[tuple[object, int, str, str]]) -> None:
-        """`texts`: (question key, chunk id, language, text) for every chunk of the knowledge."""
+    def __init__(self, texts: Iterable[tuple[object, str, str]]) -> None:
+        """`texts`: (question key, language, text) for every chunk of the knowledge."""
         by_key: dict[object, dict[str, set[str]]] = {}
         everywhere: dict[str, set[str]] = {}
-        self.of_chunk: dict[int, dict[str, frozenset[str]]] = {}
-        self.chunks_of: dict[object, list[int]] = {}
         surface: set[str] = set()
-        for key, chunk_id, lang, text in texts:
+        for key, lang, text in texts:
             terms = {t for word in word_terms(text, lang, frozenset()) for t in word} | _surfaces(text)
-            self.of_chunk[chunk_id] = {lang: frozenset(terms)}
-            self.chunks_of.setdefault(key, []).append(chunk_id)
             by_key.setdefault(key, {}).setdefault(lang, set()).update(terms)
             everywhere.setdefault(lang, set()).update(terms)
             surface.update(w for w in (fold(m.group(0)) for m in _WORD.finditer(strip_accents(text))) if len(w) >= 4)
         self.of_key = {key: {lang: frozenset(t) for lang, t in langs.items()} for key, langs in by_key.items()}
-        self.units_of: dict[object, list[dict[str, frozenset[str]]]] = {}
         self.everywhere = {lang: frozenset(t) for lang, t in everywhere.items()}
         self.languages = sorted(self.everywhere)
         self._typos = _DeletionIndex(surface)
@@ -188,13 +183,6 @@ class Vocabulary:
     def questions_using(self, word: QueryWord) -> int:
         """In how many quiz questions the word appears (any edition)."""
         return sum(1 for present in self.of_key.values() if word.found_in(present))
-
-    def add_units(self, units: Iterable[tuple[object, str, str, str]]) -> None:
-        """Smaller pieces of each question (sentences, rows, snippets), each read with its question's
-        `context` (title and topic): (question key, language, text, context)."""
-        for key, lang, text, context in units:
-            terms = {t for word in word_terms(f"{context}\n{text}", lang, frozenset()) for t in word}
-            self.units_of.setdefault(key, []).append({lang: frozenset(terms | _surfaces(f"{context}\n{text}"))})
 
     def analyze(self, question: str, lang: str, frequency: WordFrequency) -> Analysis:
         langs = [lang] if lang == "en" else self.languages  # Spanish questions borrow English terms
