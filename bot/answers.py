@@ -52,7 +52,7 @@ class Answer:
     confidence: float = 0.0  # estimated probability that the cited quiz question answers the question
     uncovered: list[str] = field(default_factory=list)  # terms of the question the knowledge never mentions
     ranked: list[int] = field(default_factory=list)  # question numbers, best first
-    related: list[Citation] = field(default_factory=list)  # when not answered: related quiz questions
+    caveat: str | None = None  # "The knowledge base says nothing about X. On Y:", before a partial answer
 
     def to_dict(self) -> dict[str, object]:
         """The public shape: the same for `eksbot ask --json` and `POST /v1/query`."""
@@ -156,14 +156,13 @@ class Assistant:
                             answer=question.answer_line)
         else:
             reference = say(lang, "section_ref", title=question.title, source=top.source)
-        body = top.excerpt
-        if judgement.uncovered:
-            body = say(lang, "not_covered", terms=_join_terms(judgement.uncovered, lang),
-                       topic=question.topic or question.title) + " " + body
+        caveat = say(lang, "not_covered", terms=_join_terms(judgement.uncovered, lang),
+                     topic=question.topic or question.title) if judgement.uncovered else None
+        body = f"{caveat} {top.excerpt}" if caveat else top.excerpt
         return Answer(
             answered=True, language=lang, text=f"{body}\n\n{reference}", citations=citations,
             answer_line=question.answer_line or None, confidence=judgement.probability,
-            uncovered=list(judgement.uncovered), ranked=ranked,
+            uncovered=list(judgement.uncovered), ranked=ranked, caveat=caveat,
         )
 
     def judge_retrieval(self, retrieval: Retrieval) -> Judgement:
@@ -211,8 +210,8 @@ class Assistant:
             lines.append(say(lang, "related", titles="; ".join(
                 say(lang, "related_item", number=c.question, title=c.title) for c in related)))
         return Answer(
-            answered=False, language=lang, text="\n".join(lines), citations=[], topics=topics,
-            confidence=judgement.probability, uncovered=list(judgement.uncovered), ranked=ranked, related=related,
+            answered=False, language=lang, text="\n".join(lines), citations=related, topics=topics,
+            confidence=judgement.probability, uncovered=list(judgement.uncovered), ranked=ranked,
         )
 
     def _citation(self, text: str, lang: str, vector: np.ndarray, scored: ScoredQuestion,

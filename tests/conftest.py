@@ -37,7 +37,10 @@ if TYPE_CHECKING:
 KNOWLEDGE = PROJECT_ROOT / "knowledge"
 SEED = PROJECT_ROOT.parent / "shared" / "seeds" / "eks-training-quiz.es.txt"
 DEV_QUERIES = PROJECT_ROOT.parent / "shared" / "eval" / "dev-queries.jsonl"
+DEV_NEAR_NEGATIVES = PROJECT_ROOT.parent / "shared" / "eval" / "dev-near-negatives.jsonl"
 OWN_QUERIES = PROJECT_ROOT / "tests" / "eval" / "queries.jsonl"
+FIT = PROJECT_ROOT / "tests" / "eval" / "fit.jsonl"  # fits the answerability model (eksbot calibrate)
+HOLDOUT = PROJECT_ROOT / "tests" / "eval" / "holdout.jsonl"  # never fitted or tuned on
 UNREACHABLE_DATABASE = "postgresql+psycopg://secret_user@127.0.0.1:1/db"  # nothing listens on port 1
 REAL_MODEL = "real_embedder"
 

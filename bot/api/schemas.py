@@ -41,7 +41,19 @@ class AnswerOut(BaseModel):
     text: str = Field(description="The answer, or a plain 'I don't know' with the topics covered.",
                       examples=["Para habilitar redes EFA con NCCL ... la respuesta correcta es B) FI_PROVIDER=efa."])
     citations: list[CitationOut] = Field(
-        description="Sources, best first. When not answered, possible 'did you mean' questions."
+        description="Sources, best first. When not answered: related quiz questions, if any really are "
+                    "(they share a specific term with the question), with empty excerpts."
+    )
+    confidence: float = Field(
+        ge=0.0, le=1.0, examples=[0.97],
+        description="Estimated probability that the best quiz question answers the question (a calibrated "
+                    "logistic model); the bot answers at 0.5 or more unless EKSBOT_ABSTAIN_THRESHOLD says "
+                    "otherwise.",
+    )
+    uncovered: list[str] = Field(
+        examples=[["PyTorchJob"]],
+        description="Terms of the question the knowledge never mentions, as written. When answered, the answer "
+                    "covers the rest and the text says what it does not cover.",
     )
 
 

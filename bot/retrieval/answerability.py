@@ -154,7 +154,9 @@ class Judge:
         probability = self.model.probability(values)
         analysis = retrieval.analysis
         best = retrieval.ranked[0].key if retrieval.ranked else None
-        related = best is not None and any(
+        # Related: the best quiz question uses a specific word of the question, and the question does not
+        # ask what something is that the quiz only mentions in passing ("What is AWS?").
+        related = best is not None and not values["undefined"] and any(
             w.specificity >= RELATED_SPECIFICITY and w.found_in(self.vocabulary.of_key[best]) for w in analysis.words
         )
         return Judgement(

@@ -60,7 +60,7 @@ class Definitions:
         """Whether the question `key` explains what `subject` (the X of "what is X?") is."""
         if not subject:
             return False
-        wanted = [_word_terms(w) for w in subject]
+        wanted = [terms for w in subject for terms in _word_terms(w)]
         for name in self._names.get(key, []):
             if all(terms & name for terms in wanted):
                 return True
@@ -118,5 +118,9 @@ def _content_terms(text: str) -> set[str]:
     }
 
 
-def _word_terms(word: QueryWord) -> frozenset[str]:
-    return frozenset(form[0] for forms in word.forms.values() for form in forms if form)
+def _word_terms(word: QueryWord) -> list[frozenset[str]]:
+    """The terms to look for, per word: a compound read as one ("Hugging Face") is looked for word by word."""
+    parts = word.text.split()
+    if len(parts) > 1:
+        return [frozenset(_content_terms(part) | {fold(part)}) for part in parts]
+    return [frozenset(form[0] for forms in word.forms.values() for form in forms if form)]

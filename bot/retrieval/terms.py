@@ -33,6 +33,7 @@ NAMED_ZIPF = 3.2  # rarer than this: not a common word (a typo of a knowledge wo
 CAPITALISED_NAMED_ZIPF = 4.5  # a capitalised word inside a sentence, rarer than this, is part of a name
 NUMBER_SPECIFICITY = 0.3
 STEM_MIN_LENGTH = 6  # shorter words are looked up as written, not by stem
+COMPOUND_MIN_LENGTH = 7  # two words read as one knowledge word ("node set": "nodeset") at least this long
 
 Form = tuple[str, ...]  # index terms of one reading of a word: the main term, then an identifier's parts
 
@@ -195,7 +196,17 @@ class Vocabulary:
         breaks = [m.end() for m in _SEGMENT_BREAK.finditer(plain)]
         segments = tuple(sum(1 for b in breaks if b <= m.start()) for m in matches)
         displayed = [_token(m, shown) for m in _WORD.finditer(plain)]
+        joined = self._compounds(raw_tokens)
         for position, raw in enumerate(raw_tokens):
+            if position - 1 in joined:
+                continue  # the second half of "Hugging Face", read with the first
+            if position in joined:
+                whole = joined[position]
+                word = self._word(f"{displayed[position]} {displayed[position + 1]}", frequency, langs,
+                                  extra=[whole], position=position)
+                search.append(f"{raw} {raw_tokens[position + 1]} {whole}")
+                words.append(word)
+                continue
             folded = fold(raw)
             chat = CHAT_ABBREVIATIONS[lang].get(folded)
             if chat is not None and not (position and raw_tokens[position - 1].isdigit()):  # "1 TB" is no "tb"
@@ -222,6 +233,18 @@ class Vocabulary:
             definition_of=tuple(_definition_words(question, words)), comparison=bool(_COMPARISON.search(question)),
             questions=max(1, len(_QUESTION_END.findall(question))),
         )
+
+    def _compounds(self, tokens: list[str]) -> dict[int, str]:
+        """Two words the knowledge writes as one: "Hugging Face" is "HuggingFace", "node set" "NodeSet"."""
+        out: dict[int, str] = {}
+        for i in range(len(tokens) - 1):
+            first, second = fold(tokens[i]), fold(tokens[i + 1])
+            if (i - 1) in out or not (first.isalpha() and second.isalpha()):
+                continue
+            whole = first + second
+            if len(whole) >= COMPOUND_MIN_LENGTH and any(whole in terms for terms in self.everywhere.values()):
+                out[i] = whole
+        return out
 
     def _word(self, raw: str, frequency: WordFrequency, langs: list[str], extra: list[str] | None = None,
               position: int = 0) -> QueryWord:
@@ -395,11 +418,14 @@ _NOT_A_SUBJECT = frozenset(fold(w) for w in """
     recomendado recomendada right correct correcto good bueno buena better peor worst limit limite max maximo
     min minimo default value valor lo que this that esto eso
 """.split())
-_PURPOSE_TAIL = re.compile(
-    r"\b(?:used\s+for|for|good\s+for|do|does|mean|stand\s+for|para\s+qu[eé]|sirve|en\s+(?:kubernetes|k8s|aws|eks)|"
-    r"in\s+(?:kubernetes|k8s|aws|eks|general|simple\s+terms|general\s+terms)|exactly|exactamente)\b.*$",
+# What may follow X in a definition question ("what is X in Kubernetes?"), and what makes it a question
+# about X's purpose or use instead ("what is X for?", "what is X used for?"), which is no definition.
+_QUALIFIER_TAIL = re.compile(
+    r"\b(?:en\s+(?:kubernetes|k8s|aws|eks|general)|in\s+(?:kubernetes|k8s|aws|eks|general|simple\s+terms|"
+    r"general\s+terms|a\s+nutshell)|exactly|exactamente|again|otra\s+vez)\b.*$",
     re.IGNORECASE,
 )
+_PURPOSE = re.compile(r"\b(?:for|used|good|do|does|para|sirve|usa|utiliza|needed|necesario)\b", re.IGNORECASE)
 _SEGMENT_BREAK = re.compile(r"[?!;]+|\.(?=\s)|\s[¿¡]")
 _QUESTION_END = re.compile(r"\?+(?=\s*\S)|\?+\s*$")
 _COMPARISON = re.compile(
@@ -415,10 +441,10 @@ def _definition_words(question: str, words: list[QueryWord]) -> list[QueryWord]:
     match = _DEFINITION.match(strip_accents(question))
     if not match:
         return []
-    subject = _PURPOSE_TAIL.sub("", match.group("subject")).strip()
-    if fold(subject.split()[0]) in _NOT_A_SUBJECT if subject else True:
-        return []  # "what's the difference between…", "qué es lo mejor para…": not a definition
+    subject = _QUALIFIER_TAIL.sub("", match.group("subject")).strip()
+    if not subject or _PURPOSE.search(subject) or fold(subject.split()[0]) in _NOT_A_SUBJECT:
+        return []  # "what is X for?", "what's the difference between…": not a definition
     wanted = {fold(w) for w in _WORD.findall(subject)}
     if not wanted or len(wanted) > 4:
         return []
-    return [w for w in words if fold(w.text) in wanted]
+    return [w for w in words if set(fold(w.text).split()) <= wanted]

@@ -97,13 +97,16 @@ def answer_message(answer: Answer) -> Message:
     """An answer: the excerpt (what answers the question asked), the snippet, then the citation with the
     cited quiz question's own answer line, and feedback buttons.
 
-    When the knowledge does not cover the question, only the short "I don't know" text (with the topics
-    it does cover): no citation, no buttons."""
+    When the knowledge covers only part of the question, what it does not cover comes first. When it does
+    not cover the question, only the short "I don't know" text (with the topics it does cover and the
+    related quiz questions, if any): no citation, no buttons."""
     lang = answer.language
     if not answer.answered or not answer.citations:
         return message(escape(answer.text), [section(escape(answer.text))])
     top = answer.citations[0]
     blocks: list[Block] = []
+    if answer.caveat:
+        blocks.append(section(f":warning: _{escape(answer.caveat)}_"))
     if top.excerpt:
         blocks.append(section(escape(top.excerpt)))
     if top.snippet:
@@ -121,7 +124,8 @@ def answer_message(answer: Answer) -> Message:
         button(t(lang, "not_helpful"), "feedback_down", feedback),
         button(t(lang, "quiz_me"), "quiz_me", feedback),
     ])
-    parts = [top.excerpt, t(lang, "question_n", number=top.question) + f": {top.title}", answer.answer_line or ""]
+    parts = [answer.caveat or "", top.excerpt, t(lang, "question_n", number=top.question) + f": {top.title}",
+             answer.answer_line or ""]
     return message(escape("\n".join(p for p in parts if p)), blocks)
 
 
