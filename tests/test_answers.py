@@ -10,7 +10,7 @@ from tests.conftest import KNOWLEDGE
 
 pytestmark = pytest.mark.slow
 
-ANSWER_KEYS = {"answered", "language", "text", "citations"}
+ANSWER_KEYS = {"answered", "language", "text", "citations", "confidence", "uncovered"}
 CITATION_KEYS = {"question", "title", "excerpt", "snippet", "source", "score"}
 EFA_ES = "¿Qué variables de entorno necesito para que NCCL use EFA?"
 EFA_EN = "Which environment variables make NCCL use EFA?"
@@ -23,6 +23,8 @@ def check_shape(answer: Answer) -> None:
     assert data["language"] in {"es", "en"}
     assert isinstance(data["text"], str) and data["text"].strip()
     assert isinstance(data["citations"], list)
+    assert isinstance(data["confidence"], float) and 0.0 <= data["confidence"] <= 1.0
+    assert isinstance(data["uncovered"], list) and all(isinstance(t, str) and t for t in data["uncovered"])
     for citation in data["citations"]:
         assert set(citation) == CITATION_KEYS
         assert isinstance(citation["question"], int) and not isinstance(citation["question"], bool)
@@ -143,3 +145,11 @@ def test_answer_many_equals_answer_one_by_one(assistant: Assistant) -> None:
 def test_answer_many_refuses_the_batch_with_a_bad_question(assistant: Assistant) -> None:
     with pytest.raises(InputError):
         assistant.answer_many([(EFA_ES, None), ("   ", None)])
+
+
+def test_confidence_is_the_decision(assistant: Assistant) -> None:
+    """Answered questions have a confidence at or above the threshold, unanswered ones below it."""
+    for question in [EFA_ES, EFA_EN, "How do I bake sourdough bread?", "What is AWS?",
+                     "What's the difference between MPIJob and PyTorchJob?"]:
+        answer = assistant.answer(question)
+        assert answer.answered == (answer.confidence >= assistant.threshold), question

@@ -29,9 +29,9 @@ class Targets:
 # The held-out part of our own set is never used to fit or tune anything (the fit part is
 # tests/eval/fit.jsonl, see `eksbot calibrate`): it is what tells a regression.
 HOLDOUT_TARGETS = Targets(
-    recall_at_1=0.97, recall_at_3=1.0,
-    max_false_abstention={"in-scope": 0.07, "partial": 0.35},
-    min_abstention={"near": 0.9, "generic": 0.9, "far": 1.0},
+    recall_at_1=0.96, recall_at_3=1.0,
+    max_false_abstention={"in-scope": 0.04, "partial": 0.4},
+    min_abstention={"near": 0.92, "generic": 0.9, "far": 1.0},
     min_uncovered_recall=0.7,
 )
 OWN_TARGETS = Targets(
@@ -39,7 +39,7 @@ OWN_TARGETS = Targets(
     min_abstention={"out-of-scope": 1.0},
 )
 DEV_TARGETS = Targets(
-    recall_at_1=0.98, recall_at_3=1.0, max_false_abstention={"in-scope": 0.03, "partial": 0.2},
+    recall_at_1=0.98, recall_at_3=1.0, max_false_abstention={"in-scope": 0.1, "partial": 0.2},
     min_abstention={"out-of-scope": 1.0, "near": 0.85, "generic": 0.9, "far": 1.0},
 )
 
@@ -57,11 +57,15 @@ def check_targets(assistant: Assistant, path: Path, targets: Targets) -> None:
     by_kind = summary.get("by_kind")
     assert isinstance(by_kind, dict), figures
     for kind, ceiling in targets.max_false_abstention.items():
-        value = by_kind.get(kind, {}).get("false_abstention")
+        if kind not in by_kind:
+            continue  # the set has no such questions (each set holds only some kinds)
+        value = by_kind[kind].get("false_abstention")
         if value is None or value > ceiling:
             failures.append(f"{kind}: false abstention {value} > {ceiling}")
     for kind, minimum in targets.min_abstention.items():
-        value = by_kind.get(kind, {}).get("abstention")
+        if kind not in by_kind:
+            continue
+        value = by_kind[kind].get("abstention")
         if value is None or value < minimum:
             failures.append(f"{kind}: abstention {value} < {minimum}")
     if targets.min_uncovered_recall:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from bot.retrieval.terms import Analysis, QueryWord, Vocabulary
 
 CORE_SPECIFICITY = 0.5  # a word at least this specific can be the subject the knowledge misses
-_CONNECTORS = frozenset({"for", "of", "de", "del", "para", "on", "en"})
+_CONNECTORS = frozenset({"for"})  # "Mountpoint for S3", "FSx for NetApp ONTAP": a name goes on
 
 
 _COORDINATION = frozenset({"vs", "versus", "or", "o", "u", "and", "y", "e", "compared", "frente", "than", "que",
@@ -47,7 +47,7 @@ def set_aside(analysis: Analysis, vocabulary: Vocabulary) -> Aside:
         return Aside(frozenset(), frozenset())
     distinctive = {w.position for w, known in zip(words, in_knowledge, strict=True)
                    if known and w.specificity >= CORE_SPECIFICITY
-                   and vocabulary.questions_using(w) <= DISTINCTIVE_QUESTIONS}
+                   and vocabulary.questions_using(w) <= DISTINCTIVE_QUESTIONS and not vocabulary.names_the_domain(w)}
     if not distinctive:
         return Aside(frozenset(), frozenset())
     tokens = [t.lower() for t in analysis.tokens]

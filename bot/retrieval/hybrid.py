@@ -20,7 +20,7 @@ from bot.lang import Lang
 from bot.retrieval import gaps
 from bot.retrieval.artifacts import LoadedIndex
 from bot.retrieval.lexical import LexicalIndex
-from bot.retrieval.terms import Analysis, Vocabulary, WordFrequency
+from bot.retrieval.terms import Analysis, Glossary, Vocabulary, WordFrequency
 
 QuestionKey = tuple[str, int]
 
@@ -75,8 +75,10 @@ class HybridRetriever:
         self.chunks = index.chunks
         self.lexical = LexicalIndex(index.chunks)
         self.frequency = frequency or WordFrequency.bundled()
+        self.glossary = Glossary.bundled()
         self.vocabulary = Vocabulary(
-            ((c.doc_id, c.question), c.lang, _knowledge_text(c)) for c in index.chunks
+            (((c.doc_id, c.question), c.lang, _knowledge_text(c)) for c in index.chunks),
+            titles=[(d.lang, d.title) for d in index.knowledge.documents],
         )
         keys = sorted({(c.doc_id, c.question) for c in self.chunks})
         self.keys: list[QuestionKey] = keys
@@ -93,13 +95,13 @@ class HybridRetriever:
         A named thing the knowledge never mentions, asked about beside one it explains ("MPIJob or
         PyTorchJob?"), is set aside: the rest is what gets searched and judged (`bot.retrieval.gaps`).
         """
-        analysis = self.vocabulary.analyze(question, language, self.frequency)
+        analysis = self.vocabulary.analyze(question, language, self.frequency, self.glossary)
         aside = gaps.set_aside(analysis, self.vocabulary)
         if not aside.named:
             return analysis
         rest = gaps.remainder(analysis, question, aside)
         terms = tuple(gaps.uncovered_terms(analysis, self.vocabulary, only=set(aside.named)))
-        return replace(self.vocabulary.analyze(rest, language, self.frequency), set_aside=terms)
+        return replace(self.vocabulary.analyze(rest, language, self.frequency, self.glossary), set_aside=terms)
 
     def _per_question_max(self, values: np.ndarray) -> np.ndarray:
         out = np.full(len(self.keys), -np.inf, dtype=np.float32)

@@ -27,6 +27,7 @@ from pathlib import Path
 from bot.text import ALL_STOPWORDS, STOPWORDS, fold, strip_accents, word_terms
 
 FREQUENCIES = Path(__file__).resolve().parent.parent / "data" / "word-frequencies.json.gz"
+GLOSSARY = Path(__file__).resolve().parent.parent / "data" / "glossary-es-en.tsv"
 COMMON_ZIPF = 5.0  # this common or more ("set", "price", "tiempo"): specificity 0
 RARE_ZIPF = 2.5  # this rare or less, or in no word list ("karpenter", "irsa"): specificity 1
 NAMED_ZIPF = 3.2  # rarer than this: not a common word (a typo of a knowledge word may be meant)
@@ -118,6 +119,76 @@ class WordFrequency:
         return max(self._words[lang].get(word, 0), self._stems[lang].get(stem, 0)) / 10
 
 
+class Glossary:
+    """Spanish words and expressions of technical questions with their usual English equivalent
+    (`bot/data/glossary-es-en.tsv`): a Spanish question is also read in English, so it finds the
+    English edition's words ("pida" → "request") and the English embedding model reads it better.
+
+    Entries are lemmas; their common inflections are generated (`_spanish_forms`), including the
+    stem changes of verbs such as pedir → pida, so a short word never matches by a stem it only
+    happens to share ("pod" is not a form of "poder")."""
+
+    def __init__(self, rows: Iterable[tuple[str, str]]) -> None:
+        self._words: dict[str, list[str]] = {}  # a folded Spanish form -> English
+        self._phrases: dict[tuple[str, ...], list[str]] = {}  # folded Spanish words -> English
+        for spanish, english in rows:
+            words = tuple(fold(w) for w in spanish.split())
+            if len(words) == 1:
+                for form in _spanish_forms(words[0]):
+                    known = self._words.setdefault(form, [])
+                    if english not in known:
+                        known.append(english)
+            else:
+                self._phrases.setdefault(words, []).append(english)
+        self.longest = max((len(p) for p in self._phrases), default=1)
+
+    @classmethod
+    @cache
+    def bundled(cls) -> Glossary:
+        rows = []
+        for line in GLOSSARY.read_text(encoding="utf-8").splitlines():
+            if line.strip() and not line.startswith("#"):
+                spanish, english = line.split("\t")
+                rows.append((spanish.strip(), english.strip()))
+        return cls(rows)
+
+    def word(self, folded: str) -> list[str]:
+        return self._words.get(folded, [])
+
+    def phrase(self, words: tuple[str, ...]) -> list[str]:
+        return self._phrases.get(words, [])
+
+
+_AR = "o as a amos ais an e es emos eis en aste aron aba abas aban ando ado ada ados adas ar arlo arla arlos arlas " \
+      "arse ara aran ase asen are".split()
+_ER_IR = "o es e emos imos eis en a as amos an i iste io ieron ia ias ian iendo ido ida idos idas iera ieran iese " \
+         "er ir erlo irlo erla irla erse irse ere".split()
+
+
+def _spanish_forms(lemma: str) -> set[str]:
+    """A folded lemma and its common inflections: plurals and genders for nouns and adjectives, the
+    frequent tenses for verbs (with e → i, e → ie and o → ue stem changes: pida, quiere, puede)."""
+    forms = {lemma}
+    base = lemma[:-2] if lemma.endswith("se") and len(lemma) > 5 else lemma  # "caerse"
+    if len(base) > 3 and base[-2:] in ("ar", "er", "ir"):
+        stem, endings = base[:-2], _AR if base.endswith("ar") else _ER_IR
+        stems = {stem}
+        vowel = max(stem.rfind("e"), stem.rfind("o"), stem.rfind("u"))
+        if vowel >= 0:
+            head, tail = stem[:vowel], stem[vowel + 1 :]
+            stems |= {head + v + tail for v in {"e": ("i", "ie"), "o": ("ue",), "u": ("ue",)}[stem[vowel]]}
+        forms |= {s + e for s in stems for e in endings} | {base}
+        return forms
+    forms |= {lemma + "s", lemma + "es"}
+    if lemma.endswith("o"):
+        forms |= {lemma[:-1] + "a", lemma[:-1] + "os", lemma[:-1] + "as"}
+    if lemma.endswith("z"):
+        forms.add(lemma[:-1] + "ces")
+    if lemma.endswith("on"):
+        forms.add(lemma + "es")
+    return forms
+
+
 def specificity(zipf: float) -> float:
     return min(1.0, max(0.0, (COMMON_ZIPF - zipf) / (COMMON_ZIPF - RARE_ZIPF)))
 
@@ -166,8 +237,13 @@ class Analysis:
 class Vocabulary:
     """The terms of the knowledge, per language and per question, and its words for mending typos."""
 
-    def __init__(self, texts: Iterable[tuple[object, str, str]]) -> None:
-        """`texts`: (question key, language, text) for every chunk of the knowledge."""
+    def __init__(self, texts: Iterable[tuple[object, str, str]], titles: Iterable[tuple[str, str]] = ()) -> None:
+        """`texts`: (question key, language, text) for every chunk of the knowledge; `titles`: (language,
+        title) of each knowledge document."""
+        domain: dict[str, set[str]] = {}
+        for lang, title in titles:
+            domain.setdefault(lang, set()).update(t for word in word_terms(title, lang, frozenset()) for t in word)
+        self.domain = {lang: frozenset(terms) for lang, terms in domain.items()}
         by_key: dict[object, dict[str, set[str]]] = {}
         everywhere: dict[str, set[str]] = {}
         surface: set[str] = set()
@@ -185,7 +261,13 @@ class Vocabulary:
         """In how many quiz questions the word appears (any edition)."""
         return sum(1 for present in self.of_key.values() if word.found_in(present))
 
-    def analyze(self, question: str, lang: str, frequency: WordFrequency) -> Analysis:
+    def names_the_domain(self, word: QueryWord) -> bool:
+        """Whether the word is in a knowledge document's title ("EKS", "training"): it names what the
+        whole knowledge is about, not one subject of it."""
+        return word.found_in(self.domain)
+
+    def analyze(self, question: str, lang: str, frequency: WordFrequency, glossary: Glossary | None = None
+                ) -> Analysis:
         langs = [lang] if lang == "en" else self.languages  # Spanish questions borrow English terms
         words: list[QueryWord] = []
         search: list[str] = []
@@ -197,6 +279,7 @@ class Vocabulary:
         segments = tuple(sum(1 for b in breaks if b <= m.start()) for m in matches)
         displayed = [_token(m, shown) for m in _WORD.finditer(plain)]
         joined = self._compounds(raw_tokens)
+        english = self._english(raw_tokens, glossary) if glossary is not None and lang == "es" else {}
         for position, raw in enumerate(raw_tokens):
             if position - 1 in joined:
                 continue  # the second half of "Hugging Face", read with the first
@@ -222,9 +305,10 @@ class Vocabulary:
                 words.append(word)
                 continue
             if folded in ALL_STOPWORDS or folded in FRAME_WORDS or (len(folded) == 1 and not folded.isdigit()):
-                search.append(raw)
+                search.append(" ".join([raw, *english.get(position, [])]))
                 continue
-            word = self._word(displayed[position], frequency, langs, position=position)
+            word = self._word(displayed[position], frequency, langs, position=position,
+                              english=english.get(position))
             search.append(" ".join([raw, *word.readings]))
             words.append(word)
         return Analysis(
@@ -233,6 +317,32 @@ class Vocabulary:
             definition_of=tuple(_definition_words(question, words)), comparison=bool(_COMPARISON.search(question)),
             questions=max(1, len(_QUESTION_END.findall(question))),
         )
+
+    def _english(self, tokens: list[str], glossary: Glossary) -> dict[int, list[str]]:
+        """English equivalents of a Spanish question's words, by token: an expression ("ancho de banda")
+        goes to its last word; an English word in the Spanish question ("data parallelism") gets none."""
+        folded = [fold(t) for t in tokens]
+        out: dict[int, list[str]] = {}
+        covered: set[int] = set()
+        for size in range(glossary.longest, 1, -1):
+            for start in range(len(folded) - size + 1):
+                span = range(start, start + size)
+                if covered.intersection(span):
+                    continue
+                found = glossary.phrase(tuple(folded[start : start + size]))
+                if found:
+                    out[start + size - 1] = found
+                    covered.update(span)
+        english, spanish = self.everywhere.get("en", frozenset()), self.everywhere.get("es", frozenset())
+        for i, word in enumerate(folded):
+            if i in covered or word in ALL_STOPWORDS or not word.isalpha():
+                continue
+            if word in english and word not in spanish:
+                continue  # already English
+            found = [gloss for gloss in glossary.word(word) if fold(gloss) != word]
+            if found:
+                out[i] = found
+        return out
 
     def _compounds(self, tokens: list[str]) -> dict[int, str]:
         """Two words the knowledge writes as one: "Hugging Face" is "HuggingFace", "node set" "NodeSet"."""
@@ -247,7 +357,7 @@ class Vocabulary:
         return out
 
     def _word(self, raw: str, frequency: WordFrequency, langs: list[str], extra: list[str] | None = None,
-              position: int = 0) -> QueryWord:
+              position: int = 0, english: list[str] | None = None) -> QueryWord:
         folded = fold(raw)
         readings = [raw, *(extra or [])]
         identifier = _is_identifier(raw)
@@ -257,6 +367,8 @@ class Vocabulary:
                 readings.append(correction)
         if _LETTERS_DIGITS.search(raw) and not self._known(folded, langs):
             readings.append(_LETTERS_DIGITS.sub(" ", raw))  # "zero3" -> "zero 3"
+        zipf = max(_zipf(fold(reading), langs, frequency) for reading in readings)
+        readings += english or []  # an English equivalent finds the English edition's word
         forms = {
             lang: tuple(dict.fromkeys(
                 form for reading in readings
@@ -264,7 +376,6 @@ class Vocabulary:
             ))
             for lang in langs
         }
-        zipf = max(_zipf(fold(reading), langs, frequency) for reading in readings)
         commonness = 0.0 if (identifier and len(readings) == 1) else zipf
         if folded.isdigit():
             spec = NUMBER_SPECIFICITY
