@@ -37,7 +37,7 @@ def test_query_answers_with_the_same_object_as_the_core_on_the_real_model(
     assert response.status_code == 200
     body = response.json()
     assert body == real_services.assistant.answer(EFA_ES).to_dict()
-    assert set(body) == {"answered", "language", "text", "citations"}
+    assert set(body) == {"answered", "language", "text", "citations", "confidence", "uncovered"}
     assert body["answered"] is True and body["language"] == "es"
     assert body["citations"][0]["question"] == 5
     assert "FI_PROVIDER=efa" in body["citations"][0]["snippet"]

@@ -61,11 +61,13 @@ def check_answer_json(stdout: str) -> dict[str, object]:
     assert len(lines) == 1, stdout
     data = json.loads(lines[0])
     assert isinstance(data, dict)
-    assert set(data) == {"answered", "language", "text", "citations"}
+    assert set(data) == {"answered", "language", "text", "citations", "confidence", "uncovered"}
     assert isinstance(data["answered"], bool)
     assert data["language"] in {"es", "en"}
     assert isinstance(data["text"], str) and data["text"]
     assert isinstance(data["citations"], list)
+    assert isinstance(data["confidence"], float) and 0.0 <= data["confidence"] <= 1.0
+    assert isinstance(data["uncovered"], list)
     for citation in data["citations"]:
         assert set(citation) == {"question", "title", "excerpt", "snippet", "source", "score"}
         assert type(citation["question"]) is int
