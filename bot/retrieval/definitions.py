@@ -3,7 +3,9 @@
 "What is AWS?" finds "AWS Trainium chips" in a list, and "What is a StatefulSet?" a table cell: words
 in common, but nothing that says what the thing is. A question of the knowledge *defines* X when
 
-- its topic or its correct answer names X ("Gang scheduling with Volcano", "3D parallelism"), or
+- its topic or its correct answer is mostly X: X's words make up at least half of it, or of its part in
+  parentheses ("Gang scheduling with Volcano", "3D parallelism (DP + TP + PP)", "Mixed precision (BF16)"),
+  but not "Number of MPI processes per worker" for MPI; or
 - one of its sentences, list items or table rows starts with X (after at most one other word, such
   as "NVIDIA BioNeMo") and goes on to say what X is or does: "X is…", "X: …", "X (also called Y) …",
   "X, which…", "X splits…". "Y" in parentheses right after X counts as X too.
@@ -20,6 +22,7 @@ from bot.text import ALL_STOPWORDS, fold, strip_accents, word_terms
 
 _TOKEN = re.compile(r"[A-Za-z0-9]+(?:[_.\-/][A-Za-z0-9]+)*|[(:,—)]")
 _PUNCTUATION = frozenset("(:,—)")
+_PARENTHESES = re.compile(r"\(([^()]*)\)")
 _ALIAS_WORDS = frozenset({"also", "called", "known", "as", "tambien", "llamado", "llamada", "conocido", "or", "o",
                           "i", "e", "ie", "eg"})
 # What follows a term that is being explained (verbs of definition and the punctuation that introduces one).
@@ -52,9 +55,13 @@ class Definitions:
         for key, _kind, text in texts:
             for lead in _leads(text):
                 self._leads.setdefault(key, []).append(lead)
-        self._names: dict[object, list[frozenset[str]]] = {}
+        self._names: dict[object, list[list[frozenset[str]]]] = {}  # per name: its words' terms
         for key, text in names:
-            self._names.setdefault(key, []).append(frozenset(_content_terms(text)))
+            for part in [_PARENTHESES.sub(" ", text), *_PARENTHESES.findall(text)]:
+                words = [frozenset(_content_terms(w)) for w in _TOKEN.findall(strip_accents(part))
+                         if w not in _PUNCTUATION and fold(w) not in ALL_STOPWORDS]
+                if words:
+                    self._names.setdefault(key, []).append(words)
 
     def defines(self, key: object, subject: Sequence[QueryWord]) -> bool:
         """Whether the question `key` explains what `subject` (the X of "what is X?") is."""
@@ -62,7 +69,7 @@ class Definitions:
             return False
         wanted = [terms for w in subject for terms in _word_terms(w)]
         for name in self._names.get(key, []):
-            if all(terms & name for terms in wanted):
+            if len(name) <= 2 * len(wanted) and all(any(terms & word for word in name) for terms in wanted):
                 return True
         return any(_lead_defines(lead, wanted) for lead in self._leads.get(key, []))
 

@@ -83,7 +83,8 @@ def uncovered_terms(analysis: Analysis, vocabulary: Vocabulary, only: set[int] |
     cores = [
         w for w in analysis.words
         if (only is None or w.position in only) and not known[w.position] and (
-            (w.named and w.specificity >= CORE_SPECIFICITY) or _modifies_specific(w, by_position)
+            (w.named and (w.specificity >= CORE_SPECIFICITY or _capitalised(w)))
+            or _modifies_specific(w, by_position)
         )
     ]
     spans: list[tuple[int, int]] = []
@@ -100,6 +101,11 @@ def uncovered_terms(analysis: Analysis, vocabulary: Vocabulary, only: set[int] |
         else:
             spans.append((start, end))
     return list(dict.fromkeys(" ".join(analysis.tokens[a : b + 1]) for a, b in spans))
+
+
+def _capitalised(word: QueryWord) -> bool:
+    """A capitalised word inside the sentence is part of a name ("Pod Identity", "Capacity Blocks")."""
+    return word.position > 0 and word.text[:1].isupper()
 
 
 def _modifies_specific(word: QueryWord, by_position: dict[int, QueryWord]) -> bool:

@@ -31,7 +31,7 @@ GLOSSARY = Path(__file__).resolve().parent.parent / "data" / "glossary-es-en.tsv
 COMMON_ZIPF = 5.0  # this common or more ("set", "price", "tiempo"): specificity 0
 RARE_ZIPF = 2.5  # this rare or less, or in no word list ("karpenter", "irsa"): specificity 1
 NAMED_ZIPF = 3.2  # rarer than this: not a common word (a typo of a knowledge word may be meant)
-CAPITALISED_NAMED_ZIPF = 4.5  # a capitalised word inside a sentence, rarer than this, is part of a name
+CAPITALISED_NAMED_ZIPF = 5.0  # a capitalised word inside a sentence, rarer than this, is part of a name
 NUMBER_SPECIFICITY = 0.3
 STEM_MIN_LENGTH = 6  # shorter words are looked up as written, not by stem
 COMPOUND_MIN_LENGTH = 7  # two words read as one knowledge word ("node set": "nodeset") at least this long
@@ -59,7 +59,9 @@ CHAT_ABBREVIATIONS: dict[str, dict[str, str]] = {
         "isn": "is not", "aren": "are not", "doesn": "does not", "don": "do not", "didn": "did not",
         "wasn": "was not", "weren": "were not", "hasn": "has not", "haven": "have not", "won": "will not",
         "wouldn": "would not", "shouldn": "should not", "couldn": "could not", "can": "can", "re": "are",
-        "ve": "have", "ll": "will",
+        "ve": "have", "ll": "will", "cant": "can not", "dont": "do not", "doesnt": "does not", "isnt": "is not",
+        "shld": "should", "wld": "would", "cld": "could", "pkg": "package", "pkgs": "packages",
+        "procs": "processes", "proc": "process",
     },
 }
 SLANG: dict[str, dict[str, str]] = {
@@ -72,7 +74,7 @@ SLANG: dict[str, dict[str, str]] = {
         "lr": "learning rate", "oom": "out of memory", "dp": "data parallelism", "tp": "tensor parallelism",
         "pp": "pipeline parallelism", "bfloat16": "bf16", "float16": "fp16", "float32": "fp32",
         "repo": "repository", "deps": "dependencies", "multinode": "multi node", "diff": "difference",
-        "hf": "huggingface", "configs": "configurations", "comms": "communication",
+        "hf": "huggingface", "configs": "configurations", "comms": "communication", "crds": "crd",
     },
     "es": {
         "az": "zona de disponibilidad", "azs": "zonas de disponibilidad", "mem": "memoria",
@@ -99,6 +101,8 @@ FRAME_WORDS = frozenset(fold(w) for w in """
 _WORD = re.compile(r"[A-Za-z0-9]+(?:[_.\-/][A-Za-z0-9]+)*/?")
 _LETTERS_DIGITS = re.compile(r"(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])")
 _CAMEL = re.compile(r"[a-z][A-Z]")
+_SUPERLATIVE = re.compile(r"\b(\w{3,}?)[ií]sim[oa]s?\b")  # "lentísimo" is as common as "lento"
+_QUANTITY = re.compile(r"^~?\d+(?:[.,]\d+)?(?:[kmbtg]|gb|tb|mb|gib|tib|gbps|ms|x|h|m|s|b-?params?)?$")
 _PARTS = re.compile(r"[_.\-/]|(?<=[a-z])(?=[A-Z])")
 
 
@@ -377,14 +381,15 @@ class Vocabulary:
             for lang in langs
         }
         commonness = 0.0 if (identifier and len(readings) == 1) else zipf
-        if folded.isdigit():
+        if folded.isdigit() or _QUANTITY.match(folded):
             spec = NUMBER_SPECIFICITY
         elif identifier and len(readings) == 1:
             spec = 1.0
         else:
             spec = specificity(zipf)
         capitalised = position > 0 and raw[:1].isupper() and zipf < CAPITALISED_NAMED_ZIPF  # "S3 Connector"
-        named = identifier or _is_acronym(raw) or capitalised or (not folded.isdigit() and zipf < RARE_ZIPF)
+        quantity = folded.isdigit() or bool(_QUANTITY.match(folded))  # "64", "120B", "400gbps"
+        named = not quantity and (identifier or _is_acronym(raw) or capitalised or zipf < RARE_ZIPF)
         return QueryWord(text=raw, readings=tuple(readings[1:]), forms=forms, specificity=spec, named=named,
                          position=position, zipf=commonness)
 
@@ -436,7 +441,7 @@ def _forms(folded: str, lang: str) -> list[Form]:
 def _zipf(text: str, langs: list[str], frequency: WordFrequency) -> float:
     """How common the words of `text` are in general language: the rarest word decides."""
     zipfs = []
-    for word in _WORD.findall(text):
+    for word in _WORD.findall(_SUPERLATIVE.sub(r"\1o", text)):
         if word in ALL_STOPWORDS:
             continue
         best = 0.0

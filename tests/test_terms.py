@@ -1,0 +1,163 @@
+"""How a question's words are read: specificity, chat abbreviations and slang, typos, Spanish in English,
+definitions, and what is set aside or reported as not covered. Words only: no model is loaded."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.answers import Assistant
+from bot.retrieval import gaps
+from bot.retrieval.terms import Analysis, Glossary, QueryWord, WordFrequency, _spanish_forms, specificity
+
+
+def read(assistant: Assistant, question: str, lang: str | None = None) -> Analysis:
+    text, detected = assistant.prepare(question, lang)
+    return assistant.retriever.analyze(text, detected)
+
+
+def word(analysis: Analysis, text: str) -> QueryWord:
+    found = [w for w in analysis.words if w.text.lower() == text.lower()]
+    assert found, f"{text!r} not among {[w.text for w in analysis.words]}"
+    return found[0]
+
+
+def known(assistant: Assistant, w: QueryWord) -> bool:
+    return w.found_in(assistant.retriever.vocabulary.everywhere)
+
+
+def test_specificity_tells_names_from_everyday_words(fake_assistant: Assistant) -> None:
+    a = read(fake_assistant, "How do I set up IRSA and DCGM on the cluster with NCCL_IB_DISABLE?")
+    spec = {w.text: w.specificity for w in a.words}
+    assert spec["IRSA"] == spec["DCGM"] == spec["NCCL_IB_DISABLE"] == 1.0
+    assert 0.0 < spec["cluster"] < 0.75
+    assert "How" not in spec and spec.get("set", 0.0) == 0.0
+    assert all(word(a, t).named for t in ("IRSA", "DCGM", "NCCL_IB_DISABLE"))
+    assert not word(a, "cluster").named
+
+
+def test_word_frequencies_come_from_the_bundled_table() -> None:
+    frequency = WordFrequency.bundled()
+    assert frequency.zipf("the", "the", "en") > 7.0
+    assert frequency.zipf("entrenamiento", "entren", "es") > 4.0
+    assert frequency.zipf("karpenter", "karpent", "en") == 0.0
+    assert specificity(7.0) == 0.0 and specificity(0.0) == 1.0
+
+
+def test_chat_abbreviations_read_as_what_they_stand_for(fake_assistant: Assistant) -> None:
+    a = read(fake_assistant, "oye pa q sirve el offload de zero xq lo activo o no??")
+    texts = [w.text.lower() for w in a.words]
+    assert not {"pa", "q", "xq", "sirve", "oye"} & set(texts), texts
+    assert "offload" in texts and "zero" in texts
+    assert "para que" in a.search_text
+
+
+def test_contractions_leave_no_half_words(fake_assistant: Assistant) -> None:
+    a = read(fake_assistant, "Does Volcano ask Karpenter for nodes when minAvailable isn't met?")
+    assert "isn" not in [w.text.lower() for w in a.words]
+
+
+@pytest.mark.parametrize(("question", "written", "meant"), [
+    ("grad ckpt ahorra memoria", "ckpt", "checkpoint"),
+    ("karpeter zone requirement", "karpeter", "karpenter"),
+    ("zero3 offload", "zero3", None),  # the knowledge's "ZeRO-3" run together
+    ("k8s gang scheduling", "k8s", "kubernetes"),
+])
+def test_slang_typos_and_run_in_digits_find_the_knowledge_word(
+    fake_assistant: Assistant, question: str, written: str, meant: str | None
+) -> None:
+    w = word(read(fake_assistant, question), written)
+    assert meant is None or meant in w.readings
+    assert known(fake_assistant, w)
+
+
+def test_two_words_the_knowledge_writes_as_one_are_read_together(fake_assistant: Assistant) -> None:
+    a = read(fake_assistant, "What is Hugging Face?")
+    assert [w.text for w in a.words] == ["Hugging Face"]
+    assert known(fake_assistant, a.words[0])
+
+
+def test_a_spanish_question_is_also_read_in_english(fake_assistant: Assistant) -> None:
+    a = read(fake_assistant, "tb hay q poner algo en el yaml pa q el pod pida efa", "es")
+    pida = word(a, "pida")
+    assert "request" in pida.readings and known(fake_assistant, pida)
+    assert word(a, "pod").readings == ()  # "pod" is no form of "poder"
+    assert word(a, "yaml").readings == () and known(fake_assistant, word(a, "yaml"))  # snippets' language
+    english = read(fake_assistant, "qué reparte el data parallelism", "es")
+    assert word(english, "data").readings == ()  # an English word in a Spanish question stays itself
+
+
+def test_glossary_inflections_include_stem_changes_and_no_strangers() -> None:
+    assert {"pida", "pide", "piden", "pedimos", "pedido"} <= _spanish_forms("pedir")
+    assert {"puede", "pueden", "podemos"} <= _spanish_forms("poder")
+    assert "pod" not in _spanish_forms("poder")
+    assert {"capas"} <= _spanish_forms("capa")
+    glossary = Glossary.bundled()
+    assert glossary.word("arrancan") == ["start"]
+    assert glossary.phrase(("ancho", "de", "banda")) == ["bandwidth"]
+
+
+@pytest.mark.parametrize(("question", "subject"), [
+    ("What is AWS?", ["AWS"]),
+    ("what's a DaemonSet in Kubernetes?", ["DaemonSet"]),
+    ("¿Qué es el gang scheduling?", ["gang", "scheduling"]),
+    ("What is MPI, the Message Passing Interface?", ["MPI"]),
+])
+def test_definition_questions_name_their_subject(fake_assistant: Assistant, question: str, subject: list[str]) -> None:
+    assert [w.text for w in read(fake_assistant, question).definition_of] == subject
+
+
+@pytest.mark.parametrize("question", [
+    "What is slotsPerWorker for?", "What's the difference between MPIJob and PyTorchJob?",
+    "para qué sirve RDMAV_FORK_SAFE", "What is NVIDIA BioNeMo used for?", "How do I enable EFA?",
+])
+def test_other_questions_are_no_definitions(fake_assistant: Assistant, question: str) -> None:
+    assert read(fake_assistant, question).definition_of == ()
+
+
+@pytest.mark.parametrize(("question", "number", "defines"), [
+    ("What is a SlurmNodeSet?", 4, True),  # "SlurmNodeSet: Defines groups of compute nodes"
+    ("What is activation checkpointing?", 11, True),  # "Gradient checkpointing (also called activation …)"
+    ("¿Qué es el gang scheduling?", 9, True),  # the topic: "Gang scheduling con Volcano"
+    ("What is AWS?", 15, False),  # "EFA uses AWS's custom network interface": a passing mention
+    ("What is a StatefulSet?", 3, False),  # a table cell
+    ("What is MPI?", 13, False),  # "Total MPI processes = …"
+])
+def test_a_question_defines_what_it_explains_not_what_it_mentions(
+    fake_assistant: Assistant, question: str, number: int, defines: bool
+) -> None:
+    subject = read(fake_assistant, question).definition_of
+    assert subject
+    assert fake_assistant.judge.definitions.defines(("eks-training-quiz", number), subject) is defines
+
+
+@pytest.mark.parametrize(("question", "aside", "rest"), [
+    ("What's the difference between MPIJob and PyTorchJob?", ("PyTorchJob",), "MPIJob"),
+    ("¿FSx for Lustre o FSx for OpenZFS para los checkpoints?", ("FSx for OpenZFS",), "Lustre"),
+    ("¿qué recursos pide BioNeMo en EKS? ¿y se puede exponer con NIM?", ("NIM",), "BioNeMo"),
+    ("How do I give pods access to S3 with EKS Pod Identity or IRSA?", (), None),  # no explained side
+    ("How do I set up IRSA for training pods?", (), None),  # nothing beside it
+])
+def test_an_unknown_thing_beside_an_explained_one_is_set_aside(
+    fake_assistant: Assistant, question: str, aside: tuple[str, ...], rest: str | None
+) -> None:
+    a = read(fake_assistant, question)
+    assert a.set_aside == aside
+    if rest:
+        assert rest in a.search_text and all(term.split()[-1] not in a.search_text for term in aside)
+
+
+@pytest.mark.parametrize(("question", "terms"), [
+    ("Mountpoint for S3 vs FSx Lustre for streaming training shards", ["Mountpoint for S3"]),
+    ("EFS or FSx for NetApp ONTAP for shared configs?", ["FSx for NetApp ONTAP"]),
+    ("seq parallel vs context parallel, what gets split?", []),  # plain words name nothing for sure
+    ("BF16 vs FP8 on H100 for training", ["FP8"]),
+    ("How do I use IRSA and Pod Identity with DCGM?", ["IRSA", "Pod Identity", "DCGM"]),
+    ("Which DeepSpeed ZeRO stage offloads parameters to CPU?", []),
+])
+def test_terms_the_knowledge_never_mentions_are_named_as_written(
+    fake_assistant: Assistant, question: str, terms: list[str]
+) -> None:
+    text, lang = fake_assistant.prepare(question)
+    analysis = fake_assistant.retriever.vocabulary.analyze(
+        text, lang, fake_assistant.retriever.frequency, fake_assistant.retriever.glossary)
+    assert gaps.uncovered_terms(analysis, fake_assistant.retriever.vocabulary) == terms
