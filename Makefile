@@ -1,5 +1,5 @@
 # The two set-up commands: `make run` and `make test` (both create .venv and are safe to run again).
-.PHONY: run test lint bench eval index
+.PHONY: run test lint bench eval calibrate index
 
 run:
 	scripts/bootstrap.sh
@@ -19,8 +19,13 @@ index:
 	.venv/bin/eksbot index build
 
 eval:
-	.venv/bin/eksbot eval ../shared/eval/dev-queries.jsonl
+	.venv/bin/eksbot eval tests/eval/holdout.jsonl
 	.venv/bin/eksbot eval tests/eval/queries.jsonl
+	[ ! -f ../shared/eval/dev-queries.jsonl ] || .venv/bin/eksbot eval ../shared/eval/dev-queries.jsonl
+	[ ! -f ../shared/eval/dev-near-negatives.jsonl ] || .venv/bin/eksbot eval ../shared/eval/dev-near-negatives.jsonl
+
+calibrate:
+	.venv/bin/eksbot calibrate tests/eval/fit.jsonl
 
 bench:
 	.venv/bin/python bench/answer_latency.py
