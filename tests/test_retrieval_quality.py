@@ -143,3 +143,16 @@ def test_out_of_domain_questions_are_not_answered(assistant: Assistant, question
     assert topics
     for topic in topics:
         assert topic in answer.text, f"topic {topic!r} not listed in {answer.text!r}"
+
+
+def test_the_bundled_answerability_model_is_what_calibrate_fits_on_the_fit_set(assistant: Assistant) -> None:
+    """Nobody edits the model by hand: refitting on tests/eval/fit.jsonl gives the bundled weights."""
+    from bot import calibration
+    from bot.retrieval.answerability import Model
+
+    bundled = Model.bundled()
+    refit = calibration.fit(calibration.examples(assistant, read_queries(FIT)))
+    assert refit.features == bundled.features and refit.threshold == bundled.threshold
+    assert refit.weights == pytest.approx(bundled.weights, abs=1e-3)
+    assert refit.mean == pytest.approx(bundled.mean, abs=1e-3)
+    assert refit.bias == pytest.approx(bundled.bias, abs=1e-3)

@@ -66,7 +66,8 @@ def citation(n: int, size: int) -> Citation:
 
 def long_answer(size: int = 1000) -> Answer:
     return Answer(answered=True, language="en", text=HOSTILE * size, answer_line="B) " + HOSTILE * size,
-                  citations=[citation(n, size) for n in (5, 6, 7)])
+                  citations=[citation(n, size) for n in (5, 6, 7)], uncovered=[HOSTILE] * 3,
+                  caveat=("The knowledge base says nothing about " + HOSTILE * size) if size else None)
 
 
 def long_prompt(options: int = 26) -> QuizPrompt:
@@ -144,6 +145,19 @@ def test_a_result_speaks_the_language_of_its_attempt() -> None:
     english = json.dumps(blocks.result_message(long_result(False, lang="en")), ensure_ascii=False)
     assert "❌ Incorrecto." in spanish and "Siguiente pregunta" in spanish and "Next question" not in spanish
     assert "❌ Not quite." in english and "Next question" in english and "Siguiente pregunta" not in english
+
+
+def test_a_partial_answer_says_first_what_the_knowledge_does_not_cover() -> None:
+    caveat = "The knowledge base says nothing about \u201c<PyTorchJob>\u201d. On MPIJob:"
+    answer = Answer(answered=True, language="en", text=caveat + " In an MPIJob…", answer_line="C) x",
+                    citations=[Citation(13, "slotsPerWorker?", "In an MPIJob…", None, "quiz.en.md", 1.0)],
+                    uncovered=["<PyTorchJob>"], caveat=caveat)
+    message = blocks.answer_message(answer)
+    first = message["blocks"][0]["text"]["text"]
+    assert "&lt;PyTorchJob&gt;" in first and "says nothing about" in first
+    assert message["blocks"][1]["text"]["text"] == "In an MPIJob…"
+    assert message["text"].startswith("The knowledge base says nothing about")
+    check_escaped(message)
 
 
 def test_an_unanswered_question_gets_no_citation_even_with_suggestions() -> None:
