@@ -157,7 +157,7 @@ class Judge:
         # Related: the best quiz question uses a specific word of the question, and the question does not
         # ask what something is that the quiz only mentions in passing ("What is AWS?").
         related = best is not None and not values["undefined"] and any(
-            w.specificity >= RELATED_SPECIFICITY and w.found_in(self.vocabulary.of_key[best]) for w in analysis.words
+            w.specificity >= RELATED_SPECIFICITY and best in w.where for w in analysis.words
         )
         return Judgement(
             probability=round(probability, 4), answerable=probability >= self.model.threshold,
@@ -174,12 +174,11 @@ class Judge:
             values["undefined"] = float(bool(analysis.definition_of))
             return values
         top, second = ranked[0], ranked[1] if len(ranked) > 1 else ranked[0]
-        vocabulary = self.vocabulary
         values["set_aside"] = float(bool(analysis.set_aside))
         words = list(analysis.words)
         if words:
-            known = {w.position: w.found_in(vocabulary.everywhere) for w in words}
-            here = {w.position: w.found_in(vocabulary.of_key[top.key]) for w in words}
+            known = {w.position: w.known for w in words}
+            here = {w.position: top.key in w.where for w in words}
             specific = {w.position: w.specificity for w in words}
             broad = {w.position: _broad_weight(w) for w in words}
             aspect = {w.position: broad[w.position] for w in words if not w.named}

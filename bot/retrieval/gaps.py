@@ -40,7 +40,7 @@ def set_aside(analysis: Analysis, vocabulary: Vocabulary) -> Aside:
       next to one that has a known distinctive word.
     """
     words = analysis.words
-    in_knowledge = [w.found_in(vocabulary.everywhere) for w in words]
+    in_knowledge = [w.known for w in words]
     unknown = {w.position for w, known in zip(words, in_knowledge, strict=True)
                if not known and w.named and w.specificity >= CORE_SPECIFICITY}
     if not unknown:
@@ -78,7 +78,7 @@ def uncovered_terms(analysis: Analysis, vocabulary: Vocabulary, only: set[int] |
     """Terms of the question that the knowledge never mentions, as written ("PyTorchJob", "FSx for
     NetApp ONTAP", "sequence parallelism"): each specific named word it never uses, with the words
     around it that belong to the same name."""
-    known = {w.position: w.found_in(vocabulary.everywhere) for w in analysis.words}
+    known = {w.position: w.known for w in analysis.words}
     by_position = {w.position: w for w in analysis.words}
     cores = [
         w for w in analysis.words

@@ -140,8 +140,7 @@ class HybridRetriever:
         total = sum(w.specificity for w in analysis.words)
         if not total:
             return 0.0
-        present = self.vocabulary.of_key[key]
-        return sum(w.specificity for w in analysis.words if w.found_in(present)) / total
+        return sum(w.specificity for w in analysis.words if key in w.where) / total
 
     def sentence_similarity(self, query_vector: np.ndarray, key: QuestionKey) -> tuple[float, float]:
         """The query's cosine with the closest explanation sentence of the quiz question `key`, and the

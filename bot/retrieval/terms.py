@@ -20,7 +20,7 @@ import gzip
 import json
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 
@@ -34,6 +34,7 @@ NAMED_ZIPF = 3.2  # rarer than this: not a common word (a typo of a knowledge wo
 CAPITALISED_NAMED_ZIPF = 5.0  # a capitalised word inside a sentence, rarer than this, is part of a name
 NUMBER_SPECIFICITY = 0.3
 STEM_MIN_LENGTH = 6  # shorter words are looked up as written, not by stem
+READ_CACHE = 20_000  # words kept once read
 COMPOUND_MIN_LENGTH = 7  # two words read as one knowledge word ("node set": "nodeset") at least this long
 
 Form = tuple[str, ...]  # index terms of one reading of a word: the main term, then an identifier's parts
@@ -208,6 +209,12 @@ class QueryWord:
     named: bool  # an identifier, an acronym, a capitalised or rare word: a thing that can be "not covered"
     position: int = 0  # its token's place in the question (see `Analysis.tokens`)
     zipf: float = 0.0  # how common it is in general language (Zipf scale; 0 for names and identifiers)
+    where: frozenset[object] = frozenset()  # the quiz questions (keys) that use it, in either edition
+
+    @property
+    def known(self) -> bool:
+        """Whether the knowledge uses the word anywhere."""
+        return bool(self.where)
 
     def found_in(self, present: dict[str, frozenset[str]]) -> bool:
         """Whether any reading of the word is among the terms `present` (per language)."""
@@ -258,12 +265,20 @@ class Vocabulary:
             surface.update(w for w in (fold(m.group(0)) for m in _WORD.finditer(strip_accents(text))) if len(w) >= 4)
         self.of_key = {key: {lang: frozenset(t) for lang, t in langs.items()} for key, langs in by_key.items()}
         self.everywhere = {lang: frozenset(t) for lang, t in everywhere.items()}
+        keys_of: dict[str, dict[str, set[object]]] = {}
+        for key, langs in by_key.items():
+            for lang, terms in langs.items():
+                for term in terms:
+                    keys_of.setdefault(lang, {}).setdefault(term, set()).add(key)
+        self._keys_of = {lang: {term: frozenset(keys) for term, keys in terms.items()}
+                         for lang, terms in keys_of.items()}
+        self._read: dict[tuple[object, ...], QueryWord] = {}  # words already read (a question's words recur)
         self.languages = sorted(self.everywhere)
         self._typos = _DeletionIndex(surface)
 
     def questions_using(self, word: QueryWord) -> int:
         """In how many quiz questions the word appears (any edition)."""
-        return sum(1 for present in self.of_key.values() if word.found_in(present))
+        return len(word.where)
 
     def names_the_domain(self, word: QueryWord) -> bool:
         """Whether the word is in a knowledge document's title ("EKS", "training"): it names what the
@@ -362,6 +377,27 @@ class Vocabulary:
 
     def _word(self, raw: str, frequency: WordFrequency, langs: list[str], extra: list[str] | None = None,
               position: int = 0, english: list[str] | None = None) -> QueryWord:
+        key = (raw, tuple(langs), tuple(extra or ()), tuple(english or ()), position > 0)
+        word = self._read.get(key)
+        if word is None:
+            word = self._read_word(raw, frequency, langs, extra, position, english)
+            if len(self._read) < READ_CACHE:
+                self._read[key] = word
+        return word if word.position == position else replace(word, position=position)
+
+    def _where(self, forms: dict[str, tuple[Form, ...]]) -> frozenset[object]:
+        """The quiz questions whose terms hold a form (a main term, or every part of an identifier)."""
+        found: set[object] = set()
+        for lang, lang_forms in forms.items():
+            keys_of = self._keys_of.get(lang, {})
+            for main, *parts in lang_forms:
+                found |= keys_of.get(main, frozenset())
+                if parts:
+                    found |= frozenset.intersection(*(keys_of.get(p, frozenset()) for p in parts))
+        return frozenset(found)
+
+    def _read_word(self, raw: str, frequency: WordFrequency, langs: list[str], extra: list[str] | None,
+                   position: int, english: list[str] | None) -> QueryWord:
         folded = fold(raw)
         readings = [raw, *(extra or [])]
         identifier = _is_identifier(raw)
@@ -391,7 +427,7 @@ class Vocabulary:
         quantity = folded.isdigit() or bool(_QUANTITY.match(folded))  # "64", "120B", "400gbps"
         named = not quantity and (identifier or _is_acronym(raw) or capitalised or zipf < RARE_ZIPF)
         return QueryWord(text=raw, readings=tuple(readings[1:]), forms=forms, specificity=spec, named=named,
-                         position=position, zipf=commonness)
+                         position=position, zipf=commonness, where=self._where(forms))
 
     def _known(self, folded: str, langs: list[str]) -> bool:
         return any(
