@@ -53,6 +53,7 @@ class Answer:
     uncovered: list[str] = field(default_factory=list)  # terms of the question the knowledge never mentions
     ranked: list[int] = field(default_factory=list)  # question numbers, best first
     caveat: str | None = None  # "The knowledge base says nothing about X. On Y:", before a partial answer
+    reference: str | None = None  # "Quiz question 5 (…): the correct answer is B) …", after the snippet
 
     def to_dict(self) -> dict[str, object]:
         """The public shape: the same for `eksbot ask --json` and `POST /v1/query`."""
@@ -162,7 +163,7 @@ class Assistant:
         return Answer(
             answered=True, language=lang, text=f"{body}\n\n{reference}", citations=citations,
             answer_line=question.answer_line or None, confidence=judgement.probability,
-            uncovered=list(judgement.uncovered), ranked=ranked, caveat=caveat,
+            uncovered=list(judgement.uncovered), ranked=ranked, caveat=caveat, reference=reference,
         )
 
     def judge_retrieval(self, retrieval: Retrieval) -> Judgement:

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+SNIPPET_LINES = 16  # a longer snippet is cut (at a block's end) with a note of what is left
+
 
 @dataclass(frozen=True)
 class Citation:
@@ -25,3 +27,41 @@ class Citation:
             "question": self.question, "title": self.title, "excerpt": self.excerpt, "snippet": self.snippet,
             "source": self.source, "score": self.score,
         }
+
+
+def cut_code(code: str, max_lines: int = SNIPPET_LINES, max_chars: int | None = None) -> tuple[str, int]:
+    """`code` cut at a sensible line: at most `max_lines` lines (and `max_chars` characters), ending
+    where a block ends (before a blank line, a line that goes back out, or a new list item or comment)
+    when one is in the second half; never inside a line. Returns the kept text and how many lines are left out."""
+    lines = code.rstrip("\n").split("\n")
+    limit = len(lines) if len(lines) <= max_lines else max_lines
+    if max_chars is not None:
+        size = 0
+        for i, line in enumerate(lines[:limit]):
+            size += len(line) + 1
+            if size > max_chars:
+                limit = max(1, i)
+                break
+    if limit >= len(lines):
+        return "\n".join(lines), 0
+    for end in range(limit, max(1, limit // 2), -1):
+        if _starts_a_block(lines[end - 1], lines[end]):
+            limit = end
+            break
+    kept = lines[:limit]
+    while kept and not kept[-1].strip():
+        kept.pop()
+    return "\n".join(kept), len(lines) - len(kept)
+
+
+_BLOCK_STARTS = ("- ", "#", "//", "}", "]", "def ", "class ")
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _starts_a_block(previous: str, line: str) -> bool:
+    if not line.strip() or _indent(line) < _indent(previous):
+        return True
+    return _indent(line) == _indent(previous) and line.lstrip().startswith(_BLOCK_STARTS)

@@ -134,6 +134,19 @@ def test_an_answer_reads_with_its_snippet_and_citations(fake_assistant: Assistan
     assert "Question 5 · Which environment variable enables EFA" in text and "[eks-training-quiz.en.md," in text
 
 
+def test_an_answer_reads_in_order_excerpt_code_then_reference(fake_assistant: Assistant) -> None:
+    """The excerpt may end on the sentence that introduces the code: the code follows it directly."""
+    answer = fake_assistant.answer(EFA_EN)
+    assert answer.answered and answer.reference
+    out = io.StringIO()
+    render_answer(Console(file=out, width=400, color_system=None), answer)
+    text = out.getvalue()
+    excerpt_end = text.index(answer.citations[0].excerpt.split()[-1])
+    code = text.index("export FI_PROVIDER=efa")
+    reference = text.index("Quiz question 5")
+    assert excerpt_end < code < reference
+
+
 @pytest.mark.slow
 def test_console_script_ask_json(index_dir: Path) -> None:
     script = Path(sys.executable).with_name("eksbot")

@@ -12,6 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from bot.answers import Answer
+from bot.citations import SNIPPET_LINES, cut_code
 from bot.evaluation import EvalResult
 from bot.messages import say
 
@@ -20,10 +21,18 @@ def render_answer(console: Console, answer: Answer) -> None:
     if not answer.answered:
         console.print(Panel(Text(answer.text), border_style="yellow", title="?"))
         return
-    parts: list[object] = [Text(answer.text)]
     top = answer.citations[0]
-    if top.snippet:
-        parts.append(Syntax(top.snippet, top.snippet_lang or "text", theme="ansi_dark", word_wrap=True))
+    parts: list[object] = []
+    if answer.caveat:
+        parts.append(Text(answer.caveat, style="yellow"))
+    parts.append(Text(top.excerpt or answer.text))
+    if top.snippet:  # the excerpt may end on the sentence that introduces it
+        code, left = cut_code(top.snippet, SNIPPET_LINES)
+        parts.append(Syntax(code, top.snippet_lang or "text", theme="ansi_dark", word_wrap=True))
+        if left:
+            parts.append(Text(say(answer.language, "more_lines", count=left, number=top.question), style="dim"))
+    if answer.reference:
+        parts.append(Text("\n" + answer.reference))
     cites = Text()
     for citation in answer.citations:
         cites.append("\n· " + say(answer.language, "citation", number=citation.question, title=citation.title),

@@ -14,7 +14,8 @@ import re
 from typing import Any
 
 from bot.answers import Answer
-from bot.citations import Citation
+from bot.citations import SNIPPET_LINES, Citation, cut_code
+from bot.messages import say
 from bot.quiz import LeaderboardEntry, QuizPrompt, QuizResult, UserStats
 from bot.slack.texts import t
 
@@ -24,6 +25,7 @@ MAX_ACTIONS = 25
 LABEL_LIMIT = 75
 VALUE_LIMIT = 2000
 FALLBACK_LIMIT = 3000
+SNIPPET_CHARS = 1500  # a code block's raw text before escaping, which can make it longer
 Block = dict[str, Any]
 Message = dict[str, Any]
 
@@ -53,6 +55,17 @@ def code_section(code: str) -> Block:
     body = escape(code.replace(_FENCE, "`\u200b``")).strip("\n")
     body = truncate(body, SECTION_LIMIT - 2 * len(_FENCE) - 2)
     return {"type": "section", "text": {"type": "mrkdwn", "text": f"{_FENCE}\n{body}\n{_FENCE}"}}
+
+
+def snippet_blocks(citation: Citation, lang: str) -> list[Block]:
+    """The citation's snippet, cut at a sensible line when long, with a note of what is left out."""
+    if not citation.snippet:
+        return []
+    code, left = cut_code(citation.snippet, SNIPPET_LINES, max_chars=SNIPPET_CHARS)
+    blocks = [code_section(code)]
+    if left:
+        blocks.append(context(escape(say(lang, "more_lines", count=left, number=citation.question))))
+    return blocks
 
 
 def context(text: str) -> Block:
@@ -109,8 +122,7 @@ def answer_message(answer: Answer) -> Message:
         blocks.append(section(f":warning: _{escape(answer.caveat)}_"))
     if top.excerpt:
         blocks.append(section(escape(top.excerpt)))
-    if top.snippet:
-        blocks.append(code_section(top.snippet))
+    blocks += snippet_blocks(top, lang)
     lines = [cite(lang, top)]
     if answer.answer_line:
         lines.append(f"*{t(lang, 'quiz_answer')}:* {escape(answer.answer_line)}")
@@ -161,8 +173,7 @@ def result_message(result: QuizResult) -> Message:
         section(f"*{escape(prompt_title)}*\n" + " ".join(lines)),
         section(escape(result.explanation)),
     ]
-    if result.citation.snippet:
-        blocks.append(code_section(result.citation.snippet))
+    blocks += snippet_blocks(result.citation, lang)
     blocks.append(context(cite(lang, result.citation)))
     if result.already_answered:
         blocks.append(context(f"⚠️ {t(lang, 'already')}"))

@@ -1,0 +1,48 @@
+"""Long code snippets are cut at a sensible line, with a count of what is left, in every surface."""
+
+from __future__ import annotations
+
+from bot.answers import Answer
+from bot.citations import Citation, cut_code
+from bot.slack import blocks
+
+YAML = """requirements:
+  - key: node.kubernetes.io/instance-type
+    operator: In
+    values: [p4d.24xlarge]
+  - key: topology.kubernetes.io/zone
+    operator: In
+    values: [us-west-2a]
+  - key: karpenter.sh/capacity-type
+    operator: In
+    values: [on-demand]"""
+
+
+def test_a_short_snippet_is_kept_whole() -> None:
+    assert cut_code(YAML, 20) == (YAML, 0)
+
+
+def test_a_long_snippet_is_cut_where_a_block_ends_and_counts_the_rest() -> None:
+    code, left = cut_code(YAML, 6)
+    assert code.splitlines()[-1] == "    values: [p4d.24xlarge]"  # not in the middle of the next item
+    assert left == len(YAML.splitlines()) - len(code.splitlines())
+    assert YAML.startswith(code)
+
+
+def test_a_snippet_of_long_lines_is_cut_between_lines_to_fit_characters() -> None:
+    code = "\n".join("x" * 100 for _ in range(40))
+    kept, left = cut_code(code, 40, max_chars=1000)
+    assert all(line == "x" * 100 for line in kept.splitlines())
+    assert len(kept) <= 1000 and left == 40 - len(kept.splitlines())
+
+
+def test_slack_shows_the_cut_snippet_and_says_how_many_lines_are_left() -> None:
+    long = "\n".join(f"step_{i}: run" for i in range(60))
+    citation = Citation(5, "Which variable?", "Set these:", long, "quiz.en.md", 1.0)
+    answer = Answer(answered=True, language="en", text="Set these:", citations=[citation])
+    message = blocks.answer_message(answer)
+    texts = [b["text"]["text"] if "text" in b else b["elements"][0]["text"] for b in message["blocks"]
+             if b["type"] in ("section", "context")]
+    code = next(t for t in texts if t.startswith("```"))
+    assert code.endswith("step_15: run\n```")
+    assert "… 44 more lines in question 5" in texts
