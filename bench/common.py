@@ -8,6 +8,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DEV_SET = ROOT.parent / "shared" / "eval" / "dev-queries.jsonl"
+DEV_NEAR_NEGATIVES = ROOT.parent / "shared" / "eval" / "dev-near-negatives.jsonl"
 OWN_SET = ROOT / "tests" / "eval" / "queries.jsonl"
 
 

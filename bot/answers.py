@@ -19,7 +19,7 @@ import numpy as np
 from bot.chunking import Chunk
 from bot.citations import Citation  # also importable from here, as before
 from bot.config import Settings
-from bot.embeddings import Embedder, SentenceTransformerEmbedder
+from bot.embeddings import Embedder, load_embedder
 from bot.errors import InputError
 from bot.knowledge import KnowledgeBase, Question, load_knowledge
 from bot.lang import LANGUAGES, Lang, check_lang
@@ -95,7 +95,7 @@ class Assistant:
     @classmethod
     def from_settings(cls, settings: Settings, embedder: Embedder | None = None, model: Model | None = None
                       ) -> Assistant:
-        embedder = embedder or SentenceTransformerEmbedder(settings.embedding_model)
+        embedder = embedder or load_embedder(settings)
         index = load_index(load_knowledge(settings.knowledge_dir), settings.index_dir, embedder,
                            rebuild=settings.auto_rebuild)
         return cls(index, embedder, threshold=settings.abstain_threshold, max_chars=settings.max_question_chars,

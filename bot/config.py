@@ -33,6 +33,11 @@ class Settings(BaseSettings):
         default="all-MiniLM-L6-v2",
         description="Sentence-transformers model: a name or a path. The default is the bundled copy.",
     )
+    embedding_backend: Literal["onnx", "onnx-int8", "torch"] = Field(
+        default="onnx",
+        description="What runs the model when serving: ONNX Runtime (fp32, or int8 weights) or PyTorch. The ONNX "
+        "backends read an export of the model kept next to the index and never import PyTorch.",
+    )
     auto_rebuild: bool = Field(default=True, description="Rebuild a stale index at start instead of failing.")
     abstain_threshold: float | None = Field(
         default=None, ge=0.0, le=1.0,

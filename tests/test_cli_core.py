@@ -92,12 +92,15 @@ def bad_knowledge(tmp_path: Path) -> tuple[Path, int]:
 
 
 @pytest.fixture
-def configured_index(tmp_path: Path) -> Path:
-    """An index that names the configured model, built with the fake embedder (the check only compares
-    identities: it loads no model)."""
+def configured_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An index that names the configured model and backend, built with the fake embedder (the check only
+    compares identities: it loads no model). The backend is torch here, which has no ONNX export to check
+    (tests/test_onnx_model.py checks those)."""
+    monkeypatch.setenv("EKSBOT_EMBEDDING_BACKEND", "torch")
     index = tmp_path / "configured-index"
-    configured = model_identity(load_settings().embedding_model)
-    build_index(load_knowledge(KNOWLEDGE), index, FakeEmbedder(model_id=configured))
+    embedder = FakeEmbedder(model_id=model_identity(load_settings().embedding_model))
+    embedder.backend = "torch"
+    build_index(load_knowledge(KNOWLEDGE), index, embedder)
     return index
 
 

@@ -29,22 +29,24 @@ def _assistant(settings: Settings) -> Assistant:
 
 
 def cmd_index_build(args: argparse.Namespace) -> int:
-    from bot.embeddings import SentenceTransformerEmbedder
+    from bot.embeddings import load_embedder
     from bot.knowledge import load_knowledge
     from bot.retrieval.artifacts import build_index
 
     settings = settings_from_args(args)
     knowledge = load_knowledge(settings.knowledge_dir)  # a malformed file stops it before the model loads
-    manifest = build_index(knowledge, settings.index_dir, SentenceTransformerEmbedder(settings.embedding_model))
+    # Makes the ONNX export first when it is missing or stale (an explicit build always may).
+    embedder = load_embedder(settings.model_copy(update={"auto_rebuild": True}))
+    manifest = build_index(knowledge, settings.index_dir, embedder)
     print(
         f"index built in {manifest.build_seconds:.2f} s: {manifest.chunks} chunks, {manifest.sentences} sentences, "
-        f"model {manifest.model_id} ({manifest.dimension} dims) -> {settings.index_dir}"
+        f"model {manifest.model_id} ({manifest.dimension} dims) on {manifest.backend} -> {settings.index_dir}"
     )
     return 0
 
 
 def cmd_index_check(args: argparse.Namespace) -> int:
-    from bot.embeddings import model_identity
+    from bot.embeddings import configured_model_id
     from bot.knowledge import load_knowledge
     from bot.retrieval.artifacts import Manifest, stale_reason
 
@@ -57,10 +59,24 @@ def cmd_index_check(args: argparse.Namespace) -> int:
     except EksBotError as exc:
         print(str(exc))
         return 1
-    reason = stale_reason(manifest, kb, model_identity(settings.embedding_model))
+    reason = stale_reason(manifest, kb, configured_model_id(settings),
+                          backend=settings.embedding_backend) or _export_problem(settings)
     state = "up to date" if reason is None else f"STALE: {reason}"
-    print(f"index built {manifest.built_at} with {manifest.model_id}: {state}")
+    print(f"index built {manifest.built_at} with {manifest.model_id} on {manifest.backend}: {state}")
     return 0 if reason is None else 1
+
+
+def _export_problem(settings: Settings) -> str | None:
+    """What is wrong with the ONNX export the settings' backend reads (its files' sha256 included)."""
+    if settings.embedding_backend == "torch":
+        return None
+    from bot.onnx_model import damaged_export_files, export_dir, stale_export_reason
+
+    directory = export_dir(settings.index_dir, settings.embedding_backend)
+    reason = stale_export_reason(directory, settings.embedding_model, settings.embedding_backend)
+    if reason is None and (damaged := damaged_export_files(directory)):
+        reason = f"the ONNX export in {directory} has damaged files: {', '.join(damaged)}"
+    return reason
 
 
 def cmd_ask(args: argparse.Namespace) -> int:

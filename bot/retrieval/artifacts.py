@@ -3,8 +3,9 @@ rebuilding) stale or foreign ones.
 
 Artifacts: `chunks.faiss` (inner product over normalised chunk vectors), `sentences.npy` (vectors of
 explanation sentences, for excerpts), `chunks.json` (chunk and sentence metadata) and `manifest.json`
-(model id, dimension, knowledge digest, build time) written last, so a half-written build is never
-taken for a whole one.
+(backend, model id, dimension, knowledge digest, build time) written last, so a half-written build is never
+taken for a whole one. The ONNX backends keep the model's export next to these files (`onnx/` or
+`onnx-int8/`, see `bot.onnx_model`).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import faiss
 import numpy as np
 
 from bot.chunking import Chunk, Sentence, chunk_knowledge
-from bot.embeddings import Embedder
+from bot.embeddings import Embedder, backend_of
 from bot.errors import IndexArtifactError
 from bot.knowledge import KnowledgeBase
 
@@ -49,6 +50,7 @@ def pipeline_digest() -> str:
 class Manifest:
     format_version: int
     pipeline: str
+    backend: str
     model_id: str
     dimension: int
     knowledge_digest: str
@@ -91,7 +93,8 @@ def build_index(knowledge: KnowledgeBase, index_dir: Path, embedder: Embedder) -
 
     index_dir.mkdir(parents=True, exist_ok=True)
     manifest = Manifest(
-        format_version=FORMAT_VERSION, pipeline=pipeline_digest(), model_id=embedder.model_id,
+        format_version=FORMAT_VERSION, pipeline=pipeline_digest(), backend=backend_of(embedder),
+        model_id=embedder.model_id,
         dimension=embedder.dimension,
         knowledge_digest=knowledge.digest, built_at=datetime.now(UTC).isoformat(timespec="seconds"),
         chunks=len(chunks), sentences=len(sentences), build_seconds=0.0,
@@ -118,15 +121,17 @@ def build_index(knowledge: KnowledgeBase, index_dir: Path, embedder: Embedder) -
 
 
 def stale_reason(
-    manifest: Manifest, knowledge: KnowledgeBase, model_id: str, dimension: int | None = None
+    manifest: Manifest, knowledge: KnowledgeBase, model_id: str, dimension: int | None = None, *, backend: str
 ) -> str | None:
-    """Why the built index does not match this knowledge and model, or None when it does."""
+    """Why the built index does not match this knowledge, backend and model, or None when it does."""
     if manifest.format_version != FORMAT_VERSION:
         return f"index format {manifest.format_version} is not {FORMAT_VERSION}"
     if manifest.pipeline != pipeline_digest():
         return "the indexing code changed since the index was built"
     if manifest.model_id != model_id:
         return f"index was built with model {manifest.model_id}, the setting is {model_id}"
+    if manifest.backend != backend:
+        return f"index was built with the {manifest.backend} backend, the setting is {backend}"
     if dimension is not None and manifest.dimension != dimension:
         return f"index dimension {manifest.dimension} differs from the model's {dimension}"
     if manifest.knowledge_digest != knowledge.digest:
@@ -140,7 +145,8 @@ def load_index(knowledge: KnowledgeBase, index_dir: Path, embedder: Embedder, *,
     refused."""
     try:
         manifest = Manifest.read(index_dir)
-        reason = stale_reason(manifest, knowledge, embedder.model_id, embedder.dimension)
+        reason = stale_reason(manifest, knowledge, embedder.model_id, embedder.dimension,
+                              backend=backend_of(embedder))
     except IndexArtifactError as exc:
         if not rebuild:
             raise
