@@ -1,0 +1,115 @@
+"""The ONNX export's bookkeeping (no model is loaded here): when an export serves the settings, when it is
+refused, and that serving code imports no PyTorch."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot.config import PROJECT_ROOT, load_settings
+from bot.embeddings import configured_model_id, load_embedder, model_identity
+from bot.errors import IndexArtifactError
+from bot.knowledge import load_knowledge
+from bot.onnx_model import (
+    EXPORT_FORMAT,
+    MODEL_FILE,
+    TOKENIZER_FILE,
+    ExportRecord,
+    damaged_export_files,
+    export_dir,
+    sha256_of,
+    stale_export_reason,
+)
+from bot.retrieval.artifacts import build_index, load_index
+from tests.conftest import KNOWLEDGE
+from tests.fakes import FakeEmbedder
+
+ELSEWHERE = "/models/not-on-this-machine"  # a model whose files are not here, as in the serving image
+
+
+def fake_export(directory: Path, *, model: str = ELSEWHERE, backend: str = "onnx", model_id: str = "m@1") -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / MODEL_FILE).write_bytes(b"graph")
+    (directory / TOKENIZER_FILE).write_text("{}")
+    ExportRecord(
+        format=EXPORT_FORMAT, backend=backend, model=model, model_id=model_id, dimension=64, max_seq_length=256,
+        pad_token="[PAD]", sources={"model.safetensors": "0" * 64},
+        files={name: sha256_of(directory / name) for name in (MODEL_FILE, TOKENIZER_FILE)},
+    ).write(directory)
+    return directory
+
+
+def test_an_export_made_from_the_named_model_serves_it(tmp_path: Path) -> None:
+    assert stale_export_reason(fake_export(tmp_path / "onnx"), ELSEWHERE, "onnx") is None
+
+
+def test_a_missing_export_is_named(tmp_path: Path) -> None:
+    reason = stale_export_reason(tmp_path / "onnx", ELSEWHERE, "onnx")
+    assert reason is not None and "no ONNX export" in reason
+
+
+@pytest.mark.parametrize(("model", "backend", "says"), [
+    ("/models/another", "onnx", "made from /models/not-on-this-machine"),
+    (ELSEWHERE, "onnx-int8", "is for onnx"),
+])
+def test_an_export_of_another_model_or_backend_is_stale(tmp_path: Path, model: str, backend: str, says: str) -> None:
+    reason = stale_export_reason(fake_export(tmp_path / "onnx"), model, backend)
+    assert reason is not None and says in reason
+
+
+def test_where_the_model_is_installed_the_export_must_come_from_its_exact_files(tmp_path: Path) -> None:
+    directory = fake_export(tmp_path / "onnx", model="all-MiniLM-L6-v2", model_id="all-MiniLM-L6-v2@0000")
+    reason = stale_export_reason(directory, "all-MiniLM-L6-v2", "onnx")
+    assert reason is not None and model_identity("all-MiniLM-L6-v2") in reason
+
+
+def test_a_lost_file_makes_the_export_stale_and_a_changed_one_damaged(tmp_path: Path) -> None:
+    directory = fake_export(tmp_path / "onnx")
+    (directory / TOKENIZER_FILE).write_text('{"changed": true}')
+    assert damaged_export_files(directory) == [TOKENIZER_FILE]
+    (directory / MODEL_FILE).unlink()
+    reason = stale_export_reason(directory, ELSEWHERE, "onnx")
+    assert reason is not None and MODEL_FILE in reason
+
+
+def test_without_rebuilding_a_missing_export_is_refused_with_the_command_that_makes_it(tmp_path: Path) -> None:
+    settings = load_settings(index_dir=tmp_path / "index", embedding_model=ELSEWHERE, auto_rebuild=False)
+    with pytest.raises(IndexArtifactError, match="run 'eksbot index build'"):
+        load_embedder(settings)
+
+
+def test_the_export_stands_for_a_model_whose_files_are_not_here(tmp_path: Path) -> None:
+    index = tmp_path / "index"
+    fake_export(export_dir(index, "onnx"), model_id="not-on-this-machine@abc")
+    settings = load_settings(index_dir=index, embedding_model=ELSEWHERE, embedding_backend="onnx")
+    assert configured_model_id(settings) == "not-on-this-machine@abc"
+
+
+class BackendEmbedder(FakeEmbedder):
+    def __init__(self, backend: str) -> None:
+        super().__init__()
+        self.backend = backend
+
+
+def test_an_index_built_on_another_backend_is_stale(tmp_path: Path) -> None:
+    index, knowledge = tmp_path / "index", load_knowledge(KNOWLEDGE)
+    build_index(knowledge, index, BackendEmbedder("onnx"))
+    with pytest.raises(IndexArtifactError, match="built with the onnx backend, the setting is onnx-int8"):
+        load_index(knowledge, index, BackendEmbedder("onnx-int8"), rebuild=False)
+    assert load_index(knowledge, index, BackendEmbedder("onnx-int8"), rebuild=True).manifest.backend == "onnx-int8"
+
+
+def test_serving_code_imports_no_pytorch() -> None:
+    """Importing what `serve`, `ask`, `quiz` and `slack` run loads neither PyTorch nor its model libraries
+    (the slow tests check real processes that answer)."""
+    modules = ["bot.cli.main", "bot.cli.serve", "bot.cli.quiz", "bot.cli.slack", "bot.api.app", "bot.services",
+               "bot.embeddings", "bot.onnx_model", "bot.slack.app", "bot.slack.socket_mode"]
+    code = "import sys\n" + "".join(f"import {m}\n" for m in modules) + (
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'torch', 'transformers', 'sentence_transformers'}))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=PROJECT_ROOT,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
