@@ -1,5 +1,5 @@
 # The two set-up commands: `make run` and `make test` (both create .venv and are safe to run again).
-.PHONY: run test lint bench eval calibrate index
+.PHONY: run test lint bench eval calibrate index image lock
 
 run:
 	scripts/bootstrap.sh
@@ -29,3 +29,10 @@ calibrate:
 
 bench:
 	.venv/bin/python bench/answer_latency.py
+	.venv/bin/python bench/backends.py
+
+image:
+	scripts/build-image.sh
+
+lock:
+	scripts/lock.sh

@@ -1,4 +1,5 @@
-"""In-process answer time against the bare `model.encode` of the same queries, and index build time.
+"""In-process answer time against the bare encode of the same queries, and index build time, on the configured
+embedding backend (EKSBOT_EMBEDDING_BACKEND; bench/backends.py compares the backends).
 
     .venv/bin/python bench/answer_latency.py [--rounds 3]
 
@@ -18,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.common import percentile, queries, summary  # noqa: E402
 from bot.answers import Assistant  # noqa: E402
 from bot.config import load_settings  # noqa: E402
-from bot.embeddings import SentenceTransformerEmbedder  # noqa: E402
+from bot.embeddings import load_embedder  # noqa: E402
 from bot.knowledge import load_knowledge  # noqa: E402
 from bot.retrieval.artifacts import build_index, load_index  # noqa: E402
 
@@ -28,7 +29,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
     settings = load_settings()
-    embedder = SentenceTransformerEmbedder(settings.embedding_model)
+    embedder = load_embedder(settings)  # the configured backend (EKSBOT_EMBEDDING_BACKEND)
 
     knowledge = load_knowledge(settings.knowledge_dir)
     with tempfile.TemporaryDirectory() as tmp:

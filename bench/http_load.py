@@ -1,4 +1,5 @@
-"""The HTTP service under load, against the bare model measured in the same run.
+"""The HTTP service under load, against the bare model measured in the same run (on the configured embedding
+backend; bench/backends.py compares the backends, with wrk as the load generator).
 
     .venv/bin/python bench/http_load.py [--requests 400] [--clients 16]
 
@@ -95,9 +96,9 @@ def main() -> None:
         cold = time.perf_counter() - started
 
         from bot.config import load_settings
-        from bot.embeddings import SentenceTransformerEmbedder
+        from bot.embeddings import load_embedder
 
-        embedder = SentenceTransformerEmbedder(load_settings().embedding_model)
+        embedder = load_embedder(load_settings())  # the server's backend (EKSBOT_EMBEDDING_BACKEND)
         for q in qs[:10]:
             embedder.encode([q])
         batches = [qs[i : i + 16] for i in range(0, len(qs) - 15, 16)]

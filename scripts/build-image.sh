@@ -5,7 +5,7 @@
 #   BASE_IMAGE          base of both stages; a local one (scripts/debian-base-image.sh) where no registry
 #                       serves python:3.11-slim-bookworm, e.g. BASE_IMAGE=localhost/debian-bookworm-python
 #   PIP_INDEX_URL, PIP_EXTRA_INDEX_URL, PIP_TRUSTED_HOST
-#                       a company package mirror, passed as build arguments when set
+#                       a company package mirror, passed as build arguments when set (even empty)
 #   CA_BUNDLE           PEM file of the CAs pip must trust (a proxy's), passed as the build secret `ca-bundle`;
 #                       default: PIP_CERT when it names a file
 #   WHEELS              a directory of wheels pip may take first (the CPU torch on disk), passed as the build
@@ -14,6 +14,7 @@
 #   ENGINE              docker, buildah or podman, to choose instead of detecting
 #   CONTAINERS_ARGS     global options for buildah and podman (default: --storage-driver vfs)
 #   BUILDAH_ISOLATION   buildah's isolation (default here: chroot, which needs no user namespaces)
+# buildah and podman write the Docker image format, which keeps SHELL and HEALTHCHECK (OCI drops them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -32,7 +33,8 @@ fi
 
 args=(-f deploy/Dockerfile -t "$tag")
 for name in BASE_IMAGE PIP_INDEX_URL PIP_EXTRA_INDEX_URL PIP_TRUSTED_HOST EMBEDDING_BACKEND; do
-    [ -n "${!name:-}" ] && args+=(--build-arg "$name=${!name}")
+    # Set, even empty, is passed: PIP_EXTRA_INDEX_URL= turns PyTorch's index off where wheels come from WHEELS.
+    [ -n "${!name+set}" ] && args+=(--build-arg "$name=${!name}")
 done
 ca=${CA_BUNDLE:-${PIP_CERT:-}}
 [ -n "$ca" ] && [ -f "$ca" ] && args+=(--secret "id=ca-bundle,src=$ca")
@@ -45,10 +47,10 @@ case "$engine" in
     docker)
         DOCKER_BUILDKIT=1 docker build "${args[@]}" . ;;
     buildah)
-        buildah "${global[@]}" bud --isolation "${BUILDAH_ISOLATION:-chroot}" --layers \
+        buildah "${global[@]}" bud --isolation "${BUILDAH_ISOLATION:-chroot}" --layers --format docker \
             --ignorefile deploy/Dockerfile.dockerignore "${args[@]}" . ;;
     podman)
-        podman "${global[@]}" build --isolation "${BUILDAH_ISOLATION:-chroot}" --layers \
+        podman "${global[@]}" build --isolation "${BUILDAH_ISOLATION:-chroot}" --layers --format docker \
             --ignorefile deploy/Dockerfile.dockerignore "${args[@]}" . ;;
     *) echo "ENGINE must be docker, buildah or podman, not $engine" >&2; exit 2 ;;
 esac
