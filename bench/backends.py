@@ -29,8 +29,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import ROOT, percentile, queries  # noqa: E402
-from bench.http_load import free_port, rss_mib  # noqa: E402
+from bench.common import percentile, queries, rss_mib, start_server  # noqa: E402
 
 EKSBOT = str(Path(sys.executable).parent / "eksbot")
 MIN_QUERIES = 1000
@@ -113,25 +112,11 @@ def wrk(base: str, script: Path, *, clients: int, seconds: float) -> tuple[float
 
 def served(backend: str, index_dir: Path, data_dir: Path, script: Path | None, args: argparse.Namespace,
            figures: Figures) -> None:
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
     env = {**os.environ, "EKSBOT_EMBEDDING_BACKEND": backend, "EKSBOT_INDEX_DIR": str(index_dir),
            "EKSBOT_DATA_DIR": str(data_dir), "EKSBOT_AUTO_REBUILD": "false", "EKSBOT_RATE_LIMIT": "0",
            "EKSBOT_LOG_LEVEL": "WARNING"}
-    started = time.perf_counter()
-    server = subprocess.Popen([EKSBOT, "serve", "--port", str(port)], cwd=ROOT, env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base, server, figures.cold_start = start_server(env)
     try:
-        while True:
-            try:
-                if httpx.get(f"{base}/readyz", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if server.poll() is not None:
-                raise SystemExit(f"the {backend} server exited during start-up")
-            time.sleep(0.02)
-        figures.cold_start = time.perf_counter() - started
         httpx.post(f"{base}/v1/query", json={"question": "warm up"}, timeout=60)
         figures.rss_idle = rss_mib(server.pid)
         if script is None:

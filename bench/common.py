@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 import json
+import socket
 import statistics
+import subprocess
+import sys
+import time
 from pathlib import Path
+
+import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
 DEV_SET = ROOT.parent / "shared" / "eval" / "dev-queries.jsonl"
@@ -36,3 +42,35 @@ def ms(seconds: float) -> str:
 
 def summary(values: list[float]) -> str:
     return f"p50 {ms(percentile(values, 50))}  p95 {ms(percentile(values, 95))}  mean {ms(statistics.fmean(values))}"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def start_server(env: dict[str, str]) -> tuple[str, subprocess.Popen[bytes], float]:
+    """`eksbot serve` on a free loopback port: (base URL, process, seconds from start to /readyz 200)."""
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    eksbot = str(Path(sys.executable).parent / "eksbot")
+    started = time.perf_counter()
+    server = subprocess.Popen([eksbot, "serve", "--port", str(port)], cwd=ROOT, env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    while True:
+        try:
+            if httpx.get(f"{base}/readyz", timeout=1).status_code == 200:
+                return base, server, time.perf_counter() - started
+        except httpx.HTTPError:
+            pass
+        if server.poll() is not None:
+            raise SystemExit("the server exited during start-up")
+        time.sleep(0.02)

@@ -16,33 +16,17 @@ import argparse
 import asyncio
 import json
 import os
-import socket
 import statistics
-import subprocess
 import sys
 import time
 from http.client import HTTPConnection
 from pathlib import Path
 
 import aiohttp
-import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import ROOT, percentile, queries, summary  # noqa: E402
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def rss_mib(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
+from bench.common import percentile, queries, rss_mib, start_server, summary  # noqa: E402
 
 
 async def run_clients(base: str, qs: list[str], total: int, clients: int) -> tuple[float, list[float], int]:
@@ -76,25 +60,10 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
     qs = queries()
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
     env = {**os.environ, "EKSBOT_RATE_LIMIT": "0", "EKSBOT_LOG_LEVEL": "WARNING"}
-    eksbot = str(Path(sys.executable).parent / "eksbot")
-    started = time.perf_counter()
-    server = subprocess.Popen([eksbot, "serve", "--port", str(port)], cwd=ROOT, env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base, server, cold = start_server(env)
+    port = int(base.rsplit(":", 1)[1])
     try:
-        while True:
-            try:
-                if httpx.get(f"{base}/readyz", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if server.poll() is not None:
-                raise SystemExit("server exited during start-up")
-            time.sleep(0.05)
-        cold = time.perf_counter() - started
-
         from bot.config import load_settings
         from bot.embeddings import load_embedder
 
