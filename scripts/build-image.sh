@@ -14,7 +14,8 @@
 #   ENGINE              docker, buildah or podman, to choose instead of detecting
 #   CONTAINERS_ARGS     global options for buildah and podman (default: --storage-driver vfs)
 #   BUILDAH_ISOLATION   buildah's isolation (default here: chroot, which needs no user namespaces)
-# buildah and podman write the Docker image format, which keeps SHELL and HEALTHCHECK (OCI drops them).
+# buildah and podman write the Docker image format, which keeps SHELL and HEALTHCHECK (OCI drops them), and
+# keep no layer per step: on the vfs storage driver each would be a full copy of the build stage (gigabytes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -47,10 +48,10 @@ case "$engine" in
     docker)
         DOCKER_BUILDKIT=1 docker build "${args[@]}" . ;;
     buildah)
-        buildah "${global[@]}" bud --isolation "${BUILDAH_ISOLATION:-chroot}" --layers --format docker \
+        buildah "${global[@]}" bud --isolation "${BUILDAH_ISOLATION:-chroot}" --format docker \
             --ignorefile deploy/Dockerfile.dockerignore "${args[@]}" . ;;
     podman)
-        podman "${global[@]}" build --isolation "${BUILDAH_ISOLATION:-chroot}" --layers --format docker \
+        podman "${global[@]}" build --isolation "${BUILDAH_ISOLATION:-chroot}" --format docker \
             --ignorefile deploy/Dockerfile.dockerignore "${args[@]}" . ;;
     *) echo "ENGINE must be docker, buildah or podman, not $engine" >&2; exit 2 ;;
 esac
