@@ -93,7 +93,7 @@ def lua_script(qs: list[str], directory: Path) -> Path:
     return path
 
 
-def wrk(base: str, script: Path, *, clients: int, seconds: float) -> tuple[float, float, int, int]:
+def wrk(base: str, script: Path, *, clients: int, seconds: int) -> tuple[float, float, int, int]:
     """(p50 latency s, requests/s, requests, non-2xx or socket errors) from one wrk run."""
     threads = min(clients, 2)
     out = subprocess.run(
@@ -223,7 +223,7 @@ def main() -> None:
 
     parser = argparse.ArgumentParser()
     parser.add_argument("--backends", default="torch,onnx,onnx-int8")
-    parser.add_argument("--seconds", type=float, default=5.0, help="length of each wrk run")
+    parser.add_argument("--seconds", type=int, default=5, help="length of each wrk run")
     parser.add_argument("--rounds", type=int, default=3, help="throughput runs per backend (median)")
     parser.add_argument("--image", default="eksbot:lean", help="image whose size is reported, if present")
     args = parser.parse_args()
