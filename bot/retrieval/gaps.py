@@ -20,7 +20,7 @@ _CONNECTORS = frozenset({"for"})  # "Mountpoint for S3", "FSx for NetApp ONTAP":
 _COORDINATION = frozenset({"vs", "versus", "or", "o", "u", "and", "y", "e", "compared", "frente", "than", "que",
                            "instead", "vez", "lugar", "over"})
 CONJUNCT_REACH = 3  # tokens between a coordinator and the head of each side ("X vs the new Y")
-DISTINCTIVE_QUESTIONS = 2  # a word used by at most this many quiz questions pins its subject down
+DISTINCTIVE_QUESTIONS = 4  # a word used by at most this many quiz questions pins its subject down
 
 
 @dataclass(frozen=True)

@@ -578,7 +578,13 @@ _QUALIFIER_TAIL = re.compile(
     re.IGNORECASE,
 )
 _PURPOSE = re.compile(r"\b(?:for|used|good|do|does|para|sirve|usa|utiliza|needed|necesario)\b", re.IGNORECASE)
-_SEGMENT_BREAK = re.compile(r"[?!;]+|\.(?=\s)|\s[¿¡]")
+# Where a message goes on to another question: "?", ";", a new sentence, "¿", or a clause joined on with
+# ", and" / ", y" / "+" / "—" / "also".
+_SEGMENT_BREAK = re.compile(
+    r"[?!;]+|\.(?=\s)|\s[¿¡]|,\s*(?:and|y|e|plus|but|pero|also|tambi[eé]n|and also|y tambi[eé]n)\b|\s[+—–]\s|"
+    r"\s-\s|\b(?:and also|y tambi[eé]n|plus|also)\b",
+    re.IGNORECASE,
+)
 _QUESTION_END = re.compile(r"\?+(?=\s*\S)|\?+\s*$")
 _COMPARISON = re.compile(
     r"\b(?:vs\.?|versus|compared\s+(?:to|with)|difference|differences|differ|diferencia[s]?|diferencian?|"
