@@ -61,6 +61,7 @@ def test_contractions_leave_no_half_words(fake_assistant: Assistant) -> None:
     ("karpeter zone requirement", "karpeter", "karpenter"),
     ("zero3 offload", "zero3", None),  # the knowledge's "ZeRO-3" run together
     ("k8s gang scheduling", "k8s", "kubernetes"),
+    ("which slurm piece uses mariadb, dbd or ctld?", "ctld", "slurmctld"),
 ])
 def test_slang_typos_and_run_in_digits_find_the_knowledge_word(
     fake_assistant: Assistant, question: str, written: str, meant: str | None
@@ -101,6 +102,9 @@ def test_glossary_inflections_include_stem_changes_and_no_strangers() -> None:
     ("what's a DaemonSet in Kubernetes?", ["DaemonSet"]),
     ("¿Qué es el gang scheduling?", ["gang", "scheduling"]),
     ("What is MPI, the Message Passing Interface?", ["MPI"]),
+    ("What does HPC mean?", ["HPC"]),
+    ("HPC qué es?", ["HPC"]),
+    ("me explicas qué es un deadlock?", ["deadlock"]),
 ])
 def test_definition_questions_name_their_subject(fake_assistant: Assistant, question: str, subject: list[str]) -> None:
     assert [w.text for w in read(fake_assistant, question).definition_of] == subject

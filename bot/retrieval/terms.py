@@ -402,7 +402,7 @@ class Vocabulary:
         readings = [raw, *(extra or [])]
         identifier = _is_identifier(raw)
         if not extra and not identifier and not self._known(folded, langs):
-            correction = self._typos.closest(folded)
+            correction = self._typos.closest(folded) or self._typos.ending(folded)
             if correction and not _is_common(folded, langs, frequency):
                 readings.append(correction)
         if _LETTERS_DIGITS.search(raw) and not self._known(folded, langs):
@@ -510,10 +510,20 @@ class _DeletionIndex:
 
     def __init__(self, words: Iterable[str]) -> None:
         self._index: dict[str, set[str]] = {}
+        self._endings: dict[str, set[str]] = {}  # the last 3 to n-3 letters of a long word -> the word
         for word in words:
             if word.isalpha():
                 for variant in _deletions(word, _max_distance(word)):
                     self._index.setdefault(variant, set()).add(word)
+                for start in range(3, len(word) - 2):
+                    self._endings.setdefault(word[start:], set()).add(word)
+
+    def ending(self, word: str) -> str | None:
+        """The one longer knowledge word that `word` ends ("dbd" for "slurmdbd", "ctld" for "slurmctld")."""
+        if len(word) < 3 or not word.isalpha():
+            return None
+        found = self._endings.get(word, set())
+        return next(iter(found)) if len(found) == 1 else None
 
     def closest(self, word: str) -> str | None:
         """The one knowledge word within edit distance 1 (2 for long words) of `word`, if only one is."""
@@ -558,10 +568,18 @@ def _distance(a: str, b: str) -> int:
 
 
 _DEFINITION = re.compile(
-    r"^\s*(?:¿\s*)?(?:"
+    r"^\s*(?:¿\s*)?(?:(?:me\s+)?(?:explicas|puedes\s+explicar(?:me)?|podr[ií]as\s+explicar(?:me)?|"
+    r"can\s+you\s+explain|could\s+you\s+explain|(?:can|could)\s+you\s+tell\s+me)\s+)?(?:"
     r"what(?:'s|\s+is|\s+are|\s+was)|whats|define|definition\s+of|explain|describe|who\s+is|"
     r"(?:que|qué)\s+(?:es|son|significa)|define|definici[oó]n\s+de|explica(?:me)?|describe"
     r")\s+(?:(?:an?|the|el|la|los|las|un|una|unos|unas|lo)\s+)?(?P<subject>[^?.!,;:]+)",
+    re.IGNORECASE,
+)
+# "What does X mean?", "what does X stand for?", "X, ¿qué es?", "X qué significa?"
+_MEANING = re.compile(
+    r"^\s*(?:what\s+does\s+(?P<subject>[^?.!,;:]+?)\s+(?:mean|stand\s+for)|"
+    r"¿?\s*(?P<first>[^?.!,;:¿]+?)\s*,?\s*¿?\s*(?:qu[eé]\s+(?:es|son|significa)|what\s+is\s+(?:it|that))"
+    r")\s*\??\s*$",
     re.IGNORECASE,
 )
 _NOT_A_SUBJECT = frozenset(fold(w) for w in """
@@ -596,10 +614,12 @@ _COMPARISON = re.compile(
 
 def _definition_words(question: str, words: list[QueryWord]) -> list[QueryWord]:
     """For "what is X?" questions, the content words of X; [] for any other question."""
-    match = _DEFINITION.match(strip_accents(question))
+    plain = strip_accents(question)
+    meaning = _MEANING.match(plain)
+    match = meaning or _DEFINITION.match(plain)
     if not match:
         return []
-    subject = _QUALIFIER_TAIL.sub("", match.group("subject")).strip()
+    subject = _QUALIFIER_TAIL.sub("", match.group("subject") or match.group("first") or "").strip()
     if not subject or _PURPOSE.search(subject) or fold(subject.split()[0]) in _NOT_A_SUBJECT:
         return []  # "what is X for?", "what's the difference between…": not a definition
     wanted = {fold(w) for w in _WORD.findall(subject)}
