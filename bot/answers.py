@@ -10,33 +10,27 @@ it covers and, when a quiz question is really related, offers it as related (not
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from bot.chunking import Chunk
 from bot.citations import Citation  # also importable from here, as before
 from bot.config import Settings
 from bot.embeddings import Embedder, load_embedder
 from bot.errors import InputError
-from bot.knowledge import KnowledgeBase, Question, load_knowledge
+from bot.excerpts import Excerpts
+from bot.knowledge import KnowledgeBase, load_knowledge
 from bot.lang import LANGUAGES, Lang, check_lang
 from bot.messages import say
 from bot.retrieval.answerability import Judge, Judgement, Model
 from bot.retrieval.artifacts import LoadedIndex, load_index
 from bot.retrieval.definitions import Definitions
 from bot.retrieval.hybrid import HybridRetriever, Retrieval, ScoredQuestion, Tuning
-from bot.text import clean_question, detect_language, edition_vocabulary, fold, sentences, tokens
+from bot.text import clean_question, detect_language, edition_vocabulary, fold
 
-EXCERPT_SENTENCES = 3
-EXCERPT_MARGIN = 0.15  # sentences this far below the best one are left out
-ROW_ORDER = 10_000  # table rows come after the explanation's sentences
 RELATED_RATIO = 0.85  # other questions cited when their score is this close to the best one's
 MAX_CITATIONS = 3
-MAX_ITEMS = 3  # list items quoted after a sentence that introduces the list
-_OPTION_NOTE = re.compile(r"^([A-Z])\)\s")  # "C) capacity-type: spot: ..." explains an option
 
 log = logging.getLogger(__name__)
 
@@ -74,23 +68,12 @@ class Assistant:
         self.max_chars = max_chars
         self.retriever = HybridRetriever(index, tuning)
         self.knowledge: KnowledgeBase = index.knowledge
-        self.judge = Judge(self.retriever, _definitions(index), model)
+        self.judge = Judge(self.retriever, Definitions.of_index(index), model)
         self.threshold = self.judge.model.threshold if threshold is None else threshold
         self.vocabulary = edition_vocabulary(
             {lang: [c.indexed_text for c in index.chunks if c.lang == lang] for lang in LANGUAGES}
         )
-        # Per (document, question, language): sentence ids and table-row chunks, with their terms.
-        self._sentences_of: dict[tuple[str, int, str], list[int]] = {}
-        for i, s in enumerate(index.sentences):
-            self._sentences_of.setdefault((s.doc_id, s.question, s.lang), []).append(i)
-        self._sentence_terms = [frozenset(tokens(s.text, s.lang)) for s in index.sentences]
-        self._rows_of: dict[tuple[str, int, str], list[tuple[Chunk, frozenset[str]]]] = {}
-        for c in index.chunks:
-            if c.kind == "table_row":
-                self._rows_of.setdefault((c.doc_id, c.question, c.lang), []).append(
-                    (c, frozenset(tokens(c.text, c.lang)))
-                )
-        self._follows = _what_follows(index.knowledge)
+        self.excerpts = Excerpts(index)
 
     @classmethod
     def from_settings(cls, settings: Settings, embedder: Embedder | None = None, model: Model | None = None
@@ -222,148 +205,11 @@ class Assistant:
         snippet_chunk = retrieval.best_chunk(self.index.chunks, scored.key, ("code",))
         return Citation(
             question=number, title=question.title,
-            excerpt=self._excerpt(text, question, vector, retrieval),
+            excerpt=self.excerpts.excerpt(question, vector, retrieval),
             snippet=snippet_chunk.text if snippet_chunk else None, source=question.source,
             score=round(scored.score, 4), snippet_lang=snippet_chunk.code_lang if snippet_chunk else None,
             topic=question.topic, doc_id=doc_id,
         )
-
-    def _excerpt(self, text: str, question: Question, vector: np.ndarray, retrieval: Retrieval) -> str:
-        """The explanation sentences (or table rows) closest to the question, in document order.
-
-        A sentence that introduces a list or a table ("…across stages:") brings the list's first items
-        or the table's closest row; one that introduces code ends with a full stop (the snippet follows).
-        Notes on wrong options ("C) capacity-type: spot: …") are never quoted as the answer.
-        """
-        key = (question.doc_id, question.number, question.lang)
-        ids = self._sentences_of.get(key, [])
-        terms = set(tokens(retrieval.analysis.search_text, question.lang))
-        candidates: list[tuple[float, int, str]] = []
-        if ids:
-            sims = self.index.sentence_vectors[ids] @ vector
-            for order, (i, sim) in enumerate(zip(ids, sims, strict=True)):
-                sentence = self.index.sentences[i].text
-                note = _OPTION_NOTE.match(sentence)
-                if note and note.group(1) != question.answer:
-                    continue
-                score = float(sim) + _overlap(terms, self._sentence_terms[i])
-                candidates.append((score, order, sentence))
-        rows: dict[int, list[tuple[float, int, str]]] = {}  # per table (its line): scored rows
-        for c, row_terms in self._rows_of.get(key, []):
-            score = float(retrieval.chunk_dense[c.id]) + _overlap(terms, row_terms)
-            row = (score, ROW_ORDER + c.id, _row_sentence(c))
-            candidates.append(row)
-            rows.setdefault(c.line, []).append(row)
-        if not candidates:
-            return question.answer_line
-        ordered = sorted(candidates, reverse=True)
-        top_score = ordered[0][0]
-        best: list[tuple[float, int, str]] = []
-        rows_taken = 0
-        for candidate in ordered:
-            if len(best) == EXCERPT_SENTENCES or candidate[0] < top_score - EXCERPT_MARGIN:
-                break
-            is_row = candidate[1] >= ROW_ORDER
-            if is_row and rows_taken:
-                continue  # rows of one table look alike: the best one says it
-            rows_taken += is_row
-            best.append(candidate)
-        # The lead sentence states the point of the explanation: add it when it is close.
-        lead = min(candidates, key=lambda c: c[1])
-        if lead not in best and lead[0] >= top_score - EXCERPT_MARGIN:
-            best = [*best[: EXCERPT_SENTENCES - 1], lead]
-        chosen = sorted(best, key=lambda c: c[1])
-        quoted = {sentence for _, _, sentence in chosen}
-        parts: list[str] = []
-        for _, _, sentence in chosen:
-            if not sentence.rstrip().endswith(":"):
-                parts.append(_as_sentence(sentence))
-                continue
-            follows = self._follows.get((*key, sentence))
-            if follows is not None and follows[0] == "list":
-                items = [item for item in follows[1] if item not in quoted][:MAX_ITEMS]
-                quoted.update(items)
-                if items:
-                    parts.append(sentence.rstrip() + " " + "; ".join(i.rstrip(".:;") for i in items) + ".")
-                    continue
-            elif follows is not None and follows[0] == "table" and rows.get(int(follows[1][0])):
-                closest = max(rows[int(follows[1][0])])
-                if closest[2] not in quoted:
-                    quoted.add(closest[2])
-                    parts.append(sentence.rstrip() + " " + _as_sentence(closest[2]))
-                    continue
-            parts.append(sentence.rstrip().rstrip(":") + ".")
-        seen: set[str] = set()
-        return " ".join(p for p in parts if not (p in seen or seen.add(p)))  # type: ignore[func-returns-value]
-
-
-def _overlap(terms: set[str], sentence_terms: frozenset[str]) -> float:
-    """Half a point for a sentence holding every word of the question."""
-    if not terms:
-        return 0.0
-    return 0.5 * len(terms & sentence_terms) / len(terms)
-
-
-def _row_sentence(chunk: Chunk) -> str:
-    return chunk.text.replace("; ", " · ")
-
-
-def _as_sentence(text: str) -> str:
-    text = text.strip()
-    return text if re.search(r"[.!?)]$", text) else text.rstrip(":") + "."
-
-
-def _what_follows(knowledge: KnowledgeBase) -> dict[tuple[str, int, str, str], tuple[str, tuple[str, ...]]]:
-    """For each sentence that ends with a colon: what it introduces, ("list", its items), ("table",
-    (its line,)) or ("code", ())."""
-    out: dict[tuple[str, int, str, str], tuple[str, tuple[str, ...]]] = {}
-    for lang in LANGUAGES:
-        for question in knowledge.questions(lang, kind=None):
-            blocks = question.blocks
-            for index, block in enumerate(blocks):
-                if block.kind not in ("text", "list"):
-                    continue
-                items = sentences(block.text)
-                for position, sentence in enumerate(items):
-                    if not sentence.endswith(":"):
-                        continue
-                    key = (question.doc_id, question.number, lang, sentence)
-                    rest = items[position + 1 :]
-                    rest = rest[: next((i for i, item in enumerate(rest) if item.endswith(":")), len(rest))]
-                    following = blocks[index + 1] if index + 1 < len(blocks) else None
-                    if rest:
-                        out[key] = ("list", tuple(rest))
-                    elif following is None:
-                        continue
-                    elif following.kind == "list":
-                        listed = sentences(following.text)
-                        out[key] = ("list", tuple(listed[: next(
-                            (i for i, item in enumerate(listed) if item.endswith(":")), len(listed))]))
-                    elif following.kind == "table":
-                        out[key] = ("table", (str(following.line),))
-                    elif following.kind == "code":
-                        out[key] = ("code", ())
-    return out
-
-
-def _definitions(index: LoadedIndex) -> Definitions:
-    """What each quiz question explains: its topic, its correct answer, and the leads of its
-    sentences and table rows (a row's first cell is what the row explains)."""
-    texts: list[tuple[object, str, str]] = [
-        ((s.doc_id, s.question), "sentence", s.text) for s in index.sentences
-    ]
-    texts += [
-        ((c.doc_id, c.question), "row", c.text.split("; ")[0].split(": ", 1)[-1] + ":")
-        for c in index.chunks if c.kind == "table_row"
-    ]
-    names: list[tuple[object, str]] = []
-    for lang in LANGUAGES:
-        for q in index.knowledge.questions(lang, kind=None):
-            names += [((q.doc_id, q.number), q.topic)] if q.topic else []
-            option = q.correct_option
-            names += [((q.doc_id, q.number), option.text)] if option else []
-    return Definitions(texts, names)
-
 
 def _join_terms(terms: tuple[str, ...] | list[str], lang: str) -> str:
     quoted = [f"«{t}»" if lang == "es" else f"\u201c{t}\u201d" for t in terms]

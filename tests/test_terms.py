@@ -7,7 +7,8 @@ import pytest
 
 from bot.answers import Assistant
 from bot.retrieval import gaps
-from bot.retrieval.terms import Analysis, Glossary, QueryWord, WordFrequency, _spanish_forms, specificity
+from bot.retrieval.lexicon import Glossary, WordFrequency, spanish_forms, specificity
+from bot.retrieval.terms import Analysis, QueryWord
 
 
 def read(assistant: Assistant, question: str, lang: str | None = None) -> Analysis:
@@ -88,10 +89,10 @@ def test_a_spanish_question_is_also_read_in_english(fake_assistant: Assistant) -
 
 
 def test_glossary_inflections_include_stem_changes_and_no_strangers() -> None:
-    assert {"pida", "pide", "piden", "pedimos", "pedido"} <= _spanish_forms("pedir")
-    assert {"puede", "pueden", "podemos"} <= _spanish_forms("poder")
-    assert "pod" not in _spanish_forms("poder")
-    assert {"capas"} <= _spanish_forms("capa")
+    assert {"pida", "pide", "piden", "pedimos", "pedido"} <= spanish_forms("pedir")
+    assert {"puede", "pueden", "podemos"} <= spanish_forms("poder")
+    assert "pod" not in spanish_forms("poder")
+    assert {"capas"} <= spanish_forms("capa")
     glossary = Glossary.bundled()
     assert glossary.word("arrancan") == ["start"]
     assert glossary.phrase(("ancho", "de", "banda")) == ["bandwidth"]

@@ -33,7 +33,8 @@ from bot.errors import ConfigError
 from bot.retrieval.definitions import Definitions
 from bot.retrieval.gaps import CORE_SPECIFICITY, uncovered_terms
 from bot.retrieval.hybrid import HybridRetriever, Retrieval
-from bot.retrieval.terms import RARE_ZIPF, QueryWord, Vocabulary
+from bot.retrieval.lexicon import RARE_ZIPF
+from bot.retrieval.terms import QueryWord, Vocabulary
 
 MODEL_FILE = Path(__file__).resolve().parent.parent / "data" / "answerability.json"
 RELATED_SPECIFICITY = 0.5  # a quiz question is "related" when it uses a word this specific of the question

@@ -17,6 +17,8 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from bot.lang import LANGUAGES
+from bot.retrieval.artifacts import LoadedIndex
 from bot.retrieval.terms import QueryWord
 from bot.text import ALL_STOPWORDS, fold, strip_accents, word_terms
 
@@ -62,6 +64,25 @@ class Definitions:
                          if w not in _PUNCTUATION and fold(w) not in ALL_STOPWORDS]
                 if words:
                     self._names.setdefault(key, []).append(words)
+
+    @classmethod
+    def of_index(cls, index: LoadedIndex) -> Definitions:
+        """What each quiz question explains: its topic, its correct answer, and the leads of its
+        sentences and table rows (a row's first cell is what the row explains)."""
+        texts: list[tuple[object, str, str]] = [
+            ((s.doc_id, s.question), "sentence", s.text) for s in index.sentences
+        ]
+        texts += [
+            ((c.doc_id, c.question), "row", c.text.split("; ")[0].split(": ", 1)[-1] + ":")
+            for c in index.chunks if c.kind == "table_row"
+        ]
+        names: list[tuple[object, str]] = []
+        for lang in LANGUAGES:
+            for q in index.knowledge.questions(lang, kind=None):
+                names += [((q.doc_id, q.number), q.topic)] if q.topic else []
+                option = q.correct_option
+                names += [((q.doc_id, q.number), option.text)] if option else []
+        return cls(texts, names)
 
     def defines(self, key: object, subject: Sequence[QueryWord]) -> bool:
         """Whether the question `key` explains what `subject` (the X of "what is X?") is."""

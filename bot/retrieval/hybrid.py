@@ -20,7 +20,8 @@ from bot.lang import Lang
 from bot.retrieval import gaps
 from bot.retrieval.artifacts import LoadedIndex
 from bot.retrieval.lexical import LexicalIndex
-from bot.retrieval.terms import Analysis, Glossary, Vocabulary, WordFrequency
+from bot.retrieval.lexicon import Glossary, WordFrequency
+from bot.retrieval.terms import Analysis, Vocabulary
 
 QuestionKey = tuple[str, int]
 

@@ -16,20 +16,23 @@ its subject, IRSA, appears nowhere. So every content word of a question gets
 
 from __future__ import annotations
 
-import gzip
-import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from functools import cache
-from pathlib import Path
 
-from bot.text import ALL_STOPWORDS, STOPWORDS, fold, strip_accents, word_terms
+from bot.retrieval.lexicon import (
+    CHAT_ABBREVIATIONS,
+    FRAME_WORDS,
+    RARE_ZIPF,
+    SLANG,
+    Glossary,
+    WordFrequency,
+    specificity,
+)
+from bot.retrieval.questions import COMPARISON, QUESTION_END, SEGMENT_BREAK, definition_subject
+from bot.retrieval.spelling import Spelling
+from bot.text import ALL_STOPWORDS, fold, strip_accents, word_terms
 
-FREQUENCIES = Path(__file__).resolve().parent.parent / "data" / "word-frequencies.json.gz"
-GLOSSARY = Path(__file__).resolve().parent.parent / "data" / "glossary-es-en.tsv"
-COMMON_ZIPF = 5.0  # this common or more ("set", "price", "tiempo"): specificity 0
-RARE_ZIPF = 2.5  # this rare or less, or in no word list ("karpenter", "irsa"): specificity 1
 NAMED_ZIPF = 3.2  # rarer than this: not a common word (a typo of a knowledge word may be meant)
 CAPITALISED_NAMED_ZIPF = 5.0  # a capitalised word inside a sentence, rarer than this, is part of a name
 NUMBER_SPECIFICITY = 0.3
@@ -39,163 +42,12 @@ COMPOUND_MIN_LENGTH = 7  # two words read as one knowledge word ("node set": "no
 
 Form = tuple[str, ...]  # index terms of one reading of a word: the main term, then an identifier's parts
 
-# Chat abbreviations, read as what they stand for, and field slang, read as itself or what it stands for.
-# General lexicons of how people write in chat, not rules for particular questions.
-CHAT_ABBREVIATIONS: dict[str, dict[str, str]] = {
-    "es": {
-        "q": "que", "k": "que", "qe": "que", "xq": "porque", "pq": "porque", "porq": "porque", "x": "por",
-        "xa": "para", "pa": "para", "pal": "para el", "tb": "también", "tmb": "también", "tbn": "también",
-        "tambn": "también", "d": "de", "dnd": "donde", "cdo": "cuando", "cmo": "como", "porfa": "por favor",
-        "xfa": "por favor", "plis": "por favor", "nd": "nada", "sq": "es que", "msj": "mensaje",
-        "toy": "estoy", "tng": "tengo", "vdd": "verdad", "aprox": "aproximadamente", "info": "información",
-        "finde": "fin de semana", "n": "en", "ps": "pues", "bn": "bien", "salu2": "saludos",
-    },
-    "en": {
-        "u": "you", "ur": "your", "r": "are", "pls": "please", "plz": "please", "thx": "thanks", "ty": "thanks",
-        "w/": "with", "w/o": "without", "b/c": "because", "bc": "because", "cuz": "because", "abt": "about",
-        "rn": "right now", "idk": "i do not know", "smth": "something", "sth": "something", "btw": "by the way",
-        "approx": "approximately", "info": "information", "ppl": "people", "thru": "through", "tho": "though",
-        "imo": "in my opinion", "afaik": "as far as i know", "wdyt": "what do you think", "y": "why",
-        # the halves of contractions ("isn't" is read as "isn", "t")
-        "isn": "is not", "aren": "are not", "doesn": "does not", "don": "do not", "didn": "did not",
-        "wasn": "was not", "weren": "were not", "hasn": "has not", "haven": "have not", "won": "will not",
-        "wouldn": "would not", "shouldn": "should not", "couldn": "could not", "can": "can", "re": "are",
-        "ve": "have", "ll": "will", "cant": "can not", "dont": "do not", "doesnt": "does not", "isnt": "is not",
-        "shld": "should", "wld": "would", "cld": "could", "pkg": "package", "pkgs": "packages",
-        "procs": "processes", "proc": "process",
-    },
-}
-SLANG: dict[str, dict[str, str]] = {
-    "*": {
-        "k8s": "kubernetes", "ckpt": "checkpoint", "ckpts": "checkpoints", "chkpt": "checkpoint",
-        "grad": "gradient", "grads": "gradients", "param": "parameter", "params": "parameters",
-        "cfg": "configuration", "conf": "configuration", "config": "configuration", "mem": "memory",
-        "perf": "performance", "dist": "distributed", "env": "environment", "envs": "environment variables",
-        "var": "variable", "vars": "variables", "az": "availability zone", "azs": "availability zones",
-        "lr": "learning rate", "oom": "out of memory", "dp": "data parallelism", "tp": "tensor parallelism",
-        "pp": "pipeline parallelism", "bfloat16": "bf16", "float16": "fp16", "float32": "fp32",
-        "repo": "repository", "deps": "dependencies", "multinode": "multi node", "diff": "difference",
-        "hf": "huggingface", "configs": "configurations", "comms": "communication", "crds": "crd",
-    },
-    "es": {
-        "az": "zona de disponibilidad", "azs": "zonas de disponibilidad", "mem": "memoria",
-        "dp": "paralelismo de datos", "tp": "paralelismo de tensores", "pp": "paralelismo de canalización",
-        "env": "entorno", "envs": "variables de entorno", "vars": "variables", "var": "variable",
-        "param": "parámetro", "params": "parámetros", "grad": "gradiente", "grads": "gradientes",
-        "dist": "distribuido", "perf": "rendimiento", "config": "configuración", "conf": "configuración",
-        "cfg": "configuración", "multinodo": "multi nodo", "diff": "diferencia",
-    },
-}
-
-# Words that frame a question rather than say what it is about ("para qué sirve X", "when should
-# I use X", "does X work"): neither the subject nor what is asked of it.
-FRAME_WORDS = frozenset(fold(w) for w in """
-    sirve sirven servir conviene convienen convendría existe existen funciona funcionan funcionar recomiendas
-    recomiendan recomendáis aconsejas aconsejan explica explícame explicame dime decime oye alguien sabe sabes
-    saben sabría podrías podrias ayuda ayudar ayudame ayúdame hola gracias favor pregunta duda consulta
-    exactamente realmente básicamente basicamente entonces pues bueno vale ok okay
-    work works working mean means meaning recommend recommended suggest suggestion tell explain anyone
-    someone know knows help hi hello thanks thank please question wondering wonder exactly actually really
-    basically quick just still ok okay hey guys folks team vs versus
-""".split())
-
 _WORD = re.compile(r"[A-Za-z0-9]+(?:[_.\-/][A-Za-z0-9]+)*/?")
 _LETTERS_DIGITS = re.compile(r"(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])")
 _CAMEL = re.compile(r"[a-z][A-Z]")
 _SUPERLATIVE = re.compile(r"\b(\w{3,}?)[ií]sim[oa]s?\b")  # "lentísimo" is as common as "lento"
 _QUANTITY = re.compile(r"^~?\d+(?:[.,]\d+)?(?:[kmbtg]|gb|tb|mb|gib|tib|gbps|ms|x|h|m|s|b-?params?)?$")
 _PARTS = re.compile(r"[_.\-/]|(?<=[a-z])(?=[A-Z])")
-
-
-class WordFrequency:
-    """Zipf frequency of folded words and of their Snowball stems, per language (absent: rare)."""
-
-    def __init__(self, table: dict[str, dict[str, dict[str, int]]]) -> None:
-        self._words = {lang: table[lang]["w"] for lang in STOPWORDS}
-        self._stems = {lang: table[lang]["s"] for lang in STOPWORDS}
-
-    @classmethod
-    @cache
-    def bundled(cls) -> WordFrequency:
-        return cls(json.loads(gzip.decompress(FREQUENCIES.read_bytes())))
-
-    def zipf(self, word: str, stem: str, lang: str) -> float:
-        """How common `word` (folded) or its stem is in general `lang`; 0.0 when no list has it."""
-        return max(self._words[lang].get(word, 0), self._stems[lang].get(stem, 0)) / 10
-
-
-class Glossary:
-    """Spanish words and expressions of technical questions with their usual English equivalent
-    (`bot/data/glossary-es-en.tsv`): a Spanish question is also read in English, so it finds the
-    English edition's words ("pida" → "request") and the English embedding model reads it better.
-
-    Entries are lemmas; their common inflections are generated (`_spanish_forms`), including the
-    stem changes of verbs such as pedir → pida, so a short word never matches by a stem it only
-    happens to share ("pod" is not a form of "poder")."""
-
-    def __init__(self, rows: Iterable[tuple[str, str]]) -> None:
-        self._words: dict[str, list[str]] = {}  # a folded Spanish form -> English
-        self._phrases: dict[tuple[str, ...], list[str]] = {}  # folded Spanish words -> English
-        for spanish, english in rows:
-            words = tuple(fold(w) for w in spanish.split())
-            if len(words) == 1:
-                for form in _spanish_forms(words[0]):
-                    known = self._words.setdefault(form, [])
-                    if english not in known:
-                        known.append(english)
-            else:
-                self._phrases.setdefault(words, []).append(english)
-        self.longest = max((len(p) for p in self._phrases), default=1)
-
-    @classmethod
-    @cache
-    def bundled(cls) -> Glossary:
-        rows = []
-        for line in GLOSSARY.read_text(encoding="utf-8").splitlines():
-            if line.strip() and not line.startswith("#"):
-                spanish, english = line.split("\t")
-                rows.append((spanish.strip(), english.strip()))
-        return cls(rows)
-
-    def word(self, folded: str) -> list[str]:
-        return self._words.get(folded, [])
-
-    def phrase(self, words: tuple[str, ...]) -> list[str]:
-        return self._phrases.get(words, [])
-
-
-_AR = "o as a amos ais an e es emos eis en aste aron aba abas aban ando ado ada ados adas ar arlo arla arlos arlas " \
-      "arse ara aran ase asen are".split()
-_ER_IR = "o es e emos imos eis en a as amos an i iste io ieron ia ias ian iendo ido ida idos idas iera ieran iese " \
-         "er ir erlo irlo erla irla erse irse ere".split()
-
-
-def _spanish_forms(lemma: str) -> set[str]:
-    """A folded lemma and its common inflections: plurals and genders for nouns and adjectives, the
-    frequent tenses for verbs (with e → i, e → ie and o → ue stem changes: pida, quiere, puede)."""
-    forms = {lemma}
-    base = lemma[:-2] if lemma.endswith("se") and len(lemma) > 5 else lemma  # "caerse"
-    if len(base) > 3 and base[-2:] in ("ar", "er", "ir"):
-        stem, endings = base[:-2], _AR if base.endswith("ar") else _ER_IR
-        stems = {stem}
-        vowel = max(stem.rfind("e"), stem.rfind("o"), stem.rfind("u"))
-        if vowel >= 0:
-            head, tail = stem[:vowel], stem[vowel + 1 :]
-            stems |= {head + v + tail for v in {"e": ("i", "ie"), "o": ("ue",), "u": ("ue",)}[stem[vowel]]}
-        forms |= {s + e for s in stems for e in endings} | {base}
-        return forms
-    forms |= {lemma + "s", lemma + "es"}
-    if lemma.endswith("o"):
-        forms |= {lemma[:-1] + "a", lemma[:-1] + "os", lemma[:-1] + "as"}
-    if lemma.endswith("z"):
-        forms.add(lemma[:-1] + "ces")
-    if lemma.endswith("on"):
-        forms.add(lemma + "es")
-    return forms
-
-
-def specificity(zipf: float) -> float:
-    return min(1.0, max(0.0, (COMMON_ZIPF - zipf) / (COMMON_ZIPF - RARE_ZIPF)))
 
 
 @dataclass(frozen=True)
@@ -274,7 +126,7 @@ class Vocabulary:
                          for lang, terms in keys_of.items()}
         self._read: dict[tuple[object, ...], QueryWord] = {}  # words already read (a question's words recur)
         self.languages = sorted(self.everywhere)
-        self._typos = _DeletionIndex(surface)
+        self._typos = Spelling(surface)
 
     def questions_using(self, word: QueryWord) -> int:
         """In how many quiz questions the word appears (any edition)."""
@@ -294,7 +146,7 @@ class Vocabulary:
         shown = question if len(plain) == len(question) else plain  # show words with their accents
         matches = list(_WORD.finditer(plain))
         raw_tokens = [_token(m) for m in matches]
-        breaks = [m.end() for m in _SEGMENT_BREAK.finditer(plain)]
+        breaks = [m.end() for m in SEGMENT_BREAK.finditer(plain)]
         segments = tuple(sum(1 for b in breaks if b <= m.start()) for m in matches)
         displayed = [_token(m, shown) for m in _WORD.finditer(plain)]
         joined = self._compounds(raw_tokens)
@@ -333,8 +185,8 @@ class Vocabulary:
         return Analysis(
             words=tuple(words), tokens=tuple(raw_tokens), spans=tuple(m.span() for m in matches),
             segments=segments, search_text=" ".join(search),
-            definition_of=tuple(_definition_words(question, words)), comparison=bool(_COMPARISON.search(question)),
-            questions=max(1, len(_QUESTION_END.findall(question))),
+            definition_of=tuple(definition_subject(question, words)), comparison=bool(COMPARISON.search(question)),
+            questions=max(1, len(QUESTION_END.findall(question))),
         )
 
     def _english(self, tokens: list[str], glossary: Glossary) -> dict[int, list[str]]:
@@ -503,126 +355,3 @@ def _is_identifier(raw: str) -> bool:
 def _is_acronym(raw: str) -> bool:
     letters = [c for c in raw if c.isalpha()]
     return len(letters) >= 2 and all(c.isupper() for c in letters)
-
-
-class _DeletionIndex:
-    """Knowledge words by their deletions, to find the one a misspelt word meant (SymSpell's idea)."""
-
-    def __init__(self, words: Iterable[str]) -> None:
-        self._index: dict[str, set[str]] = {}
-        self._endings: dict[str, set[str]] = {}  # the last 3 to n-3 letters of a long word -> the word
-        for word in words:
-            if word.isalpha():
-                for variant in _deletions(word, _max_distance(word)):
-                    self._index.setdefault(variant, set()).add(word)
-                for start in range(3, len(word) - 2):
-                    self._endings.setdefault(word[start:], set()).add(word)
-
-    def ending(self, word: str) -> str | None:
-        """The one longer knowledge word that `word` ends ("dbd" for "slurmdbd", "ctld" for "slurmctld")."""
-        if len(word) < 3 or not word.isalpha():
-            return None
-        found = self._endings.get(word, set())
-        return next(iter(found)) if len(found) == 1 else None
-
-    def closest(self, word: str) -> str | None:
-        """The one knowledge word within edit distance 1 (2 for long words) of `word`, if only one is."""
-        if len(word) < 5 or not word.isalpha():
-            return None
-        limit = _max_distance(word)
-        candidates: set[str] = set()
-        for variant in _deletions(word, limit):
-            candidates |= self._index.get(variant, set())
-        scored = sorted((_distance(word, c), c) for c in candidates if c != word)
-        scored = [(d, c) for d, c in scored if d <= limit]
-        if not scored or (len(scored) > 1 and scored[1][0] == scored[0][0]):
-            return None
-        return scored[0][1]
-
-
-def _max_distance(word: str) -> int:
-    return 2 if len(word) >= 9 else 1
-
-
-def _deletions(word: str, distance: int) -> set[str]:
-    out = {word}
-    frontier = {word}
-    for _ in range(distance):
-        frontier = {w[:i] + w[i + 1:] for w in frontier for i in range(len(w))}
-        out |= frontier
-    return out
-
-
-def _distance(a: str, b: str) -> int:
-    """Damerau-Levenshtein distance (adjacent transpositions count one)."""
-    previous2: list[int] = []
-    previous = list(range(len(b) + 1))
-    for i, ca in enumerate(a, start=1):
-        current = [i] + [0] * len(b)
-        for j, cb in enumerate(b, start=1):
-            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb))
-            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
-                current[j] = min(current[j], previous2[j - 2] + 1)
-        previous2, previous = previous, current
-    return previous[-1]
-
-
-_DEFINITION = re.compile(
-    r"^\s*(?:¿\s*)?(?:(?:me\s+)?(?:explicas|puedes\s+explicar(?:me)?|podr[ií]as\s+explicar(?:me)?|"
-    r"can\s+you\s+explain|could\s+you\s+explain|(?:can|could)\s+you\s+tell\s+me)\s+)?(?:"
-    r"what(?:'s|\s+is|\s+are|\s+was)|whats|define|definition\s+of|explain|describe|who\s+is|"
-    r"(?:que|qué)\s+(?:es|son|significa)|define|definici[oó]n\s+de|explica(?:me)?|describe"
-    r")\s+(?:(?:an?|the|el|la|los|las|un|una|unos|unas|lo)\s+)?(?P<subject>[^?.!,;:]+)",
-    re.IGNORECASE,
-)
-# "What does X mean?", "what does X stand for?", "X, ¿qué es?", "X qué significa?"
-_MEANING = re.compile(
-    r"^\s*(?:what\s+does\s+(?P<subject>[^?.!,;:]+?)\s+(?:mean|stand\s+for)|"
-    r"¿?\s*(?P<first>[^?.!,;:¿]+?)\s*,?\s*¿?\s*(?:qu[eé]\s+(?:es|son|significa)|what\s+is\s+(?:it|that))"
-    r")\s*\??\s*$",
-    re.IGNORECASE,
-)
-_NOT_A_SUBJECT = frozenset(fold(w) for w in """
-    difference differences diferencia diferencias best mejor purpose proposito point punto way forma manera
-    reason razon benefit benefits beneficio ventaja ventajas use uso role papel problem problema recommended
-    recomendado recomendada right correct correcto good bueno buena better peor worst limit limite max maximo
-    min minimo default value valor lo que this that esto eso
-""".split())
-# What may follow X in a definition question ("what is X in Kubernetes?"), and what makes it a question
-# about X's purpose or use instead ("what is X for?", "what is X used for?"), which is no definition.
-_QUALIFIER_TAIL = re.compile(
-    r"\b(?:en\s+(?:kubernetes|k8s|aws|eks|general)|in\s+(?:kubernetes|k8s|aws|eks|general|simple\s+terms|"
-    r"general\s+terms|a\s+nutshell)|exactly|exactamente|again|otra\s+vez)\b.*$",
-    re.IGNORECASE,
-)
-_PURPOSE = re.compile(r"\b(?:for|used|good|do|does|para|sirve|usa|utiliza|needed|necesario)\b", re.IGNORECASE)
-# Where a message goes on to another question: "?", ";", a new sentence, "¿", or a clause joined on with
-# ", and" / ", y" / "+" / "—" / "also".
-_SEGMENT_BREAK = re.compile(
-    r"[?!;]+|\.(?=\s)|\s[¿¡]|,\s*(?:and|y|e|plus|but|pero|also|tambi[eé]n|and also|y tambi[eé]n)\b|\s[+—–]\s|"
-    r"\s-\s|\b(?:and also|y tambi[eé]n|plus|also)\b",
-    re.IGNORECASE,
-)
-_QUESTION_END = re.compile(r"\?+(?=\s*\S)|\?+\s*$")
-_COMPARISON = re.compile(
-    r"\b(?:vs\.?|versus|compared\s+(?:to|with)|difference|differences|differ|diferencia[s]?|diferencian?|"
-    r"comparad[oa]s?|compara(?:r|ción|cion)?|frente\s+a|better\s+than|mejor\s+que|instead\s+of|en\s+vez\s+de|"
-    r"en\s+lugar\s+de|or\s+should|o\s+mejor)\b",
-    re.IGNORECASE,
-)
-
-
-def _definition_words(question: str, words: list[QueryWord]) -> list[QueryWord]:
-    """For "what is X?" questions, the content words of X; [] for any other question."""
-    plain = strip_accents(question)
-    meaning = _MEANING.match(plain)
-    match = meaning or _DEFINITION.match(plain)
-    if not match:
-        return []
-    subject = _QUALIFIER_TAIL.sub("", match.group("subject") or match.group("first") or "").strip()
-    if not subject or _PURPOSE.search(subject) or fold(subject.split()[0]) in _NOT_A_SUBJECT:
-        return []  # "what is X for?", "what's the difference between…": not a definition
-    wanted = {fold(w) for w in _WORD.findall(subject)}
-    if not wanted or len(wanted) > 4:
-        return []
-    return [w for w in words if set(fold(w.text).split()) <= wanted]

@@ -1,0 +1,173 @@
+"""What words mean in general, apart from any knowledge: how common each word is in Spanish and English,
+chat abbreviations and field slang, the words that frame a question, and a Spanish–English glossary.
+
+General resources, not rules for particular questions: the frequencies come from `wordfreq`'s lists
+(`bot/data/word-frequencies.json.gz`, remade by `scripts/make_word_frequencies.py`), the glossary is the
+usual English of technical Spanish (`bot/data/glossary-es-en.tsv`).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Iterable
+from functools import cache
+from pathlib import Path
+
+from bot.text import STOPWORDS, fold
+
+FREQUENCIES = Path(__file__).resolve().parent.parent / "data" / "word-frequencies.json.gz"
+GLOSSARY = Path(__file__).resolve().parent.parent / "data" / "glossary-es-en.tsv"
+COMMON_ZIPF = 5.0  # this common or more ("set", "price", "tiempo"): specificity 0
+RARE_ZIPF = 2.5  # this rare or less, or in no word list ("karpenter", "irsa"): specificity 1
+
+# Chat abbreviations, read as what they stand for, and field slang, read as itself or what it stands for.
+# General lexicons of how people write in chat, not rules for particular questions.
+CHAT_ABBREVIATIONS: dict[str, dict[str, str]] = {
+    "es": {
+        "q": "que", "k": "que", "qe": "que", "xq": "porque", "pq": "porque", "porq": "porque", "x": "por",
+        "xa": "para", "pa": "para", "pal": "para el", "tb": "también", "tmb": "también", "tbn": "también",
+        "tambn": "también", "d": "de", "dnd": "donde", "cdo": "cuando", "cmo": "como", "porfa": "por favor",
+        "xfa": "por favor", "plis": "por favor", "nd": "nada", "sq": "es que", "msj": "mensaje",
+        "toy": "estoy", "tng": "tengo", "vdd": "verdad", "aprox": "aproximadamente", "info": "información",
+        "finde": "fin de semana", "n": "en", "ps": "pues", "bn": "bien", "salu2": "saludos",
+    },
+    "en": {
+        "u": "you", "ur": "your", "r": "are", "pls": "please", "plz": "please", "thx": "thanks", "ty": "thanks",
+        "w/": "with", "w/o": "without", "b/c": "because", "bc": "because", "cuz": "because", "abt": "about",
+        "rn": "right now", "idk": "i do not know", "smth": "something", "sth": "something", "btw": "by the way",
+        "approx": "approximately", "info": "information", "ppl": "people", "thru": "through", "tho": "though",
+        "imo": "in my opinion", "afaik": "as far as i know", "wdyt": "what do you think", "y": "why",
+        # the halves of contractions ("isn't" is read as "isn", "t")
+        "isn": "is not", "aren": "are not", "doesn": "does not", "don": "do not", "didn": "did not",
+        "wasn": "was not", "weren": "were not", "hasn": "has not", "haven": "have not", "won": "will not",
+        "wouldn": "would not", "shouldn": "should not", "couldn": "could not", "can": "can", "re": "are",
+        "ve": "have", "ll": "will", "cant": "can not", "dont": "do not", "doesnt": "does not", "isnt": "is not",
+        "shld": "should", "wld": "would", "cld": "could", "pkg": "package", "pkgs": "packages",
+        "procs": "processes", "proc": "process",
+    },
+}
+SLANG: dict[str, dict[str, str]] = {
+    "*": {
+        "k8s": "kubernetes", "ckpt": "checkpoint", "ckpts": "checkpoints", "chkpt": "checkpoint",
+        "grad": "gradient", "grads": "gradients", "param": "parameter", "params": "parameters",
+        "cfg": "configuration", "conf": "configuration", "config": "configuration", "mem": "memory",
+        "perf": "performance", "dist": "distributed", "env": "environment", "envs": "environment variables",
+        "var": "variable", "vars": "variables", "az": "availability zone", "azs": "availability zones",
+        "lr": "learning rate", "oom": "out of memory", "dp": "data parallelism", "tp": "tensor parallelism",
+        "pp": "pipeline parallelism", "bfloat16": "bf16", "float16": "fp16", "float32": "fp32",
+        "repo": "repository", "deps": "dependencies", "multinode": "multi node", "diff": "difference",
+        "hf": "huggingface", "configs": "configurations", "comms": "communication", "crds": "crd",
+    },
+    "es": {
+        "az": "zona de disponibilidad", "azs": "zonas de disponibilidad", "mem": "memoria",
+        "dp": "paralelismo de datos", "tp": "paralelismo de tensores", "pp": "paralelismo de canalización",
+        "env": "entorno", "envs": "variables de entorno", "vars": "variables", "var": "variable",
+        "param": "parámetro", "params": "parámetros", "grad": "gradiente", "grads": "gradientes",
+        "dist": "distribuido", "perf": "rendimiento", "config": "configuración", "conf": "configuración",
+        "cfg": "configuración", "multinodo": "multi nodo", "diff": "diferencia",
+    },
+}
+
+# Words that frame a question rather than say what it is about ("para qué sirve X", "when should
+# I use X", "does X work"): neither the subject nor what is asked of it.
+FRAME_WORDS = frozenset(fold(w) for w in """
+    sirve sirven servir conviene convienen convendría existe existen funciona funcionan funcionar recomiendas
+    recomiendan recomendáis aconsejas aconsejan explica explícame explicame dime decime oye alguien sabe sabes
+    saben sabría podrías podrias ayuda ayudar ayudame ayúdame hola gracias favor pregunta duda consulta
+    exactamente realmente básicamente basicamente entonces pues bueno vale ok okay
+    work works working mean means meaning recommend recommended suggest suggestion tell explain anyone
+    someone know knows help hi hello thanks thank please question wondering wonder exactly actually really
+    basically quick just still ok okay hey guys folks team vs versus
+""".split())
+
+
+class WordFrequency:
+    """Zipf frequency of folded words and of their Snowball stems, per language (absent: rare)."""
+
+    def __init__(self, table: dict[str, dict[str, dict[str, int]]]) -> None:
+        self._words = {lang: table[lang]["w"] for lang in STOPWORDS}
+        self._stems = {lang: table[lang]["s"] for lang in STOPWORDS}
+
+    @classmethod
+    @cache
+    def bundled(cls) -> WordFrequency:
+        return cls(json.loads(gzip.decompress(FREQUENCIES.read_bytes())))
+
+    def zipf(self, word: str, stem: str, lang: str) -> float:
+        """How common `word` (folded) or its stem is in general `lang`; 0.0 when no list has it."""
+        return max(self._words[lang].get(word, 0), self._stems[lang].get(stem, 0)) / 10
+
+
+class Glossary:
+    """Spanish words and expressions of technical questions with their usual English equivalent
+    (`bot/data/glossary-es-en.tsv`): a Spanish question is also read in English, so it finds the
+    English edition's words ("pida" → "request") and the English embedding model reads it better.
+
+    Entries are lemmas; their common inflections are generated (`spanish_forms`), including the
+    stem changes of verbs such as pedir → pida, so a short word never matches by a stem it only
+    happens to share ("pod" is not a form of "poder")."""
+
+    def __init__(self, rows: Iterable[tuple[str, str]]) -> None:
+        self._words: dict[str, list[str]] = {}  # a folded Spanish form -> English
+        self._phrases: dict[tuple[str, ...], list[str]] = {}  # folded Spanish words -> English
+        for spanish, english in rows:
+            words = tuple(fold(w) for w in spanish.split())
+            if len(words) == 1:
+                for form in spanish_forms(words[0]):
+                    known = self._words.setdefault(form, [])
+                    if english not in known:
+                        known.append(english)
+            else:
+                self._phrases.setdefault(words, []).append(english)
+        self.longest = max((len(p) for p in self._phrases), default=1)
+
+    @classmethod
+    @cache
+    def bundled(cls) -> Glossary:
+        rows = []
+        for line in GLOSSARY.read_text(encoding="utf-8").splitlines():
+            if line.strip() and not line.startswith("#"):
+                spanish, english = line.split("\t")
+                rows.append((spanish.strip(), english.strip()))
+        return cls(rows)
+
+    def word(self, folded: str) -> list[str]:
+        return self._words.get(folded, [])
+
+    def phrase(self, words: tuple[str, ...]) -> list[str]:
+        return self._phrases.get(words, [])
+
+
+_AR = "o as a amos ais an e es emos eis en aste aron aba abas aban ando ado ada ados adas ar arlo arla arlos arlas " \
+      "arse ara aran ase asen are".split()
+_ER_IR = "o es e emos imos eis en a as amos an i iste io ieron ia ias ian iendo ido ida idos idas iera ieran iese " \
+         "er ir erlo irlo erla irla erse irse ere".split()
+
+
+def spanish_forms(lemma: str) -> set[str]:
+    """A folded lemma and its common inflections: plurals and genders for nouns and adjectives, the
+    frequent tenses for verbs (with e → i, e → ie and o → ue stem changes: pida, quiere, puede)."""
+    forms = {lemma}
+    base = lemma[:-2] if lemma.endswith("se") and len(lemma) > 5 else lemma  # "caerse"
+    if len(base) > 3 and base[-2:] in ("ar", "er", "ir"):
+        stem, endings = base[:-2], _AR if base.endswith("ar") else _ER_IR
+        stems = {stem}
+        vowel = max(stem.rfind("e"), stem.rfind("o"), stem.rfind("u"))
+        if vowel >= 0:
+            head, tail = stem[:vowel], stem[vowel + 1 :]
+            stems |= {head + v + tail for v in {"e": ("i", "ie"), "o": ("ue",), "u": ("ue",)}[stem[vowel]]}
+        forms |= {s + e for s in stems for e in endings} | {base}
+        return forms
+    forms |= {lemma + "s", lemma + "es"}
+    if lemma.endswith("o"):
+        forms |= {lemma[:-1] + "a", lemma[:-1] + "os", lemma[:-1] + "as"}
+    if lemma.endswith("z"):
+        forms.add(lemma[:-1] + "ces")
+    if lemma.endswith("on"):
+        forms.add(lemma + "es")
+    return forms
+
+
+def specificity(zipf: float) -> float:
+    return min(1.0, max(0.0, (COMMON_ZIPF - zipf) / (COMMON_ZIPF - RARE_ZIPF)))

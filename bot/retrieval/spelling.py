@@ -1,0 +1,67 @@
+"""Mending misspelt words with the knowledge's own words (SymSpell's idea: index words by their deletions)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+
+class Spelling:
+    """Knowledge words by their deletions, to find the one a misspelt word meant (SymSpell's idea)."""
+
+    def __init__(self, words: Iterable[str]) -> None:
+        self._index: dict[str, set[str]] = {}
+        self._endings: dict[str, set[str]] = {}  # the last 3 to n-3 letters of a long word -> the word
+        for word in words:
+            if word.isalpha():
+                for variant in _deletions(word, _max_distance(word)):
+                    self._index.setdefault(variant, set()).add(word)
+                for start in range(3, len(word) - 2):
+                    self._endings.setdefault(word[start:], set()).add(word)
+
+    def ending(self, word: str) -> str | None:
+        """The one longer knowledge word that `word` ends ("dbd" for "slurmdbd", "ctld" for "slurmctld")."""
+        if len(word) < 3 or not word.isalpha():
+            return None
+        found = self._endings.get(word, set())
+        return next(iter(found)) if len(found) == 1 else None
+
+    def closest(self, word: str) -> str | None:
+        """The one knowledge word within edit distance 1 (2 for long words) of `word`, if only one is."""
+        if len(word) < 5 or not word.isalpha():
+            return None
+        limit = _max_distance(word)
+        candidates: set[str] = set()
+        for variant in _deletions(word, limit):
+            candidates |= self._index.get(variant, set())
+        scored = sorted((_distance(word, c), c) for c in candidates if c != word)
+        scored = [(d, c) for d, c in scored if d <= limit]
+        if not scored or (len(scored) > 1 and scored[1][0] == scored[0][0]):
+            return None
+        return scored[0][1]
+
+
+def _max_distance(word: str) -> int:
+    return 2 if len(word) >= 9 else 1
+
+
+def _deletions(word: str, distance: int) -> set[str]:
+    out = {word}
+    frontier = {word}
+    for _ in range(distance):
+        frontier = {w[:i] + w[i + 1:] for w in frontier for i in range(len(w))}
+        out |= frontier
+    return out
+
+
+def _distance(a: str, b: str) -> int:
+    """Damerau-Levenshtein distance (adjacent transpositions count one)."""
+    previous2: list[int] = []
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, start=1):
+        current = [i] + [0] * len(b)
+        for j, cb in enumerate(b, start=1):
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb))
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                current[j] = min(current[j], previous2[j - 2] + 1)
+        previous2, previous = previous, current
+    return previous[-1]
