@@ -23,6 +23,7 @@ eval:
 	.venv/bin/eksbot eval tests/eval/queries.jsonl
 	[ ! -f ../shared/eval/dev-queries.jsonl ] || .venv/bin/eksbot eval ../shared/eval/dev-queries.jsonl
 	[ ! -f ../shared/eval/dev-near-negatives.jsonl ] || .venv/bin/eksbot eval ../shared/eval/dev-near-negatives.jsonl
+	.venv/bin/eksbot eval tests/eval/followups.jsonl
 
 calibrate:
 	.venv/bin/eksbot calibrate tests/eval/fit.jsonl

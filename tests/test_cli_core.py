@@ -224,6 +224,21 @@ def test_eval_malformed_line_is_bad_input(
     assert f"{path}:3" in err
 
 
+@pytest.mark.parametrize("bad_line", [
+    '{"turns": ["only one"], "lang": "en", "expect": [1]}', '{"turns": ["a", 2], "expect": [1]}',
+    '{"turns": ["a", "b"], "expect": [1], "kind": 3}', '{"turns": ["a", "b"]}',
+])
+def test_eval_malformed_conversation_is_bad_input(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], bad_line: str
+) -> None:
+    path = tmp_path / "conversations.jsonl"
+    good = '{"turns": ["What is EFA?", "and on Trainium?"], "lang": "en", "expect": [5]}'
+    path.write_text(f"{good}\n{bad_line}\n", encoding="utf-8")
+    code, out, err = run([*dirs(tmp_path / "no-index"), "eval", str(path)], capsys)
+    assert (code, out) == (2, "")
+    assert f"{path}:2" in err
+
+
 def test_eval_missing_file_is_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "missing.jsonl"
     code, _out, err = run([*dirs(tmp_path / "no-index"), "eval", str(path)], capsys)

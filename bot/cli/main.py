@@ -94,11 +94,14 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     from bot.cli.render import render_eval
+    from bot.conversation_eval import is_conversation_file
     from bot.evaluation import evaluate, read_queries, summarize
 
     path = Path(args.file)
     if not path.is_file():
         raise InputError(f"{path}: no such file")
+    if is_conversation_file(path):
+        return _eval_conversations(args, path)
     queries = read_queries(path)
     assistant = _assistant(settings_from_args(args))
     results = list(evaluate(assistant, queries))
@@ -109,6 +112,23 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print(json.dumps({"summary": summary}, ensure_ascii=False))
     else:
         render_eval(Console(), results, summary)
+    return 0
+
+
+def _eval_conversations(args: argparse.Namespace, path: Path) -> int:
+    """Conversations: the last turn answered as read with the earlier ones, and alone."""
+    from bot.cli.render import render_conversation_eval
+    from bot.conversation_eval import evaluate_conversations, read_conversations, summarize_conversations
+
+    conversations = read_conversations(path)
+    results = list(evaluate_conversations(_assistant(settings_from_args(args)), conversations))
+    summary = summarize_conversations(results)
+    if args.json:
+        for result in results:
+            print(json.dumps(result.to_dict(), ensure_ascii=False))
+        print(json.dumps({"summary": summary}, ensure_ascii=False))
+    else:
+        render_conversation_eval(Console(), results, summary)
     return 0
 
 
@@ -157,7 +177,7 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--lang", choices=LANGUAGES, help="answer in this language (default: detected)")
     ask.set_defaults(func=cmd_ask)
 
-    ev = sub.add_parser("eval", help="measure retrieval on a JSONL file of queries")
+    ev = sub.add_parser("eval", help="measure retrieval on a JSONL file of queries (or of conversations)")
     ev.add_argument("file")
     ev.add_argument("--json", action="store_true", help="one JSON line per query, then a summary line")
     ev.set_defaults(func=cmd_eval)

@@ -13,6 +13,7 @@ from rich.text import Text
 
 from bot.answers import Answer
 from bot.citations import SNIPPET_LINES, cut_code
+from bot.conversation_eval import ConversationResult
 from bot.evaluation import EvalResult
 from bot.messages import say
 
@@ -59,6 +60,11 @@ def render_eval(console: Console, results: list[EvalResult], summary: dict[str, 
     keys = ["queries", "recall@1", "recall@3", "mrr", "abstention", "false_abstention", "uncovered_recall"]
     for key in keys:
         figures.add_column(key.replace("_", " "), justify="right")
+    _figure_rows(figures, summary, keys)
+    console.print(figures)
+
+
+def _figure_rows(figures: Table, summary: dict[str, object], keys: list[str], prefix: str = "") -> None:
     by_language = summary.get("by_language", {})
     by_kind = summary.get("by_kind", {})
     scopes: dict[str, Any] = {
@@ -66,5 +72,32 @@ def render_eval(console: Console, results: list[EvalResult], summary: dict[str, 
         **({f"kind: {k}": v for k, v in by_kind.items()} if isinstance(by_kind, dict) else {}),
     }
     for scope, values in scopes.items():
-        figures.add_row(scope, *(str(values.get(k, "-")) for k in keys))
+        figures.add_row(prefix + scope, *(str(values.get(k, "-")) for k in keys))
+
+
+def render_conversation_eval(console: Console, results: list[ConversationResult], summary: dict[str, object]) -> None:
+    """Each conversation's last turn as read, and the figures of the last turns read in context and alone."""
+    table = Table(title="Follow-up evaluation (the last turn of each conversation)")
+    for column in ("", "kind", "last turn", "read as", "expect", "ranked", "answered", "alone"):
+        table.add_column(column)
+    for r in results:
+        row, expect = r.in_context, r.in_context.query.expect
+        ok = (row.ranked[:1] and row.ranked[0] in expect and row.answered) if expect else not row.answered
+        alone = f"{r.alone.ranked[:1]} {'yes' if r.alone.answered else 'no'}"
+        table.add_row(
+            "[green]✓[/]" if ok else "[red]✗[/]", row.query.group, escape(row.query.q),
+            escape(r.reading.text if r.reading.followup else "(alone)"), str(expect or "abstain"),
+            str(row.ranked[:3]), "yes" if row.answered else "no", alone,
+        )
+    console.print(table)
+    keys = ["queries", "recall@1", "recall@3", "mrr", "abstention", "false_abstention"]
+    figures = Table(title="Summary: in context, then alone")
+    figures.add_column("scope")
+    for key in keys:
+        figures.add_column(key.replace("_", " "), justify="right")
+    for name in ("in_context", "alone"):
+        part = summary.get(name)
+        if isinstance(part, dict):
+            _figure_rows(figures, part, keys, prefix=f"{name.replace('_', ' ')}: ")
     console.print(figures)
+    console.print(f"read as a follow-up, per kind: {summary.get('read_as_followup')}")

@@ -1,0 +1,174 @@
+"""Read a message together with the earlier turns of its conversation.
+
+A follow-up in a thread is often elliptic: "¿y en Trainium?", "what about stage 2?", "how much memory
+does it save?" says little on its own and means something only with what the thread was about. Such a
+message is read as itself plus the content words of the earlier turns; a self-contained question is read
+alone, and so is one about something the knowledge never mentions ("and the best paella recipe?"): the
+bot must not answer that from the thread's subject.
+
+For a message with earlier turns (`Conversation.read`), in this order:
+
+1. it names a thing the knowledge never mentions ("what about Jenkins?"), or most of its words are
+   unknown to the knowledge ("how do I cook rice?"): alone;
+2. it opens as a continuation ("and …", "what about …", "¿y …", "¿qué tal …"), unless it names its own
+   subject and asks its own question about it ("and what Kubernetes resource runs slurmctld?"): a follow-up;
+3. it is short and points back ("it", "them", "eso", "activarlo") or adds to what was asked ("also",
+   "también"): a follow-up;
+4. it is short and has no subject of its own ("how many should I keep?"): a follow-up;
+5. otherwise it is self-contained: alone.
+
+A follow-up that names its own subject without pointing back ("¿y en Trainium?", "and with ZeRO-3?")
+takes only what was asked from the earlier turns (their words that name nothing), not their subject; any
+other follow-up takes both. `tests/eval/followups.jsonl` measures it (`eksbot eval`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from bot.answers import Assistant
+from bot.lang import Lang
+from bot.retrieval.terms import Analysis, QueryWord
+from bot.text import clean_question, fold
+
+MAX_TURNS = 10  # earlier turns a caller may pass
+MAX_TURN_CHARS = 2000  # each, like a question
+CONTEXT_TURNS = 3  # the most recent earlier turns that are read
+SUBJECT_SPECIFICITY = 0.5  # a word this specific can be what a question is about
+UNKNOWN_NAME_SPECIFICITY = 0.3  # a named thing this specific the knowledge never mentions: another subject
+CARRIED_WORDS = 8  # at most this many words of the earlier turns are carried over
+TOPIC_CHARS = 300  # the remembered topic of a conversation, at most
+KNOWN_SHARE = 0.5  # a message most of whose words the knowledge never uses is about something else
+SHORT = 3  # content words: a message this short without a subject of its own leans on the earlier turns
+SHORT_WITH_POINTER = 5  # a message this short that points back ("it", "eso") leans on them too
+OWN_ASPECTS = 2  # a continuation naming its subject and this many other words asks its own question
+SUBJECT_QUESTIONS = 2  # a known word used by at most this many quiz questions names a subject
+MIN_WEIGHT = 0.2  # the least a content word weighs when telling how much of a message the knowledge knows
+
+_CONTINUATION = re.compile(
+    r"^\W*(?:"
+    r"and|but|or|also|so|then|ok(?:ay)?\s+and|what\s+about|how\s+about|what\s+if|and\s+if|same\s+(?:for|with)|"
+    r"y|e|o|pero|entonces|vale\s+y|qu[eé]\s+tal|y\s+si|lo\s+mismo|igual\s+(?:para|con|en)"
+    r")\b",
+    re.IGNORECASE,
+)
+# "also", "too", "además": the message adds to what was asked before.
+_ADDITION = re.compile(r"\b(?:also|too|as\s+well|tambi[eé]n|adem[aá]s)\b", re.IGNORECASE)
+_POINTERS = frozenset(fold(w) for w in """
+    it its itself that this those these them they there same one ones
+    eso esto ello ese esa esos esas estos ahi alli mismo misma mismos mismas dicho dicha
+""".split())
+# Spanish infinitives and gerunds with an object pronoun: "activarlo", "configurarla", "usándolos".
+_CLITIC = re.compile(r"^\w{3,}(?:ar|er|ir|ando|iendo)(?:lo|la|los|las|le|les)$")
+
+
+@dataclass(frozen=True)
+class Reading:
+    """How a message is read: the text the assistant is asked, and whether earlier turns were used."""
+
+    text: str  # what the assistant is asked
+    language: Lang  # the message's own language
+    followup: bool  # read together with the earlier turns
+    carried: tuple[str, ...] = ()  # the words taken from the earlier turns
+    reason: str = "self-contained"  # or "no-context", "unknown-subject", "unknown-words" (alone), and
+    # "continuation", "points-back", "no-subject" (a follow-up, unless nothing could be carried over)
+
+    def topic(self, assistant: Assistant) -> str:
+        """What the conversation is about after this message: its content words and those carried,
+        as a short text to pass as the earlier turn of the next message."""
+        words = [w.text for w in assistant.retriever.analyze(self.text, self.language).words]
+        return _limited(list(dict.fromkeys(words)), TOPIC_CHARS)
+
+
+class Conversation:
+    """Decides how to read a message given the earlier turns of its conversation."""
+
+    def __init__(self, assistant: Assistant) -> None:
+        self.assistant = assistant
+        self.vocabulary = assistant.retriever.vocabulary
+
+    def read(self, question: str, earlier: Sequence[str] = (), lang: str | None = None) -> Reading:
+        """The reading of `question` after `earlier` (oldest first). Raises InputError for a bad question."""
+        text, language = self.assistant.prepare(question, lang)
+        turns = [t for t in (clean_question(turn) for turn in earlier[-CONTEXT_TURNS:]) if t]
+        if not turns:
+            return Reading(text, language, followup=False, reason="no-context")
+        analysis = self.assistant.retriever.analyze(text, language)
+        own = [w for w in analysis.words if fold(w.text) not in _POINTERS]
+        subjects = [w for w in own if self._is_subject(w)]
+        unknown = [w for w in own if w.specificity >= UNKNOWN_NAME_SPECIFICITY and w.named and not self._known(w)]
+        if unknown:
+            return Reading(text, language, followup=False, reason="unknown-subject")
+        points_back = len(own) <= SHORT_WITH_POINTER and _points_back(analysis)
+        if not points_back and self._mostly_unknown(own):
+            return Reading(text, language, followup=False, reason="unknown-words")
+        adds = bool(_ADDITION.search(text))
+        if _CONTINUATION.match(text) and not (subjects and len(own) - len(subjects) >= OWN_ASPECTS and not adds):
+            reason = "continuation"
+        elif points_back or adds:
+            reason = "points-back"
+        elif not subjects and len(own) <= SHORT:
+            reason = "no-subject"
+        else:
+            return Reading(text, language, followup=False)
+        # "¿y en Trainium?" asks the same of another subject: only what was asked is carried over.
+        carried = self._carried(turns, analysis, aspects_only=bool(subjects) and not (points_back or adds))
+        if not carried:
+            return Reading(text, language, followup=False, reason=reason)
+        composed = f"{text} {' '.join(carried)}"
+        if len(composed) > self.assistant.max_chars:
+            return Reading(text, language, followup=False, reason=reason)
+        return Reading(composed, language, followup=True, carried=tuple(carried), reason=reason)
+
+    def _known(self, word: QueryWord) -> bool:
+        return word.found_in(self.vocabulary.everywhere)
+
+    def _mostly_unknown(self, words: list[QueryWord]) -> bool:
+        """Whether most of the message's words (weighed by specificity) are words the knowledge never uses:
+        "how do I cook rice?" is about something else, whatever the thread was about."""
+        weights = [(max(w.specificity, MIN_WEIGHT), self._known(w)) for w in words]
+        total = sum(weight for weight, _ in weights)
+        return bool(words) and sum(weight for weight, known in weights if known) < KNOWN_SHARE * total
+
+    def _is_subject(self, word: QueryWord) -> bool:
+        """A specific word of the knowledge that pins one or two quiz questions down ("Trainium",
+        "ZeRO-3"), unlike one used all over it ("GPU") or one naming the whole domain ("EKS")."""
+        return (word.specificity >= SUBJECT_SPECIFICITY and self._known(word)
+                and self.vocabulary.questions_using(word) <= SUBJECT_QUESTIONS
+                and not self.vocabulary.names_the_domain(word))
+
+    def _carried(self, turns: list[str], analysis: Analysis, *, aspects_only: bool) -> list[str]:
+        """Known content words of the earlier turns (the latest turn first) that the message does not
+        repeat, the most specific first; without subjects when `aspects_only`."""
+        present = {fold(w.text) for w in analysis.words}
+        scored: list[tuple[float, int, str]] = []
+        order = 0
+        for turn in reversed(turns):
+            for word in self.assistant.retriever.analyze(turn, self.assistant.language_of(turn)).words:
+                order += 1
+                folded = fold(word.text)
+                if folded in present or folded in _POINTERS or not self._known(word):
+                    continue
+                if aspects_only and (word.named or self._is_subject(word)):
+                    continue
+                present.add(folded)
+                scored.append((word.specificity, -order, word.text))
+        best = sorted(scored, reverse=True)[:CARRIED_WORDS]
+        return [text for _, _, text in sorted(best, key=lambda s: -s[1])]
+
+
+def _points_back(analysis: Analysis) -> bool:
+    folded = [fold(t) for t in analysis.tokens]
+    return any(t in _POINTERS or _CLITIC.match(t) for t in folded)
+
+
+def _limited(words: list[str], limit: int) -> str:
+    out = ""
+    for word in words:
+        candidate = f"{out} {word}".strip()
+        if len(candidate) > limit:
+            break
+        out = candidate
+    return out
