@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Literal
 
@@ -56,6 +57,14 @@ class Settings(BaseSettings):
         default=True, description="Run database migrations at start (off when a release job runs them)."
     )
     default_lang: Lang = Field(default="es", description="Language when nothing tells.")
+    admins_raw: str = Field(default="", validation_alias=AliasChoices("EKSBOT_ADMINS"),
+                            description="Comma-separated Slack user ids who see the knowledge gaps on their Home.")
+    record_gaps: bool = Field(default=True, description="Record knowledge gaps (no user ids are stored).")
+    gaps_retention_days: int = Field(default=90, ge=1, le=3650,
+                                     description="Days a knowledge gap is kept after it was last seen.")
+    slack_thread_replies: bool = Field(
+        default=False, description="Answer replies in the bot's threads without a mention (needs channels:history)."
+    )
 
     slack_bot_token: SecretStr | None = Field(default=None, validation_alias=AliasChoices("SLACK_BOT_TOKEN"))
     slack_signing_secret: SecretStr | None = Field(
@@ -71,6 +80,15 @@ class Settings(BaseSettings):
     def _blank_is_none(cls, value: object) -> object:
         return None if isinstance(value, str) and not value.strip() else value
 
+    @field_validator("admins_raw")
+    @classmethod
+    def _slack_user_ids(cls, value: str) -> str:
+        ids = [item.strip() for item in value.split(",") if item.strip()]
+        wrong = [item for item in ids if not re.fullmatch(r"[UW][A-Z0-9]{2,30}", item)]
+        if wrong:
+            raise ValueError(f"EKSBOT_ADMINS takes Slack user ids (U0123ABC), not {', '.join(wrong[:3])}")
+        return ",".join(ids)
+
     @model_validator(mode="after")
     def _check(self) -> Settings:
         if not self.database_url:
@@ -83,6 +101,10 @@ class Settings(BaseSettings):
     def api_tokens(self) -> list[str]:
         raw = self.api_tokens_raw.get_secret_value()
         return [token.strip() for token in raw.split(",") if token.strip()]
+
+    @property
+    def admins(self) -> frozenset[str]:
+        return frozenset(item for item in self.admins_raw.split(",") if item)
 
     @property
     def slack_enabled(self) -> bool:

@@ -24,14 +24,20 @@ other follow-up takes both. `tests/eval/followups.jsonl` measures it (`eksbot ev
 
 from __future__ import annotations
 
+import logging
 import re
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 
 from bot.answers import Assistant
 from bot.lang import Lang
 from bot.retrieval.terms import Analysis, QueryWord
+from bot.storage import Store
 from bot.text import clean_question, fold
+
+log = logging.getLogger(__name__)
 
 MAX_TURNS = 10  # earlier turns a caller may pass
 MAX_TURN_CHARS = 2000  # each, like a question
@@ -40,6 +46,8 @@ SUBJECT_SPECIFICITY = 0.5  # a word this specific can be what a question is abou
 UNKNOWN_NAME_SPECIFICITY = 0.3  # a named thing this specific the knowledge never mentions: another subject
 CARRIED_WORDS = 8  # at most this many words of the earlier turns are carried over
 TOPIC_CHARS = 300  # the remembered topic of a conversation, at most
+MEMORY = timedelta(days=7)  # a conversation's topic is forgotten this long after its last answer
+PRUNE_EVERY = 3600.0  # seconds between two clean-ups of the remembered topics
 KNOWN_SHARE = 0.5  # a message most of whose words the knowledge never uses is about something else
 SHORT = 3  # content words: a message this short without a subject of its own leans on the earlier turns
 SHORT_WITH_POINTER = 5  # a message this short that points back ("it", "eso") leans on them too
@@ -157,6 +165,32 @@ class Conversation:
                 scored.append((word.specificity, -order, word.text))
         best = sorted(scored, reverse=True)[:CARRIED_WORDS]
         return [text for _, _, text in sorted(best, key=lambda s: -s[1])]
+
+
+class ConversationMemory:
+    """What each conversation (a Slack thread, by an opaque id) is about: the content words of its last
+    answered reading, never the messages themselves, forgotten `MEMORY` after the last answer."""
+
+    def __init__(self, store: Store, *, clock: Callable[[], datetime] = lambda: datetime.now(UTC)) -> None:
+        self.store = store
+        self.clock = clock
+        self._next_prune = 0.0
+
+    def earlier(self, conversation_id: str) -> list[str]:
+        """The remembered topic as the earlier turn of the next message ([] when there is none)."""
+        found = self.store.topic_of(conversation_id, since=self.clock() - MEMORY)
+        return [found[1]] if found else []
+
+    def remember(self, conversation_id: str, reading: Reading, topic: str) -> None:
+        """What the conversation is about after an answered message."""
+        if topic:
+            self.store.set_topic(conversation_id, reading.language, topic)
+        if time.monotonic() >= self._next_prune:
+            self._next_prune = time.monotonic() + PRUNE_EVERY
+            try:
+                self.store.prune_topics(self.clock() - MEMORY)
+            except Exception as exc:  # noqa: BLE001 - only housekeeping
+                log.warning("could not forget old conversation topics: %s", exc.__class__.__name__)
 
 
 def _points_back(analysis: Analysis) -> bool:

@@ -7,10 +7,12 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import httpx
 import uvicorn
 from fastapi import FastAPI
+from fastapi.testclient import TestClient
 
 
 def free_port() -> int:
@@ -49,3 +51,12 @@ def wait_ready(base: str, timeout: float = 60) -> None:
             pass
         time.sleep(0.1)
     raise TimeoutError(f"{base} not ready after {timeout} s")
+
+
+def client_for(settings: Any, services: Any, **overrides: object) -> TestClient:
+    """The application over `services` (its assistant and store), with settings changed by `overrides`."""
+    from bot.api import create_app
+    from bot.services import Services
+
+    settings = settings.model_copy(update=overrides)
+    return TestClient(create_app(settings, services=Services.assemble(settings, services.assistant, services.store)))

@@ -18,7 +18,8 @@ from bot.storage.tables import metadata
 from tests.conftest import UNREACHABLE_DATABASE
 from tests.quiz_helpers import Clock, claim_worker, race, upgrade_worker
 
-TABLES = {"attempts", "reviews", "slack_events", "feedback", "alembic_version"}
+TABLES = {"attempts", "reviews", "slack_events", "feedback", "alembic_version", "people", "knowledge_gaps",
+          "conversations"}
 
 
 def table_names(store: Store) -> set[str]:

@@ -13,7 +13,7 @@ import bot
 from bot.api.errors import install_error_handlers
 from bot.api.middleware import GuardMiddleware
 from bot.api.ratelimit import RateLimiter
-from bot.api.routes import health, query, quiz
+from bot.api.routes import admin, health, query, quiz
 from bot.config import Settings, load_settings
 from bot.errors import StorageError
 from bot.metrics import Metrics
@@ -67,6 +67,7 @@ def create_app(
     app.include_router(health.router)
     app.include_router(query.router)
     app.include_router(quiz.router)
+    app.include_router(admin.router)
     if settings.slack_enabled:
         from bot.api.routes.slack import slack_router
         from bot.slack.app import build_slack_app

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr
 
+from bot.conversation import MAX_TURN_CHARS, MAX_TURNS
 from bot.lang import Lang
 
 
@@ -18,6 +19,15 @@ class QueryRequest(BaseModel):
     )
     lang: Lang | None = Field(
         default=None, description="Answer in this language instead of the question's own.", examples=["en"]
+    )
+    history: list[Annotated[StrictStr, Field(max_length=MAX_TURN_CHARS)]] | None = Field(
+        default=None, max_length=MAX_TURNS,
+        description=f"Earlier turns of the conversation, oldest first (at most {MAX_TURNS}, each at most "
+                    f"{MAX_TURN_CHARS:,} characters): the questions asked before this one. A short or elliptic "
+                    "follow-up (\"and stage 2?\", \"¿y en Trainium?\") is read together with what they were "
+                    "about; a self-contained question, or one about something the knowledge never mentions, is "
+                    "read alone. The answer then says how the question was read (`read_as`).",
+        examples=[["Which DeepSpeed ZeRO stage offloads parameters to CPU memory?"]],
     )
 
 
@@ -54,6 +64,11 @@ class AnswerOut(BaseModel):
         examples=[["PyTorchJob"]],
         description="Terms of the question the knowledge never mentions, as written. When answered, the answer "
                     "covers the rest and the text says what it does not cover.",
+    )
+    read_as: str | None = Field(
+        default=None, examples=["what about stage 2? DeepSpeed ZeRO offloads parameters CPU"],
+        description="Only when `history` was given: the question as it was read, with the words carried over "
+                    "from the earlier turns (the question itself when it was read alone).",
     )
 
 

@@ -2,6 +2,7 @@
 
 from bot.quiz.engine import QuizEngine
 from bot.quiz.models import (
+    DueQuestion,
     LeaderboardEntry,
     QuestionStat,
     QuizOption,
@@ -12,6 +13,6 @@ from bot.quiz.models import (
 )
 
 __all__ = [
-    "LeaderboardEntry", "QuestionStat", "QuizEngine", "QuizOption", "QuizPrompt", "QuizResult",
+    "DueQuestion", "LeaderboardEntry", "QuestionStat", "QuizEngine", "QuizOption", "QuizPrompt", "QuizResult",
     "TopicMatcher", "UserStats",
 ]

@@ -27,6 +27,7 @@ from bot.quiz.draw import Key, draw, reason_for
 from bot.quiz.explain import citation, explanation
 from bot.quiz.models import (
     CONFIDENCES,
+    DueQuestion,
     LeaderboardEntry,
     QuestionStat,
     QuizOption,
@@ -166,6 +167,10 @@ class QuizEngine:
 
     def leaderboard(self, *, team: str = "default", limit: int = 10) -> list[LeaderboardEntry]:
         """People of a team by correct answers, then accuracy."""
+        return self.standings(team=team)[:max(limit, 0)]
+
+    def standings(self, *, team: str = "default") -> list[LeaderboardEntry]:
+        """Everyone of a team who has answered, in leaderboard order (a person's rank is their place)."""
         days: dict[str, list[datetime | None]] = defaultdict(list)
         for a in self.store.answered_attempts(team=team, correct_only=True):
             days[a.user].append(a.answered_at)
@@ -178,7 +183,19 @@ class QuizEngine:
             for user, s in self.store.user_scores(team).items()
         ]
         entries.sort(key=lambda e: (-e.correct, -e.accuracy, -e.answered, e.user))
-        return entries[:max(limit, 0)]
+        return entries
+
+    def due_questions(self, user: str, *, team: str = "default", lang: str = "en") -> list[DueQuestion]:
+        """The questions whose review is due now, the longest overdue first."""
+        lang = check_lang(lang)
+        now = self._now()
+        known = set(self._keys)
+        due = sorted((r.due, key) for key, r in self.store.reviews(team, user).items() if key in known and r.due <= now)
+        out: list[DueQuestion] = []
+        for when, (doc_id, number) in due:
+            q = self.knowledge.question(doc_id, number, lang)
+            out.append(DueQuestion(question=number, title=q.title, topic=q.topic, due=when))
+        return out
 
     def question_stats(self, *, team: str | None = None, lang: str = "en") -> list[QuestionStat]:
         """Every quiz question: how often it was answered right (in a team, or anywhere), hardest first."""

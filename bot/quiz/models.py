@@ -102,6 +102,16 @@ class LeaderboardEntry:
 
 
 @dataclass(frozen=True)
+class DueQuestion:
+    """A question due for review for one person."""
+
+    question: int
+    title: str
+    topic: str
+    due: datetime
+
+
+@dataclass(frozen=True)
 class QuestionStat:
     question: int
     title: str

@@ -17,8 +17,10 @@ from sqlalchemy.engine import make_url
 
 from bot.config import Settings
 from bot.errors import InputError
-from bot.storage import migrate, records
+from bot.lang import Lang
+from bot.storage import conversation_records, gap_records, migrate, preference_records, records
 from bot.storage.database import WRITE, create_engine, storage_errors
+from bot.storage.gap_records import GapRecord
 from bot.storage.records import AttemptRecord, ReviewRecord, Schedule, Score
 from bot.storage.tables import feedback, slack_events
 
@@ -163,6 +165,47 @@ class Store:
             rows = conn.execute(sa.select(feedback.c.vote, sa.func.count()).group_by(feedback.c.vote))
             counts = {vote: int(n) for vote, n in rows}
         return {vote: counts.get(vote, 0) for vote in VOTES}
+
+    # -- people, conversations and knowledge gaps (each in its own record module) --------------------
+
+    def language_of(self, team: str, user: str) -> Lang | None:
+        """The language the person chose, if any."""
+        with self.reading() as conn:
+            return preference_records.load_language(conn, team, user)
+
+    def set_language(self, team: str, user: str, lang: Lang) -> None:
+        with self.writing() as conn:
+            preference_records.save_language(conn, team, user, lang, self.clock())
+
+    def topic_of(self, conversation_id: str, *, since: datetime) -> tuple[Lang, str] | None:
+        """What a conversation is about (its language and content words), if it was updated since `since`."""
+        with self.reading() as conn:
+            return conversation_records.load_topic(conn, conversation_id, since)
+
+    def set_topic(self, conversation_id: str, lang: Lang, topic: str) -> None:
+        with self.writing() as conn:
+            conversation_records.save_topic(conn, conversation_id, lang, topic, self.clock())
+
+    def prune_topics(self, older_than: datetime) -> int:
+        with self.writing() as conn:
+            return conversation_records.prune_topics(conn, older_than)
+
+    def add_gap(self, *, kind: str, lang: Lang, key: str, text: str, example: str | None = None,
+                question: int | None = None) -> None:
+        """Count a knowledge gap in its group of near-identical ones (see `gap_records`)."""
+        if kind not in gap_records.KINDS:
+            raise InputError(f"gap kind must be one of {', '.join(gap_records.KINDS)}, not {kind!r}")
+        with self.writing() as conn:
+            gap_records.add_entry(conn, kind=kind, lang=lang, key=key, text=text, example=example,
+                                  question=question, now=self.clock())
+
+    def gaps(self, *, since: datetime, limit: int = 50, kind: str | None = None) -> list[GapRecord]:
+        with self.reading() as conn:
+            return gap_records.load_gaps(conn, since=since, limit=limit, kind=kind)
+
+    def prune_gaps(self, older_than: datetime) -> int:
+        with self.writing() as conn:
+            return gap_records.prune_gaps(conn, older_than)
 
 
 def open_store(settings: Settings) -> Store:

@@ -82,3 +82,38 @@ feedback = sa.Table(
     sa.UniqueConstraint("team_id", "user_id", "message_key", name="uq_feedback_voter"),
     sa.CheckConstraint("vote IN ('up', 'down')", name="ck_feedback_vote"),
 )
+
+people = sa.Table(
+    "people", metadata,
+    sa.Column("team_id", sa.String(64), primary_key=True),
+    sa.Column("user_id", sa.String(128), primary_key=True),
+    sa.Column("lang", sa.String(8), nullable=False),
+    sa.Column("updated_at", UTCDateTime, nullable=False),
+    sa.CheckConstraint("lang IN ('es', 'en')", name="ck_people_lang"),
+)
+
+knowledge_gaps = sa.Table(
+    "knowledge_gaps", metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("kind", sa.String(16), nullable=False),
+    sa.Column("lang", sa.String(8), nullable=False),
+    sa.Column("group_key", sa.String(255), nullable=False),
+    sa.Column("text", sa.Text, nullable=False),
+    sa.Column("example", sa.Text),
+    sa.Column("question", sa.Integer),
+    sa.Column("count", sa.Integer, nullable=False),
+    sa.Column("first_seen", UTCDateTime, nullable=False),
+    sa.Column("last_seen", UTCDateTime, nullable=False),
+    sa.UniqueConstraint("kind", "lang", "group_key", name="uq_knowledge_gaps_group"),
+    sa.CheckConstraint("kind IN ('unanswered', 'uncovered', 'downvoted')", name="ck_knowledge_gaps_kind"),
+    sa.Index("ix_knowledge_gaps_last_seen", "last_seen"),
+)
+
+conversations = sa.Table(
+    "conversations", metadata,
+    sa.Column("conversation_id", sa.String(255), primary_key=True),
+    sa.Column("lang", sa.String(8), nullable=False),
+    sa.Column("topic", sa.Text, nullable=False),
+    sa.Column("updated_at", UTCDateTime, nullable=False),
+    sa.Index("ix_conversations_updated_at", "updated_at"),
+)

@@ -1,0 +1,110 @@
+"""Knowledge gaps: what the bot could not answer, for whoever maintains the knowledge.
+
+Three kinds of entries, straight from the answers:
+
+- "unanswered": a question the bot said it does not know;
+- "uncovered": a term of a partly answered question that the knowledge never mentions ("PyTorchJob"),
+  with the question it came from and the quiz question the answer cited;
+- "downvoted": a question whose answer got 👎, with the quiz question the answer cited.
+
+Near-identical entries count together: the same kind and language, and the same content words (stemmed,
+without stop words, in any order) or nearly the same (see `bot.storage.gap_records`). Nothing identifies
+who asked: no user id, no channel. Entries are kept `EKSBOT_GAPS_RETENTION_DAYS` days after they were
+last seen, and none are recorded with `EKSBOT_RECORD_GAPS=false`.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
+
+from bot.lang import Lang
+from bot.storage import GapRecord, Store
+from bot.text import clean_question, fold, word_terms
+
+if TYPE_CHECKING:  # types only: recording needs no model
+    from bot.answers import Answer
+
+log = logging.getLogger(__name__)
+
+KEY_CHARS = 255
+TEXT_CHARS = 500  # a question is stored at most this long
+PRUNE_EVERY = 3600.0  # seconds between two clean-ups while recording
+
+
+def gap_key(text: str, lang: str) -> str:
+    """The words that make two entries the same gap: "How do I use a PyTorchJob?" and "how to use
+    PyTorchJobs" give the same key."""
+    words = word_terms(fold(clean_question(text)), lang)  # folded: "PyTorchJobs" is stemmed like a word
+    terms = sorted({term for word in words for term in word}) or [fold(text).strip()]
+    key = ""
+    for term in terms:
+        if len(key) + len(term) + 1 > KEY_CHARS:
+            break
+        key = f"{key} {term}".strip()
+    return key
+
+
+class KnowledgeGaps:
+    """Records gaps as answers are given, prunes old ones, and lists them, most frequent first."""
+
+    def __init__(self, store: Store, *, enabled: bool = True, retention_days: int = 90,
+                 clock: Callable[[], datetime] = lambda: datetime.now(UTC)) -> None:
+        self.store = store
+        self.enabled = enabled
+        self.retention = timedelta(days=retention_days)
+        self.clock = clock
+        self._next_prune = 0.0
+        self._lock = threading.Lock()
+
+    def record_answer(self, question: str, answer: Answer) -> None:
+        """The gaps an answer shows: the question when not answered, else each term it does not cover."""
+        if not self.enabled:
+            return
+        text = _stored(question)
+        if not text:
+            return
+        if not answer.answered:
+            self.store.add_gap(kind="unanswered", lang=answer.language, key=gap_key(text, answer.language), text=text)
+        else:
+            cited = answer.citations[0].question if answer.citations else None
+            for term in answer.uncovered:
+                self.store.add_gap(kind="uncovered", lang=answer.language, key=gap_key(term, answer.language),
+                                   text=term, example=text, question=cited)
+        self._prune_now_and_then()
+
+    def record_downvote(self, question: str, *, cited: int, lang: Lang) -> None:
+        """An answer citing quiz question `cited` got 👎 (the question it answered, as read)."""
+        if not self.enabled:
+            return
+        text = _stored(question) or f"#{cited}"
+        self.store.add_gap(kind="downvoted", lang=lang, key=f"#{cited} {gap_key(text, lang)}", text=text,
+                           question=cited)
+        self._prune_now_and_then()
+
+    def listing(self, *, limit: int = 50, kind: str | None = None) -> list[GapRecord]:
+        """The gaps seen within the retention period, the most frequent first."""
+        return self.store.gaps(since=self.clock() - self.retention, limit=limit, kind=kind)
+
+    def prune(self) -> int:
+        """Forget the gaps not seen within the retention period; returns how many."""
+        return self.store.prune_gaps(self.clock() - self.retention)
+
+    def _prune_now_and_then(self) -> None:
+        with self._lock:
+            if time.monotonic() < self._next_prune:
+                return
+            self._next_prune = time.monotonic() + PRUNE_EVERY
+        try:
+            self.prune()
+        except Exception as exc:  # noqa: BLE001 - only housekeeping
+            log.warning("could not prune knowledge gaps: %s", exc.__class__.__name__)
+
+
+def _stored(question: str) -> str:
+    text = clean_question(question)
+    return text if len(text) <= TEXT_CHARS else text[: TEXT_CHARS - 1].rstrip() + "…"

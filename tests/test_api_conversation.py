@@ -1,0 +1,86 @@
+"""`POST /v1/query` with the earlier turns of a conversation, and `GET /v1/admin/gaps`."""
+
+from __future__ import annotations
+
+import pytest
+from fastapi.testclient import TestClient
+from pydantic import SecretStr
+
+from bot.config import Settings
+from bot.services import Services
+from tests.api_helpers import client_for
+
+ZERO = "Which DeepSpeed ZeRO stage offloads optimizer states and parameters to CPU?"
+PAELLA = "What is the best recipe for paella valenciana?"
+ADMIN = {"Authorization": "Bearer admin-token"}
+
+
+@pytest.fixture
+def client(settings: Settings, services: Services) -> TestClient:
+    return client_for(settings, services, api_tokens_raw=SecretStr("admin-token"))
+
+
+def test_a_follow_up_is_read_with_the_history_and_says_how(client: TestClient) -> None:
+    alone = client.post("/v1/query", json={"question": "what about stage 2?"}, headers=ADMIN).json()
+    assert "read_as" not in alone  # without history the answer object is exactly as before
+    body = client.post("/v1/query", json={"question": "what about stage 2?", "history": [ZERO]}, headers=ADMIN).json()
+    assert body["answered"] is True and body["citations"][0]["question"] == 12
+    assert body["read_as"].startswith("what about stage 2?") and "ZeRO" in body["read_as"]
+
+
+def test_a_self_contained_or_off_topic_question_is_read_alone(client: TestClient) -> None:
+    own = client.post("/v1/query", headers=ADMIN, json={
+        "question": "What does the slotsPerWorker field of an MPIJob control?", "history": [ZERO]}).json()
+    assert own["read_as"] == "What does the slotsPerWorker field of an MPIJob control?"
+    assert own["citations"][0]["question"] == 13
+    off = client.post("/v1/query", headers=ADMIN, json={"question": f"and {PAELLA}", "history": [ZERO]}).json()
+    assert off["answered"] is False and off["read_as"] == f"and {PAELLA}"
+
+
+@pytest.mark.parametrize(("history", "reason"), [
+    (["a question"] * 11, "history"),
+    (["x" * 2001], "history"),
+    ("What is ZeRO?", "history"),
+    ([3], "history"),
+    ([None], "history"),
+])
+def test_bad_history_is_refused_with_a_reason(client: TestClient, history: object, reason: str) -> None:
+    response = client.post("/v1/query", json={"question": "what about stage 2?", "history": history}, headers=ADMIN)
+    assert response.status_code == 422
+    assert reason in response.json()["error"]
+
+
+def test_history_is_documented_in_openapi(client: TestClient) -> None:
+    schema = client.get("/openapi.json").json()["components"]["schemas"]
+    history = schema["QueryRequest"]["properties"]["history"]
+    assert "oldest first" in history["description"] and history["anyOf"][0]["maxItems"] == 10
+    assert history["anyOf"][0]["items"]["maxLength"] == 2000
+    assert "read_as" in schema["AnswerOut"]["properties"]
+
+
+def test_admins_see_the_questions_the_bot_did_not_answer(client: TestClient) -> None:
+    client.post("/v1/query", json={"question": PAELLA}, headers=ADMIN)
+    client.post("/v1/query", json={"question": PAELLA.lower().rstrip("?")}, headers=ADMIN)
+    client.post("/v1/query", json={"question": ZERO}, headers=ADMIN)  # answered: no gap
+    body = client.get("/v1/admin/gaps", headers=ADMIN).json()
+    assert body["recording"] is True and body["retention_days"] == 90
+    assert [(g["kind"], g["text"], g["count"], g["lang"]) for g in body["gaps"]] == [
+        ("unanswered", PAELLA.lower().rstrip("?"), 2, "en")]
+    assert client.get("/v1/admin/gaps?kind=uncovered", headers=ADMIN).json()["gaps"] == []
+    assert client.get("/v1/admin/gaps?limit=0", headers=ADMIN).status_code == 422
+
+
+def test_the_gaps_need_a_token_even_when_the_api_is_open(settings: Settings, services: Services) -> None:
+    open_api = client_for(settings, services)
+    refused = open_api.get("/v1/admin/gaps")
+    assert refused.status_code == 403 and "EKSBOT_API_TOKENS" in refused.json()["error"]
+    protected = client_for(settings, services, api_tokens_raw=SecretStr("admin-token"))
+    assert protected.get("/v1/admin/gaps").status_code == 401
+    assert protected.get("/v1/admin/gaps", headers={"Authorization": "Bearer wrong"}).status_code == 401
+
+
+def test_no_gap_is_recorded_when_recording_is_off(settings: Settings, services: Services) -> None:
+    client = client_for(settings, services, api_tokens_raw=SecretStr("admin-token"), record_gaps=False)
+    client.post("/v1/query", json={"question": PAELLA}, headers=ADMIN)
+    body = client.get("/v1/admin/gaps", headers=ADMIN).json()
+    assert body == {"recording": False, "retention_days": 90, "gaps": []}
