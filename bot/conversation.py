@@ -179,12 +179,19 @@ class ConversationMemory:
     def earlier(self, conversation_id: str) -> list[str]:
         """The remembered topic as the earlier turn of the next message ([] when there is none)."""
         found = self.store.topic_of(conversation_id, since=self.clock() - MEMORY)
-        return [found[1]] if found else []
+        return [found[1]] if found and found[1] else []
 
-    def remember(self, conversation_id: str, reading: Reading, topic: str) -> None:
-        """What the conversation is about after an answered message."""
-        if topic:
+    def knows(self, conversation_id: str) -> bool:
+        """Whether the bot answered in this conversation lately (a thread of its own)."""
+        return self.store.topic_of(conversation_id, since=self.clock() - MEMORY) is not None
+
+    def remember(self, conversation_id: str, reading: Reading, topic: str | None) -> None:
+        """What the conversation is about after a message: `topic` after an answer; after "I don't know"
+        (None) the earlier topic stays, and the conversation is known to be one the bot answers in."""
+        if topic is not None:
             self.store.set_topic(conversation_id, reading.language, topic)
+        else:
+            self.store.touch_topic(conversation_id, reading.language)
         if time.monotonic() >= self._next_prune:
             self._next_prune = time.monotonic() + PRUNE_EVERY
             try:

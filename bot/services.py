@@ -82,7 +82,7 @@ class Services:
 
         The message is read with the earlier turns (`earlier`, and what `conversation`, an opaque id such
         as a Slack thread's, was about), answered together with the questions asked meanwhile, and its
-        knowledge gaps are recorded. After an answer, the conversation's topic is remembered. Bad input
+        knowledge gaps are recorded. After an answer, what the conversation is about is remembered. Bad input
         (InputError) is refused at once; a database failure only loses the context and the gaps."""
         turns = list(earlier)
         if conversation is not None:
@@ -93,8 +93,8 @@ class Services:
             reading = self.conversation.read(question, (), lang)  # validation only: no thread needed
         answer = await self.answer(reading.text, reading.language)
         await self._quietly(None, self.gaps.record_answer, reading.text, answer)
-        if conversation is not None and answer.answered:
-            topic = await self.run(reading.topic, self.assistant)
+        if conversation is not None:
+            topic = await self.run(reading.topic, self.assistant) if answer.answered else None
             await self._quietly(None, self.memory.remember, conversation, reading, topic)
         return Asked(answer, reading)
 

@@ -1,9 +1,12 @@
 """A fake Slack on 127.0.0.1, for tests: the Web API, response URLs and Socket Mode, recording every call.
 
 `FakeSlack` answers the Web API methods the bot uses (`auth.test`, `chat.postMessage`, `chat.postEphemeral`,
-`chat.update`, `reactions.add`, `reactions.remove`, `apps.connections.open`), any POST to
-`/response/<id>` (a `response_url`) and a Socket Mode WebSocket at `/socket`. Bodies are parsed whether
-form-encoded or JSON. `wait_for` blocks until enough calls of a kind arrived.
+`chat.update`, `reactions.add`, `reactions.remove`, `views.publish`, `assistant.threads.setStatus`,
+`.setTitle` and `.setSuggestedPrompts`, `apps.connections.open`), any POST to `/response/<id>` (a
+`response_url`) and a Socket Mode WebSocket at `/socket`. Bodies are parsed whether form-encoded or JSON.
+Like Slack, it refuses messages and views over Block Kit's limits (50 blocks per message, 100 per view,
+3,000 characters per section text) with `invalid_blocks`. `wait_for` blocks until enough calls of a kind
+arrived.
 
 `SlackSender` plays Slack's other half: it signs requests exactly as Slack does (v0 HMAC-SHA256 of
 `v0:{timestamp}:{body}`) and posts events (JSON), slash commands and button clicks (form-encoded) to the
@@ -35,7 +38,9 @@ TEAM = "T1"
 BOT_TOKEN = "xoxb-test-bot-token-0123456789"
 APP_TOKEN = "xapp-test-app-token-0123456789"
 SIGNING_SECRET = "test-signing-secret-0123456789abcdef"
-JSON_FIELDS = ("blocks", "attachments", "metadata")
+JSON_FIELDS = ("blocks", "attachments", "metadata", "view", "prompts")
+BLOCK_LIMITS = {"chat.postMessage": 50, "chat.postEphemeral": 50, "chat.update": 50, "views.publish": 100}
+SECTION_LIMIT = 3000
 SPECIAL_MENTIONS = ("<!channel>", "<!here>", "<!everyone>")  # what must never reach a channel
 
 
@@ -197,6 +202,9 @@ class FakeSlack:
 
     def _reply(self, method: str, body: dict[str, Any]) -> dict[str, Any]:
         ts = f"{1700000000 + next(self._ts)}.000100"
+        if method in BLOCK_LIMITS and not within_limits((body.get("view") or body).get("blocks") or [],
+                                                        BLOCK_LIMITS[method]):
+            return {"ok": False, "error": "invalid_blocks"}
         if method == "auth.test":
             return {"ok": True, "url": "https://t1.example.slack.com/", "team": "Test team", "user": "eksbot",
                     "team_id": TEAM, "user_id": BOT_USER, "bot_id": BOT_ID, "is_enterprise_install": False}
@@ -207,8 +215,10 @@ class FakeSlack:
             return {"ok": True, "message_ts": ts}
         if method == "chat.update":
             return {"ok": True, "channel": body.get("channel"), "ts": body.get("ts"), "text": body.get("text", "")}
-        if method in ("reactions.add", "reactions.remove"):
+        if method in ("reactions.add", "reactions.remove") or method.startswith("assistant.threads."):
             return {"ok": True}
+        if method == "views.publish":
+            return {"ok": True, "view": {"id": "V1", **(body.get("view") or {})}}
         return {"ok": False, "error": "unknown_method"}
 
     async def _response(self, request: web.Request) -> web.Response:
@@ -230,6 +240,12 @@ class FakeSlack:
         finally:
             self._sockets.remove(ws)
         return ws
+
+
+def within_limits(blocks: list[dict[str, Any]], most: int) -> bool:
+    """Whether blocks keep Block Kit's limits: how many, and the length of each section's text."""
+    texts = [b["text"]["text"] for b in blocks if b.get("type") == "section" and isinstance(b.get("text"), dict)]
+    return len(blocks) <= most and all(len(text) <= SECTION_LIMIT for text in texts)
 
 
 # -- Slack's requests to the bot --------------------------------------------------------------------
@@ -297,6 +313,36 @@ class SlackSender:
                                  response_url=self.fake.response_url(name))
         body = urllib.parse.urlencode({"payload": json.dumps(payload)}).encode()
         return self.post(body, "application/x-www-form-urlencoded", **kwargs), f"/response/{name}"
+
+    def view_action(self, action: dict[str, Any], *, user: str = "U1") -> httpx.Response:
+        """An action on the Home tab (`action`: action_id, type, value or selected_option)."""
+        payload = view_action_payload(action, user=user)
+        return self.post(urllib.parse.urlencode({"payload": json.dumps(payload)}).encode(),
+                         "application/x-www-form-urlencoded")
+
+
+def view_action_payload(action: dict[str, Any], *, user: str) -> dict[str, Any]:
+    """A click or a choice on the Home tab: a view container, no channel and no response_url."""
+    return {
+        "type": "block_actions", "user": {"id": user, "username": user.lower(), "team_id": TEAM},
+        "api_app_id": "A1", "token": "unused-verification-token", "team": {"id": TEAM, "domain": "t1"},
+        "container": {"type": "view", "view_id": "V1"}, "trigger_id": "1.2.trigger",
+        "view": {"id": "V1", "type": "home", "callback_id": "home"},
+        "actions": [{"block_id": "b", "action_ts": str(time.time()), **action}],
+    }
+
+
+def home_opened_event(user: str = "U1", *, tab: str = "home") -> dict[str, Any]:
+    return {"type": "app_home_opened", "user": user, "channel": f"D{user}", "tab": tab,
+            "event_ts": f"{time.time():.6f}"}
+
+
+def assistant_thread_started_event(user: str = "U1", *, channel: str = "D1",
+                                   thread_ts: str = "1700000200.000100") -> dict[str, Any]:
+    return {"type": "assistant_thread_started", "event_ts": f"{time.time():.6f}", "assistant_thread": {
+        "user_id": user, "channel_id": channel, "thread_ts": thread_ts,
+        "context": {"channel_id": "C1", "team_id": TEAM, "enterprise_id": None},
+    }}
 
 
 def event_body(event: dict[str, Any], event_id: str) -> dict[str, Any]:

@@ -1,7 +1,9 @@
-"""deploy/slack-app-manifest.yaml agrees with the app: its events, command, URLs, and only the scopes used."""
+"""deploy/slack-app-manifest.yaml agrees with the app: its events, command, URLs, and only the scopes used;
+the thread-replies variant adds exactly what answering replies without a mention needs."""
 
 from __future__ import annotations
 
+import copy
 import re
 from typing import Any
 
@@ -12,15 +14,23 @@ from bot.config import PROJECT_ROOT
 from bot.slack import app as slack_app
 
 MANIFEST = PROJECT_ROOT / "deploy" / "slack-app-manifest.yaml"
+THREAD_REPLIES = PROJECT_ROOT / "deploy" / "slack-app-manifest.thread-replies.yaml"
 URL = "https://YOUR-HOST/slack/events"
 # The Web API methods the code calls, and the bot scope each one needs.
-METHOD_SCOPES = {
+METHOD_SCOPES: dict[str, str | None] = {
     "chat_postMessage": "chat:write",
     "reactions_add": "reactions:write",
     "reactions_remove": "reactions:write",
+    "views_publish": None,  # the Home tab: no scope
 }
-# The events the app listens to, as the manifest subscribes to them, and the scope each one needs.
-EVENT_SCOPES = {"app_mention": "app_mentions:read", "message.im": "im:history"}
+# The events the app listens to, as the manifest subscribes to them, and the scope each one needs. The
+# assistant view's status, title and prompts (bolt's set_status, set_title, set_suggested_prompts) need
+# assistant:write too.
+EVENT_SCOPES: dict[str, str | None] = {
+    "app_mention": "app_mentions:read", "message.im": "im:history", "app_home_opened": None,
+    "assistant_thread_started": "assistant:write", "assistant_thread_context_changed": "assistant:write",
+}
+THREAD_REPLY_ADDITIONS = {"event": "message.channels", "scope": "channels:history"}
 
 
 @pytest.fixture(scope="module")
@@ -43,8 +53,8 @@ def test_the_events_are_those_the_app_listens_to(manifest: dict[str, Any]) -> No
     events = manifest["settings"]["event_subscriptions"]
     assert events["request_url"] == URL
     assert sorted(events["bot_events"]) == sorted(EVENT_SCOPES)
-    # message.im arrives as a "message" event: both kinds have a listener.
-    assert {e.split(".")[0] for e in events["bot_events"]} == set(slack_app.EVENTS)
+    # message.im arrives as a "message" event: every kind has a listener (or the assistant's middleware).
+    assert {e.split(".")[0] for e in events["bot_events"]} == set(slack_app.EVENTS) | set(slack_app.ASSISTANT_EVENTS)
 
 
 def test_the_command_and_interactivity_go_to_the_app(manifest: dict[str, Any]) -> None:
@@ -58,16 +68,40 @@ def test_scopes_are_exactly_what_the_code_uses(manifest: dict[str, Any]) -> None
     called = methods_called()
     unknown = called - set(METHOD_SCOPES)
     assert not unknown, f"new Web API methods {sorted(unknown)}: add their scopes to the manifest and here"
-    needed = {METHOD_SCOPES[m] for m in called} | set(EVENT_SCOPES.values()) | {"commands"}
+    needed = ({METHOD_SCOPES[m] for m in called} | set(EVENT_SCOPES.values()) | {"commands"}) - {None}
     assert sorted(manifest["oauth_config"]["scopes"]["bot"]) == sorted(needed)
 
 
 def test_people_can_message_the_bot_and_socket_mode_is_off_by_default(manifest: dict[str, Any]) -> None:
     features = manifest["features"]
     assert features["bot_user"]["always_online"] is True and features["bot_user"]["display_name"]
-    assert features["app_home"]["messages_tab_enabled"] is True
+    assert features["app_home"]["messages_tab_enabled"] is True and features["app_home"]["home_tab_enabled"] is True
     assert features["app_home"]["messages_tab_read_only_enabled"] is False
     assert manifest["settings"]["socket_mode_enabled"] is False
     assert "socket_mode_enabled" in MANIFEST.read_text() and "--socket" in MANIFEST.read_text()
     info = manifest["display_information"]
     assert info["name"] and len(info["description"]) <= 140 and 175 <= len(info["long_description"]) <= 4000
+
+
+def test_the_assistant_view_offers_the_bots_own_prompts(manifest: dict[str, Any]) -> None:
+    from bot.slack.assistant_view import PROMPTS
+    from bot.slack.texts import t
+
+    view = manifest["features"]["assistant_view"]
+    assert "EKS" in view["assistant_description"] and len(view["assistant_description"]) <= 300
+    prompts = view["suggested_prompts"]
+    assert 1 <= len(prompts) <= 4 and all(p["title"] and p["message"] for p in prompts)
+    assert [p["message"] for p in prompts] == [t("en", key) for key in PROMPTS]
+
+
+def test_the_thread_replies_variant_adds_only_the_channel_messages_and_their_scope(manifest: dict[str, Any]) -> None:
+    manifest = copy.deepcopy(manifest)
+    variant = yaml.safe_load(THREAD_REPLIES.read_text(encoding="utf-8"))
+    events, scopes = variant["settings"]["event_subscriptions"]["bot_events"], variant["oauth_config"]["scopes"]["bot"]
+    assert sorted(events) == sorted([*manifest["settings"]["event_subscriptions"]["bot_events"],
+                                     THREAD_REPLY_ADDITIONS["event"]])
+    assert sorted(scopes) == sorted([*manifest["oauth_config"]["scopes"]["bot"], THREAD_REPLY_ADDITIONS["scope"]])
+    del variant["settings"]["event_subscriptions"]["bot_events"], variant["oauth_config"]["scopes"]["bot"]
+    del manifest["settings"]["event_subscriptions"]["bot_events"], manifest["oauth_config"]["scopes"]["bot"]
+    assert variant == manifest  # everything else is the same
+    assert "EKSBOT_SLACK_THREAD_REPLIES" in THREAD_REPLIES.read_text() and "channels:history" in MANIFEST.read_text()

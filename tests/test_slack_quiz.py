@@ -180,12 +180,12 @@ def test_a_forged_button_value_gets_a_short_note(slack: SlackSender, fake: FakeS
 def test_quiz_stats_and_top(slack: SlackSender, fake: FakeSlack, services: Services) -> None:
     assert "Aún no has respondido" in ask(slack, fake, "stats")["text"]
     assert "Nobody has answered yet" in ask(slack, fake, "top en")["text"]
-    question = ask(slack, fake)
+    question = ask(slack, fake)  # in English from now on: `en` is remembered
     click(slack, fake, answer_button(question, right_letter(prompt_of(question))))
     stats = ask(slack, fake, "stats")
     assert stats["response_type"] == "ephemeral"
-    assert "Respondidas: 1 · Correctas: 1 · Acierto: 100%" in stats["text"]
-    assert "Answered: *1*" in " ".join(texts(ask(slack, fake, "stats en")))
+    assert "Answered: 1 · Correct: 1 · Accuracy: 100%" in stats["text"]
+    assert "Respondidas: *1*" in " ".join(texts(ask(slack, fake, "stats es")))
     top = ask(slack, fake, "top")
     assert "1. <@U1> · 1 correctas (100%)" in top["text"]
 

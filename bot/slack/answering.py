@@ -1,8 +1,13 @@
-"""Answers to mentions (in the thread of the message) and to direct messages (in the conversation).
+"""Answers to mentions (in the thread of the message), to direct messages (in the conversation), and,
+when EKSBOT_SLACK_THREAD_REPLIES is on, to replies in the threads the bot answered in, without a mention.
+
+A message in a thread is read with what the thread was about (`Services.ask` with the thread as the
+conversation): "and with ZeRO-3?" after an answer on DeepSpeed. Direct messages are answered in the
+language the person chose, mentions in the language they are written in.
 
 The listener marks the question with :eyes: while it works and removes the mark at the end, whatever
-happens. A redelivered event (same `event_id`, on any replica) is claimed in the shared database first
-and answered once.
+happens. Each message is claimed in the shared database first (by channel and timestamp, so a redelivered
+event, or the `app_mention` and `message` events of one message, on any replica) and answered once.
 """
 
 from __future__ import annotations
@@ -12,13 +17,15 @@ import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from slack_bolt.context.async_context import AsyncBoltContext
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.errors import InputError
+from bot.lang import Lang
 from bot.services import Services
 from bot.slack import blocks
 from bot.slack.errors import failure_message
-from bot.slack.payloads import Body, SlackContext
+from bot.slack.payloads import Body, SlackContext, team_of
 from bot.slack.texts import t
 from bot.text import clean_question
 
@@ -27,6 +34,16 @@ log = logging.getLogger(__name__)
 WORKING = "eyes"
 EVENT_MEMORY = timedelta(days=1)  # Slack stops redelivering an event long before this
 PRUNE_EVERY = 3600.0  # seconds between two clean-ups of the remembered event ids
+
+
+def conversation_id(team: str, channel: str, thread_ts: str) -> str:
+    """A Slack thread as a conversation of the core (an opaque id)."""
+    return f"slack:{team}:{channel}:{thread_ts}"
+
+
+def message_key(channel: str, ts: str) -> str:
+    """What is claimed before answering: one message, whichever events bring it."""
+    return f"message:{channel}:{ts}"
 
 
 class AnswerListeners:
@@ -40,63 +57,95 @@ class AnswerListeners:
             return
         await self._answer(body, event, client, thread=True)
 
-    async def on_message(self, body: Body, event: dict[str, Any], client: AsyncWebClient) -> None:
-        """Direct messages from people only: no bots, edits, joins or other subtypes, no channels."""
-        if event.get("channel_type") != "im" or event.get("bot_id") or event.get("subtype"):
+    async def on_message(self, body: Body, event: dict[str, Any], client: AsyncWebClient,
+                         context: AsyncBoltContext) -> None:
+        """Direct messages from people (no bots, edits, joins or other subtypes); in channels, replies in
+        the bot's threads when EKSBOT_SLACK_THREAD_REPLIES is on (a reply that mentions the bot is left to
+        `on_mention`). Replies in direct-message threads go to the assistant (`bot.slack.assistant_view`)."""
+        if event.get("bot_id") or event.get("subtype"):
             self.ctx.metrics.slack_events.labels("message", "ignored").inc()
-            return
-        await self._answer(body, event, client, thread=bool(event.get("thread_ts")))
+        elif event.get("channel_type") == "im":
+            await self._answer(body, event, client, thread=bool(event.get("thread_ts")))
+        elif self._thread_reply(event, context.bot_user_id):
+            await self._answer(body, event, client, thread=True, known_thread_only=True)
+        else:
+            self.ctx.metrics.slack_events.labels("message", "ignored").inc()
 
-    async def _answer(self, body: Body, event: dict[str, Any], client: AsyncWebClient, *, thread: bool) -> None:
+    def _thread_reply(self, event: dict[str, Any], bot_user: str | None) -> bool:
+        thread, text = event.get("thread_ts"), str(event.get("text", ""))
+        return (self.ctx.settings.slack_thread_replies and event.get("channel_type") in ("channel", "group")
+                and bool(thread) and thread != event.get("ts") and not (bot_user and f"<@{bot_user}" in text))
+
+    async def _answer(self, body: Body, event: dict[str, Any], client: AsyncWebClient, *, thread: bool,
+                      known_thread_only: bool = False) -> None:
         kind = str(event.get("type", "event"))
         services = self.ctx.get_services()
         channel, ts = event.get("channel"), event.get("ts")
         if services is None or not channel or not ts:
             return
-        event_id = str(body.get("event_id") or f"{channel}:{ts}")
-        if not await self._claim(services, event_id):
+        team, user = team_of(body), str(event.get("user") or "")
+        root = str(event.get("thread_ts") or ts)
+        conversation = conversation_id(team, str(channel), root) if thread else None
+        if known_thread_only and (conversation is None or not await self._known(services, conversation)):
+            self.ctx.metrics.slack_events.labels(kind, "ignored").inc()  # a thread the bot never answered in
+            return
+        if not await self.claim(services, message_key(str(channel), str(ts))):
             self.ctx.metrics.slack_events.labels(kind, "duplicate").inc()
             return
         reply_to: dict[str, Any] = {"channel": channel}
         if thread:
-            reply_to["thread_ts"] = event.get("thread_ts") or ts
+            reply_to["thread_ts"] = root
         raw = str(event.get("text", ""))
+        # Direct messages are the person's own: the language they chose, if they did. In a channel (and
+        # without a choice), the question's own language.
+        lang = await self.ctx.chosen_language(services, team, user) if event.get("channel_type") == "im" else None
         reacted = await self._react(client, "reactions_add", channel, ts)
         try:
-            reply, outcome = await self._reply(services, raw)
+            reply, outcome = await self.reply(services, raw, lang=lang, conversation=conversation)
             await client.chat_postMessage(**reply_to, **reply, unfurl_links=False, unfurl_media=False)
             self.ctx.metrics.slack_events.labels(kind, outcome).inc()
         except Exception as exc:  # noqa: BLE001 - told to the person, logged when unexpected
             self.ctx.metrics.slack_events.labels(kind, "error").inc()
-            lang = services.assistant.language_of(raw)
             try:
-                await client.chat_postMessage(**reply_to, **failure_message(exc, lang, f"answering a Slack {kind}"))
+                await client.chat_postMessage(**reply_to, **failure_message(
+                    exc, lang or services.assistant.language_of(raw), f"answering a Slack {kind}"))
             except Exception:  # noqa: BLE001 - nothing more can be said to the person
                 log.exception("could not post the apology")
         finally:
             if reacted:
                 await self._react(client, "reactions_remove", channel, ts)
 
-    async def _reply(self, services: Services, raw: str) -> tuple[dict[str, Any], str]:
-        """The message for a question, and the outcome for the metrics."""
+    async def reply(self, services: Services, raw: str, *, lang: Lang | None = None,
+                    conversation: str | None = None) -> tuple[dict[str, Any], str]:
+        """The message answering `raw` (read with its conversation), and the outcome for the metrics."""
         question = clean_question(raw)
         if not question:
-            lang = self.ctx.settings.default_lang
+            lang = lang or self.ctx.settings.default_lang
             topics = ", ".join(blocks.escape(x) for x in services.assistant.topics(lang))
             return blocks.text_message(t(lang, "empty_mention", topics=topics)), "empty"
         try:
-            answer = await services.answer(question)
+            asked = await services.ask(question, lang, conversation=conversation)
         except InputError as exc:  # e.g. too long: say why, briefly
             return blocks.text_message(blocks.escape(str(exc))), "invalid"
+        answer = asked.answer
         self.ctx.metrics.answer(answer.answered, "slack")
         if self.ctx.settings.log_questions:
-            log.info("question", extra={"question": question, "answered": answer.answered})
-        return blocks.answer_message(answer), "answered" if answer.answered else "abstained"
+            log.info("question", extra={"question": question, "answered": answer.answered,
+                                        "read_as": asked.reading.text})
+        return (blocks.answer_message(answer, question=asked.reading.text),
+                "answered" if answer.answered else "abstained")
 
-    async def _claim(self, services: Services, event_id: str) -> bool:
-        """True when this process should answer the event; a database failure answers rather than drops."""
+    async def _known(self, services: Services, conversation: str) -> bool:
         try:
-            claimed = await services.run(services.store.claim_event, event_id)
+            return await services.run(services.memory.knows, conversation)
+        except Exception as exc:  # noqa: BLE001 - without the database, only mentions are answered
+            log.warning("could not tell whether the bot answered in a thread: %s", exc.__class__.__name__)
+            return False
+
+    async def claim(self, services: Services, key: str) -> bool:
+        """True when this process should answer the message; a database failure answers rather than drops."""
+        try:
+            claimed = await services.run(services.store.claim_event, key)
         except Exception as exc:  # noqa: BLE001 - better a rare double answer than none
             log.warning("could not record the Slack event id: %s", exc.__class__.__name__)
             return True

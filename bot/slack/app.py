@@ -1,4 +1,5 @@
-"""The bolt app: answers on mention and in DMs, `/quiz` with buttons, feedback.
+"""The bolt app: answers on mention, in DMs and in the assistant view, `/quiz` with buttons, feedback,
+and the App Home tab.
 
 The same listeners serve both modes: HTTP (mounted in the FastAPI app at POST /slack/events, requests
 verified with the signing secret) and Socket Mode (`bot.slack.socket_mode`, no public URL). Every
@@ -18,14 +19,19 @@ from bot.config import Settings
 from bot.errors import ConfigError
 from bot.metrics import Metrics
 from bot.slack.answering import AnswerListeners
+from bot.slack.assistant_view import build_assistant
 from bot.slack.feedback import FeedbackListeners
+from bot.slack.home import HomeListeners
+from bot.slack.home_view import LANGUAGE_ACTION, REVIEW_ACTION
 from bot.slack.payloads import GetServices, SlackContext
 from bot.slack.quiz import QuizListeners
 
 COMMAND = "/quiz"
-EVENTS = ("app_mention", "message")
+# Events the listeners take; the assistant's arrive through bolt's AsyncAssistant middleware.
+EVENTS = ("app_mention", "message", "app_home_opened")
+ASSISTANT_EVENTS = ("assistant_thread_started", "assistant_thread_context_changed")
 ANSWER_ACTION = re.compile(r"^quiz_answer_[A-Z]$")
-ACTIONS = ("quiz_next", "quiz_me", "quiz_share", "feedback_up", "feedback_down")
+ACTIONS = ("quiz_next", "quiz_me", "quiz_share", "feedback_up", "feedback_down", REVIEW_ACTION, LANGUAGE_ACTION)
 
 
 def build_slack_app(settings: Settings, get_services: GetServices, metrics: Metrics, *,
@@ -55,9 +61,14 @@ def build_slack_app(settings: Settings, get_services: GetServices, metrics: Metr
 
 
 def register_listeners(app: AsyncApp, ctx: SlackContext) -> None:
-    answers, quiz, feedback = AnswerListeners(ctx), QuizListeners(ctx), FeedbackListeners(ctx)
+    answers, home, feedback = AnswerListeners(ctx), HomeListeners(ctx), FeedbackListeners(ctx)
+    quiz = QuizListeners(ctx, on_progress=home.refresh)
+    app.use(build_assistant(ctx, answers))  # threads of direct messages, the assistant view's included
     app.event("app_mention")(ack=_ack, lazy=[answers.on_mention])
     app.event("message")(ack=_ack, lazy=[answers.on_message])
+    app.event("app_home_opened")(ack=_ack, lazy=[home.on_home_opened])
+    app.action(REVIEW_ACTION)(ack=_ack, lazy=[home.on_review])
+    app.action(LANGUAGE_ACTION)(ack=_ack, lazy=[home.on_language])
     app.command(COMMAND)(ack=_ack, lazy=[quiz.on_command])
     app.action(ANSWER_ACTION)(ack=_ack, lazy=[quiz.on_answer])
     app.action("quiz_next")(ack=_ack, lazy=[quiz.on_next])

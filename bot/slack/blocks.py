@@ -106,13 +106,17 @@ def cite(lang: str, citation: Citation) -> str:
     return f"📖 {number} · {escape(citation.title)} · _{escape(citation.source)}_"
 
 
-def answer_message(answer: Answer) -> Message:
+QUESTION_IN_BUTTON = 300  # characters of the question a 👎 passes on to the knowledge gaps
+
+
+def answer_message(answer: Answer, *, question: str | None = None) -> Message:
     """An answer: the excerpt (what answers the question asked), the snippet, then the citation with the
     cited quiz question's own answer line, and feedback buttons.
 
     When the knowledge covers only part of the question, what it does not cover comes first. When it does
     not cover the question, only the short "I don't know" text (with the topics it does cover and the
-    related quiz questions, if any): no citation, no buttons."""
+    related quiz questions, if any): no citation, no buttons. `question` (what was answered) goes with the
+    feedback buttons, so that a 👎 can tell the knowledge gaps what the answer was for."""
     lang = answer.language
     if not answer.answered or not answer.citations:
         return message(escape(answer.text), [section(escape(answer.text))])
@@ -130,7 +134,9 @@ def answer_message(answer: Answer) -> Message:
         others = "; ".join(f"{c.question}. {escape(c.title)}" for c in answer.citations[1:])
         lines.append(f"{t(lang, 'also')}: {others}")
     blocks.append(context("\n".join(lines)))
-    feedback = {"d": top.doc_id, "q": top.question, "l": lang}
+    feedback: dict[str, Any] = {"d": top.doc_id, "q": top.question, "l": lang}
+    if question:  # what was answered, for the knowledge gaps when the answer gets 👎
+        feedback["t"] = truncate(question, QUESTION_IN_BUTTON)
     blocks += actions("answer_actions", [
         button(t(lang, "helpful"), "feedback_up", feedback),
         button(t(lang, "not_helpful"), "feedback_down", feedback),

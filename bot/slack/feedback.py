@@ -1,6 +1,7 @@
 """👍 / 👎 under an answer: one vote per person per message, stored in the shared database.
 
 A second click by the same person changes the vote; the totals are exported as `eksbot_feedback_total`.
+A new 👎 also goes to the knowledge gaps (with the question the answer was for, and no user id).
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ class FeedbackListeners:
         container = body.get("container") or {}
         message_key = f"{container.get('channel_id', '')}:{container.get('message_ts', '')}"
         try:
-            await services.run(
+            changed = await services.run(
                 services.store.record_feedback, user_of(body), team_of(body), message_key, doc_id, question,
                 None, vote,
             )
@@ -44,5 +45,12 @@ class FeedbackListeners:
             await respond(response_type="ephemeral", replace_original=False,
                           **failure_message(exc, lang, "recording feedback"))
             return
+        if changed and vote == "down":
+            answered = value.get("t")
+            try:
+                await services.run(services.gaps.record_downvote, answered if isinstance(answered, str) else "",
+                                   cited=question, lang=lang)
+            except Exception as exc:  # noqa: BLE001 - the vote counts; only the gap is lost
+                log.warning("could not record a downvoted answer as a knowledge gap: %s", exc.__class__.__name__)
         await respond(response_type="ephemeral", replace_original=False,
                       **blocks.text_message(t(lang, "thanks")))

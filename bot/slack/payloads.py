@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from bot.config import Settings
+from bot.lang import Lang
 from bot.metrics import Metrics
 from bot.services import Services
+
+log = logging.getLogger(__name__)
 
 GetServices = Callable[[], Services | None]
 Body = dict[str, Any]
@@ -22,6 +26,18 @@ class SlackContext:
     settings: Settings
     get_services: GetServices
     metrics: Metrics
+
+    async def language_of(self, services: Services, team: str, user: str) -> Lang:
+        """The language the person chose (on the Home tab or with `/quiz en|es`), else the default."""
+        return await self.chosen_language(services, team, user) or self.settings.default_lang
+
+    async def chosen_language(self, services: Services, team: str, user: str) -> Lang | None:
+        """The language the person chose, if they did (None also when the database cannot tell)."""
+        try:
+            return await services.run(services.store.language_of, team, user) if user else None
+        except Exception as exc:  # noqa: BLE001 - the default language will do
+            log.warning("could not read a language preference: %s", exc.__class__.__name__)
+            return None
 
 
 def button_value(body: Body) -> dict[str, Any]:

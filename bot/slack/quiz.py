@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Protocol
 
 from slack_bolt.async_app import AsyncRespond
 from slack_sdk.web.async_client import AsyncWebClient
@@ -30,6 +30,10 @@ TOP_WORDS = frozenset({"top", "leaderboard", "ranking", "clasificacion", "clasif
 HELP_WORDS = frozenset({"help", "ayuda", "?"})
 
 
+class Progress(Protocol):
+    async def __call__(self, client: AsyncWebClient, *, user: str, team: str) -> None: ...
+
+
 def parse_command(text: str, default_lang: Lang, detect: Callable[[str], Lang]) -> tuple[Lang, str, bool]:
     """`/quiz` text → (language, the rest, whether the language was given): `en slurm` → ("en", "slurm")."""
     lang, explicit, rest = default_lang, False, []
@@ -47,19 +51,36 @@ def parse_command(text: str, default_lang: Lang, detect: Callable[[str], Lang]) 
 
 
 class QuizListeners:
-    def __init__(self, ctx: SlackContext) -> None:
+    def __init__(self, ctx: SlackContext, *, on_progress: Progress | None = None) -> None:
         self.ctx = ctx
+        self.on_progress = on_progress  # told after a person's progress changed (their Home is refreshed)
 
     # -- /quiz -------------------------------------------------------------------------------------
 
-    async def on_command(self, body: Body, respond: AsyncRespond) -> None:
+    async def on_command(self, body: Body, respond: AsyncRespond, client: AsyncWebClient) -> None:
+        """`/quiz ...` in the person's language: the one they chose, else the default (or that of a phrase).
+        `en` or `es` in the command changes their choice."""
         services = self.ctx.get_services()
         default = self.ctx.settings.default_lang
         if services is None:
             await respond(response_type="ephemeral", **blocks.text_message(t(default, "starting")))
             return
-        lang, remainder, _ = parse_command(str(body.get("text", "")), default, services.assistant.language_of)
-        await self._guarded(respond, lang, lambda: self._command_reply(services, body, lang, remainder))
+        user, team = user_of(body), team_of(body)
+        chosen = await self.ctx.chosen_language(services, team, user)
+        detect = services.assistant.language_of if chosen is None else (lambda _text: chosen)
+        lang, remainder, explicit = parse_command(str(body.get("text", "")), chosen or default, detect)
+        changed = explicit and lang != chosen and bool(user)
+
+        async def reply() -> dict[str, Any]:
+            message = await self._command_reply(services, body, lang, remainder)
+            if changed:  # stored first: should it fail, the person is told, and nothing else happens
+                await services.run(services.store.set_language, team, user, lang)
+                message["blocks"] = [*message["blocks"], blocks.context(t(lang, "language_set"))]
+            return message
+
+        await self._guarded(respond, lang, reply)
+        if changed:
+            await self._progressed(client, user, team)
 
     async def _command_reply(self, services: Services, body: Body, lang: str, remainder: str) -> dict[str, Any]:
         user, team, keyword = user_of(body), team_of(body), remainder.lower()
@@ -84,7 +105,7 @@ class QuizListeners:
 
     # -- buttons -----------------------------------------------------------------------------------
 
-    async def on_answer(self, body: Body, respond: AsyncRespond) -> None:
+    async def on_answer(self, body: Body, respond: AsyncRespond, client: AsyncWebClient) -> None:
         """Grade the click and replace the question with the result; a second click shows the first result."""
         services = self.ctx.get_services()
         value = button_value(body)
@@ -108,6 +129,7 @@ class QuizListeners:
             return {"replace_original": True, **blocks.result_message(result)}
 
         await self._guarded(respond, lang, reply)
+        await self._progressed(client, user, team_of(body))
 
     async def on_next(self, body: Body, respond: AsyncRespond) -> None:
         await self._send_question(body, respond, lang=self._lang(button_value(body)))
@@ -177,6 +199,10 @@ class QuizListeners:
                           **blocks.text_message(t(result.lang, "apology")))
 
     # -- pieces ------------------------------------------------------------------------------------
+
+    async def _progressed(self, client: AsyncWebClient, user: str, team: str) -> None:
+        if self.on_progress is not None and user:
+            await self.on_progress(client, user=user, team=team)
 
     def _lang(self, value: dict[str, Any]) -> Lang:
         lang = value.get("l")

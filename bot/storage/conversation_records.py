@@ -36,3 +36,12 @@ def save_topic(conn: sa.Connection, conversation_id: str, lang: Lang, topic: str
 
 def prune_topics(conn: sa.Connection, older_than: datetime) -> int:
     return conn.execute(conversations.delete().where(conversations.c.updated_at < older_than)).rowcount
+
+
+def touch_topic(conn: sa.Connection, conversation_id: str, lang: Lang, now: datetime) -> None:
+    """Keep a conversation's topic (an empty one for a new conversation) and note it was active now."""
+    statement = upsert(conn, conversations).values(conversation_id=conversation_id, lang=lang, topic="",
+                                                   updated_at=now)
+    conn.execute(statement.on_conflict_do_update(
+        index_elements=["conversation_id"], set_={"updated_at": statement.excluded.updated_at},
+    ))

@@ -186,6 +186,11 @@ class Store:
         with self.writing() as conn:
             conversation_records.save_topic(conn, conversation_id, lang, topic, self.clock())
 
+    def touch_topic(self, conversation_id: str, lang: Lang) -> None:
+        """Note the conversation was active now, keeping its topic (an empty one when new)."""
+        with self.writing() as conn:
+            conversation_records.touch_topic(conn, conversation_id, lang, self.clock())
+
     def prune_topics(self, older_than: datetime) -> int:
         with self.writing() as conn:
             return conversation_records.prune_topics(conn, older_than)

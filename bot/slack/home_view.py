@@ -1,0 +1,132 @@
+"""The App Home tab as a Block Kit view, in the person's language, within Slack's limits.
+
+Limits kept here besides those of `blocks`: 100 blocks per view, 150 characters per header. Every list is
+one section of lines (cut to fit its 3,000 characters), so the view stays far below 100 blocks whatever
+the data; the builder still refuses to go beyond. Text that did not come from the bot is escaped.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.home import HomeView
+from bot.lang import LANGUAGES, Lang
+from bot.slack import blocks
+from bot.slack.blocks import Block, escape, mention
+from bot.slack.texts import t
+from bot.storage import GapRecord
+
+MAX_VIEW_BLOCKS = 100
+HEADER_LIMIT = 150
+LANGUAGE_NAMES = {"es": "Español", "en": "English"}
+REVIEW_ACTION = "home_review"
+LANGUAGE_ACTION = "home_language"
+
+
+def home_view(view: HomeView, *, gaps_recorded: bool = True, retention_days: int = 90) -> dict[str, Any]:
+    """The `view` argument of `views.publish` for `view`'s person."""
+    lang = view.lang
+    out: list[Block] = [header(t(lang, "home_title")), *_progress(view), {"type": "divider"}, *_due(view),
+                        {"type": "divider"}, *_leaders(view), {"type": "divider"}, _language_choice(lang)]
+    if view.maintainer is not None:
+        out += [{"type": "divider"}, header(t(lang, "home_maintainers")),
+                _gaps(view.maintainer.gaps, lang, recorded=gaps_recorded, days=retention_days),
+                _hardest(view, lang)]
+    if len(out) > MAX_VIEW_BLOCKS:
+        raise ValueError(f"a Home view of {len(out)} blocks is over Slack's {MAX_VIEW_BLOCKS}")
+    return {"type": "home", "callback_id": "home", "blocks": out}
+
+
+def header(text: str) -> Block:
+    return {"type": "header", "text": {"type": "plain_text", "text": blocks.truncate(text, HEADER_LIMIT),
+                                       "emoji": True}}
+
+
+def lines_section(title: str, lines: list[str]) -> Block:
+    """A title and as many whole lines as fit in one section."""
+    kept: list[str] = []
+    size = len(title)
+    for line in lines:
+        size += len(line) + 1
+        if size > blocks.SECTION_LIMIT - 2:
+            kept.append("…")
+            break
+        kept.append(line)
+    return blocks.section("\n".join([title, *kept]))
+
+
+def _progress(view: HomeView) -> list[Block]:
+    lang, stats = view.lang, view.stats
+    if not stats.answered:
+        return [blocks.section(t(lang, "home_no_stats"))]
+    line = t(lang, "home_stats", answered=stats.answered, accuracy=f"{stats.accuracy:.0%}",
+             streak=stats.current_streak, best=stats.best_streak)
+    topics = [
+        t(lang, "home_topic_line", topic=escape(name), correct=v["correct"], answered=v["answered"],
+          accuracy=f"{float(v['accuracy']):.0%}") if v["answered"] else t(lang, "home_topic_unseen", topic=escape(name))
+        for name, v in stats.per_topic.items()
+    ]
+    return [blocks.section(line), lines_section(t(lang, "home_topics_title"), topics)]
+
+
+def _due(view: HomeView) -> list[Block]:
+    lang = view.lang
+    start = blocks.button(t(lang, "home_review" if view.due else "home_start"), REVIEW_ACTION, {"l": lang},
+                          style="primary")
+    if not view.due:
+        return [blocks.section(t(lang, "home_due_none")), *blocks.actions("home_due", [start])]
+    lines = [t(lang, "home_due_line", number=d.question, title=escape(d.title)) for d in view.due]
+    return [lines_section(t(lang, "home_due_title", count=view.stats.due), lines),
+            *blocks.actions("home_due", [start])]
+
+
+def _leaders(view: HomeView) -> list[Block]:
+    lang = view.lang
+    if not view.leaders:
+        return [blocks.section(t(lang, "top_empty"))]
+    lines = [
+        t(lang, "top_line", rank=rank, user=mention(e.user), correct=e.correct, accuracy=f"{e.accuracy:.0%}")
+        for rank, e in enumerate(view.leaders, start=1)
+    ]
+    own = (t(lang, "home_you", rank=view.rank, correct=view.own.correct, accuracy=f"{view.own.accuracy:.0%}")
+           if view.rank and view.own else t(lang, "home_you_unranked"))
+    return [lines_section(t(lang, "home_leaders_title"), lines), blocks.context(own)]
+
+
+def _language_choice(lang: Lang) -> Block:
+    options = [{"text": {"type": "plain_text", "text": LANGUAGE_NAMES[code]}, "value": code} for code in LANGUAGES]
+    return {
+        "type": "section", "block_id": "home_language",
+        "text": {"type": "mrkdwn", "text": t(lang, "home_language")},
+        "accessory": {"type": "static_select", "action_id": LANGUAGE_ACTION, "options": options,
+                      "initial_option": next(o for o in options if o["value"] == lang)},
+    }
+
+
+def _gaps(gaps: list[GapRecord], lang: Lang, *, recorded: bool, days: int) -> Block:
+    title = t(lang, "home_gaps_title", days=days)
+    if not recorded and not gaps:
+        return blocks.section(f"{title}\n{t(lang, 'home_gaps_off')}")
+    if not gaps:
+        return blocks.section(f"{title}\n{t(lang, 'home_gaps_none')}")
+    lines = [
+        t(lang, "home_gap_line", count=g.count, kind=t(lang, f"gap_{g.kind}"), lang=g.lang,
+          text=f"“{escape(blocks.truncate(g.text, 200))}”",
+          extra=t(lang, "home_gap_question", number=g.question) if g.question else "",
+          seen=g.last_seen.strftime("%Y-%m-%d"))
+        for g in gaps
+    ]
+    return lines_section(title, lines)
+
+
+def _hardest(view: HomeView, lang: Lang) -> Block:
+    assert view.maintainer is not None
+    hardest = view.maintainer.hardest
+    title = t(lang, "home_hardest_title")
+    if not hardest:
+        return blocks.section(f"{title}\n{t(lang, 'home_hardest_none')}")
+    return lines_section(title, [
+        t(lang, "home_hardest_line", number=q.question, title=escape(q.title), accuracy=f"{q.accuracy:.0%}",
+          answered=q.answered)
+        for q in hardest
+    ])
