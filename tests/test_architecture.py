@@ -27,7 +27,8 @@ FLOORS = [("bot.quiz", "bot.answers"), ("bot.storage", "bot.quiz"), ("bot.slack"
           ("bot.knowledge", "bot.retrieval")]
 CORE_PACKAGES = ("bot.knowledge", "bot.retrieval", "bot.answers", "bot.quiz", "bot.storage", "bot.services",
                  "bot.lang", "bot.citations", "bot.batcher", "bot.model_thread", "bot.text", "bot.chunking",
-                 "bot.embeddings", "bot.evaluation", "bot.config", "bot.errors", "bot.messages")
+                 "bot.embeddings", "bot.evaluation", "bot.config", "bot.errors", "bot.messages", "bot.conversation",
+                 "bot.conversation_eval", "bot.knowledge_gaps", "bot.home")
 
 
 def imported_modules(source: str, filename: str = "<source>") -> Iterator[tuple[int, str]]:

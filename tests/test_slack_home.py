@@ -197,3 +197,15 @@ def elements(view: dict[str, Any]) -> list[dict[str, Any]]:
 def test_review_now_is_a_button_of_the_view(home: SlackSender, fake: FakeSlack) -> None:
     view = open_home(home, fake)
     assert button({"blocks": view["blocks"]}, "home_review")["style"] == "primary"
+
+
+def test_a_thumbs_down_shows_as_a_gap_with_the_question_it_answered(home: SlackSender, fake: FakeSlack) -> None:
+    question = "¿Qué variables de entorno necesito para que NCCL use EFA?"
+    home.event(message_event(f"<@{BOT_USER}> {question}", ts="1700000100.000200"))
+    answer = fake.wait_for("chat.postMessage")[0].body
+    down = button(answer, "feedback_down")
+    for user in ("U1", "U1", "U2"):  # a double click counts once; another person counts again
+        home.click(down, user=user, ephemeral=False, message_ts="1700000100.000900")
+    eventually(lambda: len(fake.calls("response")) == 3)
+    admin = text_of(open_home(home, fake, ADMIN))
+    assert f"2× _👎_ (es) “{question}” · pregunta 5" in admin

@@ -194,9 +194,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _extensions() -> list[Callable[[argparse._SubParsersAction], None]]:
     """Subcommands of other surfaces (server, quiz, Slack), each in its own module."""
-    from bot.cli import db, quiz, serve, slack
+    from bot.cli import db, gaps, quiz, serve, slack
 
-    return [serve.register, slack.register, quiz.register, db.register]
+    return [serve.register, slack.register, quiz.register, db.register, gaps.register]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
