@@ -8,7 +8,7 @@ import logging
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
@@ -93,43 +93,38 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from bot.cli.render import render_eval
-    from bot.conversation_eval import is_conversation_file
+    from bot.cli.render import render_conversation_eval, render_eval
+    from bot.conversation_eval import (
+        evaluate_conversations,
+        is_conversation_file,
+        read_conversations,
+        summarize_conversations,
+    )
     from bot.evaluation import evaluate, read_queries, summarize
 
     path = Path(args.file)
     if not path.is_file():
         raise InputError(f"{path}: no such file")
-    if is_conversation_file(path):
-        return _eval_conversations(args, path)
+    if is_conversation_file(path):  # the last turns, read with the earlier ones and alone
+        conversations = read_conversations(path)
+        turns = list(evaluate_conversations(_assistant(settings_from_args(args)), conversations))
+        _report(args, turns, summarize_conversations(turns), render_conversation_eval)
+        return 0
     queries = read_queries(path)
-    assistant = _assistant(settings_from_args(args))
-    results = list(evaluate(assistant, queries))
-    summary = summarize(results)
+    results = list(evaluate(_assistant(settings_from_args(args)), queries))
+    _report(args, results, summarize(results), render_eval)
+    return 0
+
+
+def _report(args: argparse.Namespace, results: Sequence[Any], summary: dict[str, object],
+            render: Callable[[Console, Any, dict[str, object]], None]) -> None:
+    """One JSON line per result and a summary line (`--json`), or tables."""
     if args.json:
         for result in results:
             print(json.dumps(result.to_dict(), ensure_ascii=False))
         print(json.dumps({"summary": summary}, ensure_ascii=False))
     else:
-        render_eval(Console(), results, summary)
-    return 0
-
-
-def _eval_conversations(args: argparse.Namespace, path: Path) -> int:
-    """Conversations: the last turn answered as read with the earlier ones, and alone."""
-    from bot.cli.render import render_conversation_eval
-    from bot.conversation_eval import evaluate_conversations, read_conversations, summarize_conversations
-
-    conversations = read_conversations(path)
-    results = list(evaluate_conversations(_assistant(settings_from_args(args)), conversations))
-    summary = summarize_conversations(results)
-    if args.json:
-        for result in results:
-            print(json.dumps(result.to_dict(), ensure_ascii=False))
-        print(json.dumps({"summary": summary}, ensure_ascii=False))
-    else:
-        render_conversation_eval(Console(), results, summary)
-    return 0
+        render(Console(), results, summary)
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
