@@ -407,6 +407,28 @@ def test_the_leaderboard_ranks_a_team_by_right_answers_then_accuracy(make: Make)
     }
 
 
+def test_standings_give_everyones_place_beyond_the_top(make: Make) -> None:
+    engine = make()
+    for user, right in (("ana", 2), ("bob", 3), ("cy", 1)):
+        for _ in range(right):
+            answer_right(engine, user)
+    assert [e.user for e in engine.standings()] == ["bob", "ana", "cy"]
+    assert [e.user for e in engine.leaderboard(limit=1)] == ["bob"]  # the top of the same order
+
+
+def test_due_questions_are_those_to_review_now_the_longest_overdue_first(make: Make, clock: Clock) -> None:
+    engine = make()
+    answer_wrong(engine, "ana", question=6)
+    clock.advance(minutes=5)
+    answer_wrong(engine, "ana", question=9)
+    assert [d.question for d in engine.due_questions("ana", lang="en")] == [6]  # 9 comes back in a minute
+    clock.advance(hours=1)
+    due = engine.due_questions("ana", lang="en")
+    assert [d.question for d in due] == [6, 9] and due[0].due < due[1].due
+    assert due[0].title == knowledge().question(DOC, 6, "en").title
+    assert engine.stats("ana").due == 2 and engine.due_questions("bob") == []
+
+
 def test_question_stats_put_the_hardest_first(make: Make) -> None:
     engine = make()
     for user in ("ana", "bob"):
