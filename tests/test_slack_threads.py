@@ -75,6 +75,14 @@ def test_a_reply_in_the_bots_thread_is_answered_in_context_once(replies: SlackSe
     assert "Question 10" in context_text(posts[1]) and "Question 10" in context_text(posts[2])
 
 
+def test_a_reply_to_somebody_else_is_left_alone(replies: SlackSender, fake: FakeSlack) -> None:
+    start_thread(replies, fake)
+    replies.event(reply(f"<@U2> {FOLLOW_UP}", "1700000100.000200"))
+    replies.event(message_event("How do I enable EFA?", kind="message", channel="D9"))  # answered after it
+    eventually(lambda: len(fake.calls("reactions.remove")) == 2)
+    assert [c.body["channel"] for c in fake.calls("chat.postMessage")] == ["C1", "D9"]
+
+
 def test_replies_elsewhere_are_left_alone(replies: SlackSender, fake: FakeSlack) -> None:
     replies.event(reply(FOLLOW_UP, "1700000100.000200"))  # a thread the bot never answered in
     replies.event(message_event(BF16, kind="message", channel="C1", ts="1700000100.000300"))  # not a reply

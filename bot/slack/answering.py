@@ -17,7 +17,6 @@ import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from slack_bolt.context.async_context import AsyncBoltContext
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.errors import InputError
@@ -57,8 +56,7 @@ class AnswerListeners:
             return
         await self._answer(body, event, client, thread=True)
 
-    async def on_message(self, body: Body, event: dict[str, Any], client: AsyncWebClient,
-                         context: AsyncBoltContext) -> None:
+    async def on_message(self, body: Body, event: dict[str, Any], client: AsyncWebClient) -> None:
         """Direct messages from people (no bots, edits, joins or other subtypes); in channels, replies in
         the bot's threads when EKSBOT_SLACK_THREAD_REPLIES is on (a reply that mentions the bot is left to
         `on_mention`). Replies in direct-message threads go to the assistant (`bot.slack.assistant_view`)."""
@@ -66,15 +64,17 @@ class AnswerListeners:
             self.ctx.metrics.slack_events.labels("message", "ignored").inc()
         elif event.get("channel_type") == "im":
             await self._answer(body, event, client, thread=bool(event.get("thread_ts")))
-        elif self._thread_reply(event, context.bot_user_id):
+        elif self._thread_reply(event):
             await self._answer(body, event, client, thread=True, known_thread_only=True)
         else:
             self.ctx.metrics.slack_events.labels("message", "ignored").inc()
 
-    def _thread_reply(self, event: dict[str, Any], bot_user: str | None) -> bool:
+    def _thread_reply(self, event: dict[str, Any]) -> bool:
+        """A reply in a channel thread, for the bot to consider: not one that mentions anybody (the bot's
+        own mention is answered as such; one to somebody else is not for the bot)."""
         thread, text = event.get("thread_ts"), str(event.get("text", ""))
         return (self.ctx.settings.slack_thread_replies and event.get("channel_type") in ("channel", "group")
-                and bool(thread) and thread != event.get("ts") and not (bot_user and f"<@{bot_user}" in text))
+                and bool(thread) and thread != event.get("ts") and "<@" not in text)
 
     async def _answer(self, body: Body, event: dict[str, Any], client: AsyncWebClient, *, thread: bool,
                       known_thread_only: bool = False) -> None:
