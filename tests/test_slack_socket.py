@@ -158,3 +158,24 @@ def test_socket_mode_stops_with_one_clear_error_when_slack_refuses_a_token(
     with pytest.raises(ConfigError, match=f"Slack refused {token}: invalid_auth"):
         asyncio.run(run_socket_mode(Services.assemble(configured, services.assistant, services.store)))
     assert not fake.calls("socket_connect")
+
+
+def test_socket_mode_serves_the_home_tab_and_the_assistant_view(
+    settings: Settings, services: Services, fake: FakeSlack
+) -> None:
+    from tests.slack_fake import assistant_thread_started_event, home_opened_event
+
+    configured = slack_settings(settings, fake).model_copy(update={"slack_signing_secret": None})
+    with SocketBot(Services.assemble(configured, services.assistant, services.store)):
+        fake.wait_for("socket_connect")
+        fake.send_envelope(envelope("events_api", "env-h", event_body(home_opened_event("U1"), "EvHome")))
+        assert fake.wait_for("views.publish")[0].body["view"]["type"] == "home"
+        started = assistant_thread_started_event("U1")
+        fake.send_envelope(envelope("events_api", "env-a", event_body(started, "EvStarted")))
+        assert fake.wait_for("assistant.threads.setSuggestedPrompts")[0].body["thread_ts"] == "1700000200.000100"
+        question = message_event("How do I request EFA devices in a pod spec?", kind="message", channel="D1",
+                                 ts="1700000200.000200", thread_ts="1700000200.000100")
+        fake.send_envelope(envelope("events_api", "env-q", event_body(question, "EvQuestion")))
+        answers = fake.wait_for("chat.postMessage", 2)  # the greeting, then the answer
+        assert "Question 5" in answers[1].dump() and answers[1].body["thread_ts"] == "1700000200.000100"
+        assert fake.calls("assistant.threads.setStatus")
