@@ -92,3 +92,11 @@ def test_a_change_of_the_channel_being_viewed_calls_nothing(slack: SlackSender, 
     fake.wait_for("reactions.remove")
     time.sleep(0.1)
     assert [c.kind for c in fake.calls() if c.kind.startswith(("assistant.", "conversations.", "chat.update"))] == []
+
+
+def test_a_thread_without_a_status_is_answered_all_the_same(slack: SlackSender, fake: FakeSlack) -> None:
+    """A reply in an ordinary direct-message thread also comes to the assistant; Slack refuses a status there."""
+    fake.fail("assistant.threads.setStatus", "not_allowed")
+    fake.fail("assistant.threads.setTitle", "not_allowed")
+    slack.event(in_thread(BF16, "1700000200.000200"))
+    assert "Question 10" in context_text(fake.wait_for("chat.postMessage")[0].body)

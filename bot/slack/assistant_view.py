@@ -118,8 +118,10 @@ class AssistantListeners:
     async def _answer(self, services: Services, raw: str, lang: Lang | None, team: str, channel: str, root: str,
                       set_status: AsyncSetStatus, set_title: AsyncSetTitle) -> tuple[dict[str, Any], str]:
         conversation = conversation_id(team, channel, root)
-        status_lang = lang or services.assistant.language_of(raw)
-        await set_status(t(status_lang, "assistant_status"))
+        try:  # a direct-message thread opened outside the assistant view has no status: answer anyway
+            await set_status(t(lang or services.assistant.language_of(raw), "assistant_status"))
+        except Exception as exc:  # noqa: BLE001
+            log.info("no status for this thread: %s", exc.__class__.__name__)
         first = not await services.run(services.memory.knows, conversation)
         reply, outcome = await self.answers.reply(services, raw, lang=lang, conversation=conversation)
         if first and clean_question(raw):
