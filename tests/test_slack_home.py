@@ -121,7 +121,8 @@ def test_an_admin_sees_a_gap_after_an_unanswered_mention_and_a_non_admin_does_no
     home.event(message_event(f"<@{BOT_USER}> {HOSTILE}", ts="1700000100.000400"))
     fake.wait_for("reactions.remove", 3)
     admin = text_of(open_home(home, fake, ADMIN))
-    assert "Huecos del conocimiento" in admin and "2× _sin respuesta_ (en) “what is the best recipe" in admin
+    # Both wordings count as one gap, shown as the latest (the two mentions are answered concurrently).
+    assert "Huecos del conocimiento" in admin and "2× _sin respuesta_ (en) “what is the best recipe" in admin.lower()
     assert "Preguntas del cuestionario más difíciles" in admin and "Nadie ha respondido" in admin
     assert ADMIN not in admin.replace('"user_id"', "") and "U1" not in admin  # who asked is not kept
     for special in SPECIAL_MENTIONS:
