@@ -2,26 +2,39 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable
 
 
 class Spelling:
-    """Knowledge words by their deletions, to find the one a misspelt word meant (SymSpell's idea)."""
+    """Knowledge words by their deletions, to find the one a misspelt word meant (SymSpell's idea).
+
+    The index is built the first time it is needed, so a start does not wait for it."""
 
     def __init__(self, words: Iterable[str]) -> None:
+        self._words = [w for w in words if w.isalpha()]
+        self._built = False
+        self._lock = threading.Lock()
         self._index: dict[str, set[str]] = {}
         self._endings: dict[str, set[str]] = {}  # the last 3 to n-3 letters of a long word -> the word
-        for word in words:
-            if word.isalpha():
+
+    def _build(self) -> None:
+        with self._lock:
+            if self._built:
+                return
+            for word in self._words:
                 for variant in _deletions(word, _max_distance(word)):
                     self._index.setdefault(variant, set()).add(word)
                 for start in range(3, len(word) - 2):
                     self._endings.setdefault(word[start:], set()).add(word)
+            self._built = True
 
     def ending(self, word: str) -> str | None:
         """The one longer knowledge word that `word` ends ("dbd" for "slurmdbd", "ctld" for "slurmctld")."""
         if len(word) < 3 or not word.isalpha():
             return None
+        if not self._built:
+            self._build()
         found = self._endings.get(word, set())
         return next(iter(found)) if len(found) == 1 else None
 
@@ -29,6 +42,8 @@ class Spelling:
         """The one knowledge word within edit distance 1 (2 for long words) of `word`, if only one is."""
         if len(word) < 5 or not word.isalpha():
             return None
+        if not self._built:
+            self._build()
         limit = _max_distance(word)
         candidates: set[str] = set()
         for variant in _deletions(word, limit):
