@@ -3,15 +3,18 @@ and one line with an exit code when something fails."""
 
 from __future__ import annotations
 
+import argparse
 import logging
 from collections.abc import Iterator
+from importlib import metadata
 from pathlib import Path
 
 import pytest
 import uvicorn
 from fastapi import FastAPI
 
-from bot.cli.main import main
+from bot.answers import Assistant
+from bot.cli.main import build_parser, main
 from bot.config import Settings
 from bot.errors import ConfigError
 from bot.services import Services
@@ -106,3 +109,38 @@ def test_the_quiz_does_not_migrate_when_migrations_are_off(
     assert code == 1 and err.startswith("eksbot: database error: ") and "no such table" in err
     with Store(url) as store:
         assert store.revision() is None  # left as it was, for the release job to migrate
+
+
+def test_version_prints_the_installed_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["--version"])
+    assert stopped.value.code == 0
+    assert capsys.readouterr().out == f"eksbot {metadata.version('eksbot')}\n"
+
+
+def test_every_positional_argument_says_what_it_is() -> None:
+    def positionals(parser: argparse.ArgumentParser, path: str) -> Iterator[tuple[str, argparse.Action]]:
+        for action in parser._actions:
+            if not action.option_strings:
+                yield path, action
+            if isinstance(action, argparse._SubParsersAction):
+                for name, child in action.choices.items():
+                    yield from positionals(child, f"{path} {name}")
+
+    found = list(positionals(build_parser(), "eksbot"))
+    assert {(path, action.dest) for path, action in found} >= {
+        ("eksbot", "command"), ("eksbot index", "action"), ("eksbot ask", "question"), ("eksbot eval", "file"),
+    }
+    assert [(path, action.dest) for path, action in found if not action.help] == []
+
+
+def test_an_unknown_quiz_topic_is_one_line_with_the_topics_and_no_banner(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], fake_assistant: Assistant
+) -> None:
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'eksbot.db'}")
+    # A topic that names no quiz topic is matched by meaning: on the fake-embedder assistant here.
+    monkeypatch.setattr(Assistant, "from_settings", lambda *_args, **_kwargs: fake_assistant)
+    code, out, err = run(["quiz", "--lang", "en", "--topic", "nonsense"], capsys)
+    assert (code, out) == (2, "")
+    assert err.startswith("eksbot: I have no questions about \u201cnonsense\u201d. Topics: ") and err.count("\n") == 1
+    assert all(topic in err for topic in fake_assistant.topics("en"))

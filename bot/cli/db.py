@@ -26,6 +26,7 @@ def cmd_db_status(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    db = sub.add_parser("db", help="database migrations").add_subparsers(dest="action", required=True)
+    db = sub.add_parser("db", help="database migrations").add_subparsers(
+        dest="action", required=True, metavar="ACTION", help="upgrade or status")
     db.add_parser("upgrade", help="apply pending migrations (safe to run again)").set_defaults(func=cmd_db_upgrade)
     db.add_parser("status", help="is the database reachable, at which revision").set_defaults(func=cmd_db_status)

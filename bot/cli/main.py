@@ -7,6 +7,7 @@ import json
 import logging
 import sys
 from collections.abc import Callable, Sequence
+from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -14,7 +15,7 @@ from rich.console import Console
 
 from bot.cli.common import settings_from_args
 from bot.config import Settings
-from bot.errors import EksBotError, InputError, KnowledgeError, StorageError
+from bot.errors import EksBotError, InputError, KnowledgeError, StorageError, UnknownTopicError
 from bot.lang import LANGUAGES
 
 if TYPE_CHECKING:
@@ -157,23 +158,26 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="eksbot", description="The EKS training assistant.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
     parser.add_argument("--knowledge-dir", dest="knowledge_dir", help="knowledge directory (EKSBOT_KNOWLEDGE_DIR)")
     parser.add_argument("--index-dir", dest="index_dir", help="index directory (EKSBOT_INDEX_DIR)")
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", help="what to do")
 
-    index = sub.add_parser("index", help="build or check the search index").add_subparsers(dest="action", required=True)
+    index = sub.add_parser("index", help="build or check the search index").add_subparsers(
+        dest="action", required=True, metavar="ACTION", help="build or check")
     index.add_parser("build", help="build the index from the knowledge").set_defaults(func=cmd_index_build)
     index.add_parser("check", help="validate the knowledge and tell whether the index is up to date").set_defaults(
         func=cmd_index_check)
 
     ask = sub.add_parser("ask", help="answer a question from the knowledge")
-    ask.add_argument("question", nargs="+")
+    ask.add_argument("question", nargs="+", help="the question, in Spanish or English (quotes optional)")
     ask.add_argument("--json", action="store_true", help="print one JSON object")
     ask.add_argument("--lang", choices=LANGUAGES, help="answer in this language (default: detected)")
     ask.set_defaults(func=cmd_ask)
 
     ev = sub.add_parser("eval", help="measure retrieval on a JSONL file of queries (or of conversations)")
-    ev.add_argument("file")
+    ev.add_argument("file", help="JSONL file of labelled queries ({q, lang, expect}) or conversations ({turns, "
+                                 "lang, expect}), one a line")
     ev.add_argument("--json", action="store_true", help="one JSON line per query, then a summary line")
     ev.set_defaults(func=cmd_eval)
 
@@ -185,6 +189,16 @@ def build_parser() -> argparse.ArgumentParser:
     for register in _extensions():
         register(sub)
     return parser
+
+
+def version() -> str:
+    """The installed package's version (its metadata), else the source tree's."""
+    try:
+        return metadata.version("eksbot")
+    except metadata.PackageNotFoundError:
+        from bot import __version__
+
+        return __version__
 
 
 def _extensions() -> list[Callable[[argparse._SubParsersAction], None]]:
@@ -202,7 +216,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KnowledgeError as exc:
         print(f"eksbot: invalid knowledge: {exc}", file=sys.stderr)
         return 2
-    except InputError as exc:
+    except (InputError, UnknownTopicError) as exc:
         print(f"eksbot: {exc}", file=sys.stderr)
         return 2
     except StorageError as exc:

@@ -79,11 +79,12 @@ def login_name() -> str:
 
 def run(engine: QuizEngine, console: Console, read: ReadLine, *, user: str, topic: str | None = None,
         lang: str = "en", team: str = "default") -> int:
-    """Ask questions until the person leaves; every answer is stored as soon as it is given."""
+    """Ask questions until the person leaves; every answer is stored as soon as it is given. An unknown
+    topic raises UnknownTopicError before anything is shown."""
+    prompt = engine.next_question(user, team=team, topic=topic, lang=lang)
     console.print(Text(say(lang, "intro", user=user), style="bold"))
     console.print(Text(say(lang, "help"), style="dim"))
     while True:
-        prompt = engine.next_question(user, team=team, topic=topic, lang=lang)
         show_prompt(console, prompt)
         while True:
             try:
@@ -111,6 +112,7 @@ def run(engine: QuizEngine, console: Console, read: ReadLine, *, user: str, topi
                 result = exc.result
             show_result(console, result, lang, now=engine.clock())
             break
+        prompt = engine.next_question(user, team=team, topic=topic, lang=lang)
 
 
 def parse_answer(line: str) -> tuple[str, str | None]:

@@ -32,5 +32,5 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def register(sub: argparse._SubParsersAction) -> None:
     serve = sub.add_parser("serve", help="run the HTTP service (API, health, metrics, Slack)")
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (0.0.0.0 in a container)")
-    serve.add_argument("--port", type=int, default=8080)
+    serve.add_argument("--port", type=int, default=8080, help="port to listen on (default: 8080)")
     serve.set_defaults(func=cmd_serve)
