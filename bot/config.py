@@ -10,6 +10,7 @@ from pydantic import AliasChoices, Field, SecretStr, field_validator, model_vali
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from bot.lang import Lang
+from bot.logs import LogFormat
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
@@ -46,6 +47,9 @@ class Settings(BaseSettings):
     )
     max_question_chars: int = Field(default=2000, ge=10)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    log_format: LogFormat = Field(
+        default="auto", description="Log lines as JSON or readable text; auto: text on a terminal, else JSON."
+    )
     log_questions: bool = Field(default=False, description="Log question text (off: privacy).")
 
     api_tokens_raw: SecretStr = Field(default=SecretStr(""), validation_alias=AliasChoices("EKSBOT_API_TOKENS"))

@@ -1,13 +1,25 @@
-"""Logging: one JSON object per line on stderr (what log collectors on EKS expect)."""
+"""Logging on stderr: one JSON object per line for log collectors (on EKS), or readable lines for a person
+at a terminal. `EKSBOT_LOG_FORMAT` chooses: `auto` (text on a terminal, JSON otherwise), `json` or `text`."""
 
 from __future__ import annotations
 
 import json
 import logging
 import sys
+from collections.abc import Iterator
 from datetime import UTC, datetime
+from typing import Literal, TextIO
+
+LogFormat = Literal["auto", "json", "text"]
 
 _STANDARD = set(vars(logging.makeLogRecord({}))) | {"message", "asctime"}
+
+
+def _extras(record: logging.LogRecord) -> Iterator[tuple[str, object]]:
+    """What the call passed in `extra=`."""
+    for key, value in vars(record).items():
+        if key not in _STANDARD and not key.startswith("_") and key != "color_message":
+            yield key, value
 
 
 class JsonFormatter(logging.Formatter):
@@ -18,17 +30,46 @@ class JsonFormatter(logging.Formatter):
             "logger": record.name,
             "msg": record.getMessage(),
         }
-        for key, value in vars(record).items():
-            if key not in _STANDARD and not key.startswith("_") and key != "color_message":
-                payload[key] = value
+        payload.update(_extras(record))
         if record.exc_info:
             payload["exc"] = self.formatException(record.exc_info)
         return json.dumps(payload, ensure_ascii=False, default=str)
 
 
-def configure_logging(level: str = "INFO") -> None:
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(JsonFormatter())
+class TextFormatter(logging.Formatter):
+    """`12:00:01 INFO    bot.api.middleware: request route=/v1/query status=200`: local time, level, logger,
+    message, then the extras as key=value (quoted when a value has spaces); a traceback below."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        when = datetime.fromtimestamp(record.created).strftime("%H:%M:%S")
+        line = f"{when} {record.levelname:<7} {record.name}: {record.getMessage()}"
+        extras = " ".join(f"{key}={_text(value)}" for key, value in _extras(record))
+        if extras:
+            line += " " + extras
+        if record.exc_info:
+            line += "\n" + self.formatException(record.exc_info)
+        return line
+
+
+def _text(value: object) -> str:
+    text = value if isinstance(value, str) else str(value)
+    if not text or any(c.isspace() or c in "\"'=" for c in text):
+        return json.dumps(text, ensure_ascii=False)
+    return text
+
+
+def chosen_format(log_format: LogFormat, stream: TextIO) -> Literal["json", "text"]:
+    """`auto` is text when `stream` is a terminal, JSON otherwise."""
+    if log_format != "auto":
+        return log_format
+    isatty = getattr(stream, "isatty", None)
+    return "text" if isatty is not None and isatty() else "json"
+
+
+def configure_logging(level: str = "INFO", log_format: LogFormat = "auto", *, stream: TextIO | None = None) -> None:
+    out = stream if stream is not None else sys.stderr
+    handler = logging.StreamHandler(out)
+    handler.setFormatter(TextFormatter() if chosen_format(log_format, out) == "text" else JsonFormatter())
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level)

@@ -17,6 +17,7 @@ from bot.answers import Assistant
 from bot.cli.main import build_parser, main
 from bot.config import Settings
 from bot.errors import ConfigError
+from bot.logs import JsonFormatter, TextFormatter
 from bot.services import Services
 from bot.storage import Store
 from bot.storage.migrate import head_revision
@@ -54,6 +55,18 @@ def test_serve_uses_the_global_directories(
     assert code == 0 and "http://127.0.0.1:8099" in out
     settings: Settings = served[0].state.settings
     assert (settings.knowledge_dir, settings.index_dir) == (knowledge, index)
+
+
+@pytest.mark.parametrize(("setting", "formatter"), [("text", TextFormatter), ("json", JsonFormatter)])
+def test_serve_logs_in_the_format_set(
+    setting: str, formatter: type[logging.Formatter], monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str], root_logger: None
+) -> None:
+    monkeypatch.setattr(uvicorn, "run", lambda app, **_options: None)
+    monkeypatch.setenv("EKSBOT_LOG_FORMAT", setting)
+    assert run(["serve"], capsys)[0] == 0
+    [handler] = logging.getLogger().handlers
+    assert type(handler.formatter) is formatter
 
 
 def test_socket_mode_uses_the_global_directories(

@@ -14,7 +14,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from bot.logs import configure_logging
 
     settings = settings_from_args(args)
-    configure_logging(settings.log_level)
+    configure_logging(settings.log_level, settings.log_format)
     host = "localhost" if args.host in ("0.0.0.0", "::") else args.host
     print(f"EKS training assistant on http://{host}:{args.port} (ready when /readyz answers 200)", flush=True)
     print(

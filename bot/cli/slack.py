@@ -30,7 +30,7 @@ def cmd_slack(args: argparse.Namespace) -> int:
     from bot.services import Services
     from bot.slack.socket_mode import run_socket_mode
 
-    configure_logging(settings.log_level)
+    configure_logging(settings.log_level, settings.log_format)
     print("EKS training assistant: loading the model and index, then connecting to Slack (Socket Mode)…",
           flush=True)
     services = Services.load(settings)
