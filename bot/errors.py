@@ -45,7 +45,11 @@ class KnowledgeError(EksBotError):
 
 
 class IndexArtifactError(EksBotError):
-    pass
+    """`reason` says what is wrong (what a rebuild logs); the message adds `fix`, what to do about it."""
+
+    def __init__(self, reason: str, *, fix: str = "") -> None:
+        super().__init__(f"{reason}; {fix}" if fix else reason)
+        self.reason = reason
 
 
 class InputError(EksBotError):

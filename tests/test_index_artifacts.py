@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from datetime import datetime
 from pathlib import Path
 
@@ -91,6 +92,28 @@ def test_refuses_index_of_another_dimension(knowledge_copy: Path, built: Path) -
 
 def test_refuses_a_missing_index(knowledge_copy: Path, tmp_path: Path) -> None:
     refused(knowledge_copy, tmp_path / "nowhere", FakeEmbedder(), f"no index in {tmp_path / 'nowhere'}")
+
+
+def test_a_first_start_says_it_builds_the_index_not_to_run_a_command(
+    knowledge_copy: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="bot.retrieval.artifacts")
+    index = load_index(load_knowledge(knowledge_copy), tmp_path / "index", FakeEmbedder())
+    assert index.manifest.chunks > 0
+    said = [r.getMessage() for r in caplog.records]
+    assert said[0] == f"building the index: no index in {tmp_path / 'index'} yet", said
+    assert not [line for line in said if "eksbot index build" in line], said
+
+
+def test_a_stale_index_is_rebuilt_saying_why(
+    knowledge_copy: Path, built: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    add_to_explanation(knowledge_copy, 3, "Una frase nueva.")
+    caplog.set_level(logging.INFO, logger="bot.retrieval.artifacts")
+    load_index(load_knowledge(knowledge_copy), built, FakeEmbedder())
+    said = [r.getMessage() for r in caplog.records]
+    assert said[0] == f"building the index: the knowledge in {knowledge_copy} changed since the index was built"
+    assert not [line for line in said if "eksbot index build" in line], said
 
 
 DAMAGED = "index in {index} is damaged"

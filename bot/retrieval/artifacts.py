@@ -31,6 +31,7 @@ from bot.knowledge import KnowledgeBase
 FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
 FILES = ("chunks.faiss", "sentences.npy", "chunks.json")
+REBUILD = "run 'eksbot index build'"
 
 log = logging.getLogger(__name__)
 
@@ -66,9 +67,9 @@ class Manifest:
             data = json.loads(path.read_text(encoding="utf-8"))
             return cls(**{k: data[k] for k in cls.__dataclass_fields__})
         except FileNotFoundError as exc:
-            raise IndexArtifactError(f"no index in {directory}: run 'eksbot index build'") from exc
+            raise IndexArtifactError(f"no index in {directory} yet", fix=REBUILD) from exc
         except (ValueError, KeyError, TypeError) as exc:
-            raise IndexArtifactError(f"{path} is unreadable ({exc}); run 'eksbot index build'") from exc
+            raise IndexArtifactError(f"{path} is unreadable ({exc})", fix=REBUILD) from exc
 
 
 @dataclass(frozen=True)
@@ -150,18 +151,18 @@ def load_index(knowledge: KnowledgeBase, index_dir: Path, embedder: Embedder, *,
     except IndexArtifactError as exc:
         if not rebuild:
             raise
-        reason = str(exc)
+        reason = exc.reason
     if reason is not None:
         if not rebuild:
-            raise IndexArtifactError(f"stale index in {index_dir}: {reason}; run 'eksbot index build'")
-        log.warning("rebuilding the index: %s", reason)
+            raise IndexArtifactError(f"stale index in {index_dir}: {reason}", fix=REBUILD)
+        log.warning("building the index: %s", reason)
         build_index(knowledge, index_dir, embedder)
     try:
         return _read_artifacts(knowledge, index_dir)
     except IndexArtifactError as exc:
         if not rebuild or reason is not None:
             raise
-        log.warning("rebuilding the index: %s", exc)
+        log.warning("building the index again: %s", exc.reason)
         build_index(knowledge, index_dir, embedder)
         return _read_artifacts(knowledge, index_dir)
 
@@ -180,11 +181,11 @@ def _read_artifacts(knowledge: KnowledgeBase, index_dir: Path) -> LoadedIndex:
         faiss_index = faiss.read_index(str(index_dir / "chunks.faiss"))
         sentence_vectors = np.load(index_dir / "sentences.npy")
     except (OSError, ValueError, KeyError, TypeError, RuntimeError) as exc:
-        raise IndexArtifactError(f"index in {index_dir} is damaged ({exc}); run 'eksbot index build'") from exc
+        raise IndexArtifactError(f"index in {index_dir} is damaged ({exc})", fix=REBUILD) from exc
     if faiss_index.ntotal != len(chunks) or len(sentence_vectors) != len(sentences):
-        raise IndexArtifactError(f"index in {index_dir} is inconsistent; run 'eksbot index build'")
+        raise IndexArtifactError(f"index in {index_dir} is inconsistent", fix=REBUILD)
     if faiss_index.ntotal and faiss_index.d != manifest.dimension:
-        raise IndexArtifactError(f"index in {index_dir} is inconsistent; run 'eksbot index build'")
+        raise IndexArtifactError(f"index in {index_dir} is inconsistent", fix=REBUILD)
     if knowledge.digest != manifest.knowledge_digest:
         raise IndexArtifactError(f"the index in {index_dir} was rebuilt for other knowledge while loading; load again")
     return LoadedIndex(manifest, knowledge, chunks, sentences, faiss_index, sentence_vectors)
