@@ -14,6 +14,7 @@ or fail with EKSBOT_REQUIRE_POSTGRES=1 (as in CI).
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import uuid
@@ -172,7 +173,18 @@ def _services(settings: Settings, assistant: Assistant) -> Iterator[Services]:
     built.close()
 
 
-# -- knowledge, databases, time ------------------------------------------------------------------------
+# -- knowledge, databases, time, logging ---------------------------------------------------------------
+
+
+@pytest.fixture
+def root_logger() -> Iterator[None]:
+    """`serve` and `slack` set up logging for the process: put the test process's back afterwards."""
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    yield
+    root.handlers[:] = handlers
+    root.setLevel(level)
+
 
 
 @pytest.fixture

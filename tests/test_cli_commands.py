@@ -30,16 +30,6 @@ def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, 
     return code, out, err
 
 
-@pytest.fixture
-def root_logger() -> Iterator[None]:
-    """`serve` and `slack` set up JSON logging for the process: put the test process's back afterwards."""
-    root = logging.getLogger()
-    handlers, level = root.handlers[:], root.level
-    yield
-    root.handlers[:] = handlers
-    root.setLevel(level)
-
-
 def directories(tmp_path: Path) -> tuple[list[str], Path, Path]:
     knowledge, index = tmp_path / "my-knowledge", tmp_path / "my-index"
     return ["--knowledge-dir", str(knowledge), "--index-dir", str(index)], knowledge, index

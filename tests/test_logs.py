@@ -6,7 +6,6 @@ import io
 import json
 import logging
 import re
-from collections.abc import Iterator
 
 import pytest
 from pydantic import ValidationError
@@ -20,13 +19,7 @@ class Terminal(io.StringIO):
         return True
 
 
-@pytest.fixture(autouse=True)
-def root_logger() -> Iterator[None]:
-    root = logging.getLogger()
-    handlers, level = root.handlers[:], root.level
-    yield
-    root.handlers[:] = handlers
-    root.setLevel(level)
+pytestmark = pytest.mark.usefixtures("root_logger")
 
 
 def logged(log_format: LogFormat, stream: io.StringIO) -> str:
