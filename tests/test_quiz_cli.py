@@ -16,7 +16,7 @@ from rich.console import Console
 from bot.cli.quiz import names_a_topic, parse_answer, run
 from bot.quiz import QuizEngine, TopicMatcher
 from bot.storage import Store
-from tests.quiz_helpers import DOC, Clock, knowledge
+from tests.quiz_helpers import DOC, Clock, knowledge, wrong_letter
 
 # The command as `eksbot` will run it: a parser with the `quiz` subcommand registered.
 COMMAND = (
@@ -93,6 +93,63 @@ def test_a_snippet_is_shown_with_the_explanation(engine: QuizEngine) -> None:
     assert "slotsPerWorker" in out.getvalue() and "kind: MPIJob" in out.getvalue()
     [attempt] = engine.store.answered_attempts(user="tester")
     assert (attempt.question, attempt.confidence) == (13, "sure")
+
+
+def terminal(height: int = 40, width: int = 80) -> tuple[Console, io.StringIO]:
+    """A terminal of a fixed size."""
+    out = io.StringIO()
+    return Console(file=out, width=width, height=height, force_terminal=True, color_system=None), out
+
+
+def test_the_verdict_stays_in_view_on_a_40_row_terminal(engine: QuizEngine) -> None:
+    term, out = terminal(height=40)
+    screens: list[list[str]] = []
+
+    def read(_prompt: str) -> str:
+        """Answers A, then leaves; keeps what the terminal shows each time: 39 lines, then the input line."""
+        screens.append(out.getvalue().splitlines()[-39:])
+        if len(screens) > 1:
+            raise EOFError
+        return "A"
+
+    run(engine, term, read, user="tester", topic="deepspeed")  # question 12: the longest explanation and code
+    [attempt] = engine.store.answered_attempts(user="tester")
+    assert attempt.question == 12
+    screen = screens[1]
+    verdict = "✅ Correct!" if attempt.correct else "❌ Wrong: the answer is"
+    [at] = [i for i, line in enumerate(screen) if line.startswith(verdict)]
+    top = max(i for i, line in enumerate(screen[:at]) if line.startswith("╭"))
+    panel = "\n".join(screen[top:at])
+    assert screen[at - 1].startswith("╰")  # the verdict comes right after the whole explanation panel
+    question = knowledge().question(DOC, 12, "en")
+    assert question.blocks[0].text[:40] in panel  # which starts with the explanation's first words
+    assert "more lines in question 12" in panel and '"zero_optimization": {' in panel  # cut to fit, with a note
+    assert screen[-1].startswith("╰") and "2 (1 in all) · score " in screen[-1]  # then the next question
+
+
+def test_each_question_shows_its_place_the_score_and_what_is_due(engine: QuizEngine, clock: Clock) -> None:
+    earlier = engine.next_question("tester")
+    engine.answer("tester", earlier.attempt_id, wrong_letter(earlier))
+    clock.advance(hours=1)  # that wrong answer is due again
+    term, out = console()
+    run(engine, term, scripted(["A"], []), user="tester")
+    total = len(knowledge().questions("en"))
+    [attempt] = [a for a in engine.store.answered_attempts(user="tester") if a.id != earlier.attempt_id]
+    assert attempt.question == earlier.question  # the one due came first
+    text = out.getvalue()
+    assert f"{earlier.question} · " in text and " · due for review ─" in text
+    assert f" 1/{total} · due for review: 1 ─╯" in text
+    assert f" 2/{total} · score {int(bool(attempt.correct))}/1 · due for review: 0 ─╯" in text
+
+
+def test_after_the_stats_the_question_is_shown_again(engine: QuizEngine) -> None:
+    term, out = console()
+    run(engine, term, scripted(["s"], []), user="tester")
+    before, after = out.getvalue().split("Stats for tester")
+    lines = before.splitlines()
+    top = next(i for i, line in enumerate(lines) if line.startswith("╭─ "))
+    question = "\n".join(lines[top:])
+    assert "A) " in question and question.strip() in after
 
 
 def test_ctrl_c_and_end_of_input_leave_cleanly_in_spanish(engine: QuizEngine, store: Store) -> None:

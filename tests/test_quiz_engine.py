@@ -265,6 +265,7 @@ def test_a_due_question_comes_first(make: Make, clock: Clock) -> None:
     clock.advance(minutes=2)
     prompt = engine.next_question("ana")
     assert (prompt.question, prompt.reason) == (missed.question, "due")
+    assert (prompt.pool, prompt.due) == (len(ALL), 1)  # drawn from all the questions; it is the one due
     assert engine.stats("ana").due == 1
     engine.answer("ana", prompt.attempt_id, right_letter(prompt), confidence="sure")
     assert engine.stats("ana").due == 0
@@ -319,7 +320,7 @@ def test_a_topic_name_narrows_the_questions(make_sqlite: Make, topic: str, lang:
     drawn = set()
     for _ in range(len(expected) + 2):
         prompt = engine.next_question("ana", topic=topic, lang=lang)
-        assert prompt.lang == lang
+        assert (prompt.lang, prompt.pool) == (lang, len(expected))
         engine.answer("ana", prompt.attempt_id, right_letter(prompt))
         drawn.add(prompt.question)
     assert drawn == expected

@@ -19,6 +19,9 @@ TEXTS: dict[str, dict[str, str]] = {
         "figures": "Respondidas: {answered} · Correctas: {correct} · Acierto: {accuracy:.0%} · "
                    "Días seguidos acertando: {current} (mejor: {best}) · Pendientes de repaso: {due}",
         "topic": "Tema",
+        "progress": "{position} · {score}pendientes de repaso: {due}",
+        "score": "aciertos {correct}/{answered} · ",
+        "past_pool": "{n} ({pool} en total)",
         "reason_due": "repaso pendiente",
         "reason_new": "nueva",
         "reason_review": "repaso",
@@ -39,6 +42,9 @@ TEXTS: dict[str, dict[str, str]] = {
         "figures": "Answered: {answered} · Correct: {correct} · Accuracy: {accuracy:.0%} · "
                    "Days in a row with a right answer: {current} (best: {best}) · Due for review: {due}",
         "topic": "Topic",
+        "progress": "{position} · {score}due for review: {due}",
+        "score": "score {correct}/{answered} · ",
+        "past_pool": "{n} ({pool} in all)",
         "reason_due": "due for review",
         "reason_new": "new",
         "reason_review": "review",

@@ -71,7 +71,8 @@ class QuizEngine:
         """The question due for review first, else one never answered, else the one due soonest.
 
         `topic` narrows the draw (a topic name, or what `topics.match_topic` finds); `question` asks
-        that question number whatever its schedule.
+        that question number whatever its schedule. The prompt tells how many questions it was drawn
+        from and how many of those are due for review.
         """
         language = check_lang(lang)
         if not self._keys:
@@ -79,6 +80,7 @@ class QuizEngine:
         now = self._now()
         due = {key: review.due for key, review in self.store.reviews(team, user).items()}
         if question is not None:
+            candidates = self._keys
             key = self._numbered(question, language)
             reason = reason_for(key, due, now)
         else:
@@ -96,7 +98,8 @@ class QuizEngine:
         shown = [QuizOption(letter, text[k]) for letter, k in zip(letters(len(order)), order, strict=True)]
         return QuizPrompt(
             attempt_id=record.id, doc_id=q.doc_id, question=q.number, lang=language, prompt=q.title,
-            topic=q.topic, options=shown, reason=reason,
+            topic=q.topic, options=shown, reason=reason, pool=len(candidates),
+            due=sum(1 for k in candidates if k in due and due[k] <= now),
         )
 
     def answer(self, user: str, attempt_id: str, choice: str, *, confidence: str | None = None) -> QuizResult:

@@ -37,6 +37,8 @@ class QuizPrompt:
     topic: str
     options: list[QuizOption]
     reason: Reason  # "due": scheduled review, "new": never answered, "review": the one due soonest
+    pool: int = 0  # how many questions it was drawn from: the topic's, or all
+    due: int = 0  # how many of those are due for review now (this one included)
 
     def to_dict(self) -> dict[str, object]:
         return {
