@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Literal
@@ -9,7 +10,7 @@ from typing import Literal
 from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from bot.lang import Lang
+from bot.lang import Lang, locale_lang
 from bot.logs import LogFormat
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -60,7 +61,10 @@ class Settings(BaseSettings):
     migrate_on_start: bool = Field(
         default=True, description="Run database migrations at start (off when a release job runs them)."
     )
-    default_lang: Lang = Field(default="es", description="Language when nothing tells.")
+    default_lang: Lang = Field(
+        default_factory=lambda: locale_lang(os.environ),
+        description="Language when nothing tells; unset: the locale's (LANG...): es for es_*, else en.",
+    )
     admins_raw: str = Field(default="", validation_alias=AliasChoices("EKSBOT_ADMINS"),
                             description="Comma-separated Slack user ids who see the knowledge gaps on their Home.")
     record_gaps: bool = Field(default=True, description="Record knowledge gaps (no user ids are stored).")

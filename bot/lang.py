@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from typing import Literal, TypeGuard, overload
 
 from bot.errors import InputError
@@ -29,3 +31,13 @@ def check_lang(value: str | None) -> Lang | None:
     if value is None or is_lang(value):
         return value
     raise InputError(say("en", "unknown_lang", lang=value))
+
+
+def locale_lang(environ: Mapping[str, str]) -> Lang:
+    """The language of the locale's messages (LC_ALL, else LC_MESSAGES, else LANG, as POSIX reads them):
+    Spanish for `es` and `es_*` locales, English for any other (`C`, `en_GB.UTF-8`, `fr_FR`) or none."""
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = environ.get(name, "").strip()
+        if value:
+            return "es" if re.match(r"es(?:[_.@]|$)", value, re.IGNORECASE) else "en"
+    return "en"

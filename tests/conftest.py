@@ -140,10 +140,11 @@ def _assistant(index_dir: Path, embedder: Embedder, model: Model | None = None) 
 
 @pytest.fixture
 def settings(tmp_path: Path, fake_index_dir: Path) -> Settings:
-    """Settings for one test: the fake-embedder index, a private data directory, no Slack, no tokens."""
+    """Settings for one test: the fake-embedder index, a private data directory, no Slack, no tokens, and
+    Spanish when nothing tells (whatever the locale the tests run in)."""
     return load_settings(
         knowledge_dir=KNOWLEDGE, index_dir=fake_index_dir, data_dir=tmp_path / "data", auto_rebuild=False,
-        slack_bot_token=None, slack_signing_secret=None, slack_app_token=None,
+        slack_bot_token=None, slack_signing_secret=None, slack_app_token=None, default_lang="es",
     )
 
 

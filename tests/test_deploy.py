@@ -248,6 +248,14 @@ def test_resources_and_threads_are_set(variants: dict[str, list[Obj]]) -> None:
         assert config["OMP_NUM_THREADS"] == config["MKL_NUM_THREADS"] == "2", name
 
 
+def test_logs_are_json_and_the_language_is_set_whatever_the_image_locale(variants: dict[str, list[Obj]],
+                                                                        helm: str) -> None:
+    for name, objects in variants.items():
+        config = one(objects, "ConfigMap")["data"]
+        assert (config["EKSBOT_LOG_FORMAT"], config["EKSBOT_DEFAULT_LANG"]) == ("json", "es"), name
+    assert one(render(helm, config__defaultLang="en"), "ConfigMap")["data"]["EKSBOT_DEFAULT_LANG"] == "en"
+
+
 def test_config_changes_roll_the_pods(helm: str) -> None:
     def checksum(**sets: Any) -> str:
         annotations = one(render(helm, **sets), "Deployment")["spec"]["template"]["metadata"]["annotations"]
@@ -306,6 +314,7 @@ def test_an_sqlite_url_still_means_one_replica(helm: str) -> None:
         ({"database__migrations__enable": False}, "enable"),
         ({"replicaCount": "two"}, "replicaCount"),
         ({"config__logLevel": "VERBOSE"}, "logLevel"),
+        ({"config__defaultLang": "fr"}, "defaultLang"),
         ({"database__url": "mysql://db/eksbot"}, "url"),
         ({"securityContext__runAsUser": 0}, "runAsUser"),
     ],

@@ -33,7 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("quiz", help="practise with the quiz in the terminal (progress is saved)")
     parser.add_argument("--topic", help="only questions on this topic (a topic name, or words about it)")
     parser.add_argument("--lang", choices=LANGUAGES, default=None,
-                        help="language of the questions (default: EKSBOT_DEFAULT_LANG)")
+                        help="language of the questions (default: EKSBOT_DEFAULT_LANG, else the locale's)")
     parser.add_argument("--user", default=None, help="whose progress (default: your login name)")
     parser.set_defaults(func=cmd_quiz)
 
