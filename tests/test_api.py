@@ -195,7 +195,7 @@ def test_readyz_reports_a_failed_start(settings: Settings) -> None:
 def test_openapi_documents_every_field_with_an_example(client: TestClient) -> None:
     spec = client.get("/openapi.json").json()
     assert "/v1/query" in spec["paths"]
-    for name in ("QueryRequest", "AnswerOut", "CitationOut"):
+    for name in ("QueryRequest", "AnswerOut", "CitationOut", "UserStatsOut", "TopicStatsOut"):
         schema = spec["components"]["schemas"][name]
         for field, prop in schema["properties"].items():
             assert prop.get("description"), f"{name}.{field} has no description"

@@ -58,6 +58,21 @@ def test_wrong_answer_counts_and_comes_back_for_review(client: TestClient) -> No
     assert hardest[0]["question"] == prompt["question"] and hardest[0]["accuracy"] == 0.0
 
 
+def test_stats_name_topics_in_the_language_asked_or_played(client: TestClient) -> None:
+    prompt = draw(client, "erin", lang="en", topic="karpenter")
+    client.post("/v1/quiz/answer", json={"user": "erin", "attempt_id": prompt["attempt_id"],
+                                         "choice": right_letter(prompt)})
+    played = client.get("/v1/quiz/stats", params={"user": "erin"})  # the default language is Spanish
+    assert played.status_code == 200
+    body = played.json()
+    assert body["lang"] == "en" and body["per_topic"]["Karpenter"] == {"answered": 1, "correct": 1, "accuracy": 1.0}
+    assert body["per_topic"]["Slinky and Slurm"] == {"answered": 0, "correct": 0, "accuracy": None}
+    asked = client.get("/v1/quiz/stats", params={"user": "erin", "lang": "es"}).json()
+    assert asked["lang"] == "es" and "Slinky y Slurm" in asked["per_topic"]
+    refused = client.get("/v1/quiz/stats", params={"user": "erin", "lang": "fr"})
+    assert refused.status_code == 422 and "lang" in refused.text
+
+
 def test_topic_filter_and_unknown_topic(client: TestClient) -> None:
     assert draw(client, topic="slurm", lang="en")["question"] in (3, 4)
     assert draw(client, topic="almacenamiento", lang="es")["question"] == 8

@@ -81,7 +81,7 @@ def test_answer_one_question_see_the_result_and_stats_then_quit(engine: QuizEngi
         assert f"❌ Wrong: the answer is {letter}) {right.text}" in text
     assert question.blocks[0].text[:40] in text  # the explanation
     assert f"Question {question.number} · " in text and "[eks-training-quiz.en.md]" in text  # the citation
-    assert "Stats for tester" in text and "Answered: 1" in text
+    assert "Stats for tester" in text and "Answered: 1" in text and "Not tried yet: " in text
     assert "See you next time" in text
     assert engine.stats("tester").answered == 1  # stored, not only shown
 

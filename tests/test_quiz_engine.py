@@ -361,12 +361,27 @@ def test_stats_count_answers_per_topic_in_the_language_asked(make: Make) -> None
     assert stats.accuracy == pytest.approx(2 / 3, abs=1e-3)
     assert stats.per_topic["Slinky y Slurm"] == {"answered": 2, "correct": 1, "accuracy": 0.5}
     assert stats.per_topic["Karpenter"]["correct"] == 1
-    assert stats.per_topic["Paralelismo distribuido"]["answered"] == 0  # that answer was in another team
+    # That answer was in another team: never attempted here, so no accuracy rather than 0 %.
+    assert stats.per_topic["Paralelismo distribuido"] == {"answered": 0, "correct": 0, "accuracy": None}
     assert "Slinky and Slurm" in engine.stats("ana", lang="en").per_topic
     body = stats.to_dict()
     assert body["answered"] == 3 and body["per_topic"]["Slinky y Slurm"]["answered"] == 2  # type: ignore[index]
+    assert body["lang"] == "es"
     empty = engine.stats("nobody")
     assert (empty.answered, empty.accuracy, empty.current_streak, empty.due) == (0, 0.0, 0, 0)
+    assert {values["accuracy"] for values in empty.per_topic.values()} == {None}
+
+
+def test_stats_name_topics_in_the_language_played_unless_asked(make_sqlite: Make, clock: Clock) -> None:
+    engine = make_sqlite()
+    assert engine.stats("ana", default_lang="es").lang == "es"  # nothing played yet: the default
+    answer_right(engine, "ana", question=3, lang="es")
+    clock.advance(minutes=1)
+    answer_right(engine, "ana", question=15, lang="en")
+    played = engine.stats("ana", default_lang="es")
+    assert played.lang == "en" and "Slinky and Slurm" in played.per_topic  # the latest answer's language
+    asked = engine.stats("ana", lang="es", default_lang="en")
+    assert asked.lang == "es" and asked.per_topic["Slinky y Slurm"]["answered"] == 1
 
 
 def test_streaks_count_days_with_a_right_answer(make_sqlite: Make, clock: Clock) -> None:

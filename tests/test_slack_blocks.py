@@ -12,7 +12,7 @@ import pytest
 from bot.answers import Answer, Assistant
 from bot.citations import Citation
 from bot.lang import Lang
-from bot.quiz import LeaderboardEntry, QuizOption, QuizPrompt, QuizResult, UserStats
+from bot.quiz import LeaderboardEntry, QuizOption, QuizPrompt, QuizResult, TopicTally, UserStats
 from bot.slack import blocks
 from bot.slack.texts import TEXTS, t
 
@@ -105,9 +105,10 @@ def test_every_option_gets_a_button_even_past_25() -> None:
 
 
 def test_stats_and_leaderboard_stay_within_limits() -> None:
-    per_topic: dict[str, dict[str, float | int]] = {
+    per_topic: dict[str, TopicTally] = {
         HOSTILE * 3 + str(i): {"answered": 3, "correct": 2, "accuracy": 0.6667} for i in range(200)
     }
+    per_topic |= {HOSTILE * 3 + str(i): {"answered": 0, "correct": 0, "accuracy": None} for i in range(200, 400)}
     stats = UserStats(user="U1", answered=600, correct=400, accuracy=0.6667, current_streak=3, best_streak=9,
                       due=4, per_topic=per_topic)
     entries = [LeaderboardEntry(user=f"U{i:05d}", answered=10, correct=5, accuracy=0.5, best_streak=1)
@@ -117,6 +118,18 @@ def test_stats_and_leaderboard_stay_within_limits() -> None:
                     blocks.leaderboard_message([], "en")):
         check_limits(message)
         check_escaped(message)
+
+
+def test_stats_list_the_topics_never_tried_apart() -> None:
+    per_topic: dict[str, TopicTally] = {
+        "Karpenter": {"answered": 2, "correct": 1, "accuracy": 0.5},
+        "BF16": {"answered": 0, "correct": 0, "accuracy": None},
+        "<MPIJob>": {"answered": 0, "correct": 0, "accuracy": None},
+    }
+    stats = UserStats(user="U1", answered=2, correct=1, accuracy=0.5, current_streak=1, best_streak=1, due=0,
+                      per_topic=per_topic, lang="en")
+    [topics] = [b["text"]["text"] for b in blocks.stats_message(stats, "en")["blocks"] if "By topic" in str(b)]
+    assert topics.splitlines()[1:] == ["• Karpenter: 1/2 (50%)", "Not tried yet: BF16, &lt;MPIJob&gt;"]
 
 
 def test_a_quiz_question_gives_nothing_away() -> None:

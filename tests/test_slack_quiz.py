@@ -185,6 +185,8 @@ def test_quiz_stats_and_top(slack: SlackSender, fake: FakeSlack, services: Servi
     stats = ask(slack, fake, "stats")
     assert stats["response_type"] == "ephemeral"
     assert "Answered: 1 · Correct: 1 · Accuracy: 100%" in stats["text"]
+    shown = "\n".join(texts(stats))
+    assert "Not tried yet: " in shown and "0/0" not in shown  # topics never tried have no accuracy
     assert "Respondidas: *1*" in " ".join(texts(ask(slack, fake, "stats es")))
     top = ask(slack, fake, "top")
     assert "1. <@U1> · 1 correctas (100%)" in top["text"]

@@ -138,6 +138,31 @@ class QuizResultOut(BaseModel):
                                    examples=[False])
 
 
+class TopicStatsOut(BaseModel):
+    answered: int = Field(description="Answers on this topic.", examples=[3])
+    correct: int = Field(description="Right answers on this topic.", examples=[2])
+    accuracy: float | None = Field(description="correct / answered; null for a topic never attempted.",
+                                   examples=[0.6667])
+
+
+class UserStatsOut(BaseModel):
+    user: str = Field(description="Whose progress.", examples=["alice"])
+    answered: int = Field(description="Questions answered.", examples=[12])
+    correct: int = Field(description="Right answers.", examples=[9])
+    accuracy: float = Field(description="correct / answered (0 before any answer).", examples=[0.75])
+    current_streak: int = Field(description="Days in a row, up to today or yesterday, with a right answer (UTC).",
+                                examples=[3])
+    best_streak: int = Field(description="The longest such run.", examples=[5])
+    due: int = Field(description="Questions due for review now.", examples=[2])
+    per_topic: dict[str, TopicStatsOut] = Field(
+        description="Every topic of the quiz, named in `lang`, in the quiz's order.",
+        examples=[{"Karpenter": {"answered": 3, "correct": 2, "accuracy": 0.6667},
+                   "BF16": {"answered": 0, "correct": 0, "accuracy": None}}],
+    )
+    lang: Lang = Field(description="Language of the topic names: the one asked, else the one of the user's "
+                                   "latest answer, else the default.", examples=["en"])
+
+
 def error_responses(**specific: str) -> dict[int | str, dict[str, object]]:
     """OpenAPI descriptions of the errors every /v1 route can answer, plus the route's own (`e422=...`)."""
     described = {

@@ -165,11 +165,16 @@ def show_stats(console: Console, stats: UserStats, lang: str) -> None:
     table.add_column(say(lang, "topic"))
     for column in ("✓", "#", "%"):
         table.add_column(column, justify="right")
+    untried = []
     for topic, values in stats.per_topic.items():
-        if values["answered"]:
-            table.add_row(escape(topic), str(values["correct"]), str(values["answered"]),
-                          f"{values['accuracy']:.0%}")
+        accuracy = values["accuracy"]
+        if accuracy is None:
+            untried.append(topic)
+        else:
+            table.add_row(escape(topic), str(values["correct"]), str(values["answered"]), f"{accuracy:.0%}")
     console.print(table)
+    if untried:
+        console.print(Text(say(lang, "not_tried", topics=", ".join(untried)), style="dim"))
 
 
 def wait_text(wait: timedelta, lang: str) -> str:

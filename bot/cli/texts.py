@@ -19,6 +19,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "figures": "Respondidas: {answered} · Correctas: {correct} · Acierto: {accuracy:.0%} · "
                    "Días seguidos acertando: {current} (mejor: {best}) · Pendientes de repaso: {due}",
         "topic": "Tema",
+        "not_tried": "Sin intentar todavía: {topics}",
         "progress": "{position} · {score}pendientes de repaso: {due}",
         "score": "aciertos {correct}/{answered} · ",
         "past_pool": "{n} ({pool} en total)",
@@ -42,6 +43,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "figures": "Answered: {answered} · Correct: {correct} · Accuracy: {accuracy:.0%} · "
                    "Days in a row with a right answer: {current} (best: {best}) · Due for review: {due}",
         "topic": "Topic",
+        "not_tried": "Not tried yet: {topics}",
         "progress": "{position} · {score}due for review: {due}",
         "score": "score {correct}/{answered} · ",
         "past_pool": "{n} ({pool} in all)",

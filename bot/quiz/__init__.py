@@ -9,10 +9,11 @@ from bot.quiz.models import (
     QuizPrompt,
     QuizResult,
     TopicMatcher,
+    TopicTally,
     UserStats,
 )
 
 __all__ = [
     "DueQuestion", "LeaderboardEntry", "QuestionStat", "QuizEngine", "QuizOption", "QuizPrompt", "QuizResult",
-    "TopicMatcher", "UserStats",
+    "TopicMatcher", "TopicTally", "UserStats",
 ]

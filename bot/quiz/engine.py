@@ -150,10 +150,13 @@ class QuizEngine:
 
     # -- progress ----------------------------------------------------------------------------------
 
-    def stats(self, user: str, *, team: str = "default", lang: str = "en") -> UserStats:
-        lang = check_lang(lang)
+    def stats(self, user: str, *, team: str = "default", lang: str | None = None,
+              default_lang: str = "en") -> UserStats:
+        """A person's progress, with topics named in `lang`; without it, in the language of their latest
+        answer, or `default_lang` before any."""
         now = self._now()
         attempts = self.store.answered_attempts(team=team, user=user)
+        lang = check_lang(lang if lang is not None else attempts[-1].lang if attempts else default_lang)
         right = sum(1 for a in attempts if a.correct)
         current, best = stats.streaks(_days(a.answered_at for a in attempts if a.correct), now.date())
         known = set(self._keys)
@@ -165,7 +168,7 @@ class QuizEngine:
         )
         return UserStats(
             user=user, answered=len(attempts), correct=right, accuracy=accuracy(right, len(attempts)),
-            current_streak=current, best_streak=best, due=due, per_topic=per_topic,
+            current_streak=current, best_streak=best, due=due, per_topic=per_topic, lang=lang,
         )
 
     def leaderboard(self, *, team: str = "default", limit: int = 10) -> list[LeaderboardEntry]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Literal, Protocol
+from typing import Literal, Protocol, TypedDict
 
 from bot.citations import Citation
 from bot.lang import Lang
@@ -69,6 +69,12 @@ class QuizResult:
         }
 
 
+class TopicTally(TypedDict):
+    answered: int
+    correct: int
+    accuracy: float | None  # None: never attempted
+
+
 @dataclass(frozen=True)
 class UserStats:
     user: str
@@ -78,13 +84,14 @@ class UserStats:
     current_streak: int  # consecutive UTC days with a correct answer, up to today or yesterday
     best_streak: int
     due: int  # questions whose review is due now
-    per_topic: dict[str, dict[str, float | int]] = field(default_factory=dict)
+    per_topic: dict[str, TopicTally] = field(default_factory=dict)  # every topic, named in `lang`
+    lang: Lang = "en"
 
     def to_dict(self) -> dict[str, object]:
         return {
             "user": self.user, "answered": self.answered, "correct": self.correct, "accuracy": self.accuracy,
             "current_streak": self.current_streak, "best_streak": self.best_streak, "due": self.due,
-            "per_topic": {topic: dict(values) for topic, values in self.per_topic.items()},
+            "per_topic": {topic: dict(values) for topic, values in self.per_topic.items()}, "lang": self.lang,
         }
 
 

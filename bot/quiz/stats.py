@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import date, timedelta
 
-from bot.quiz.models import QuestionStat, accuracy
+from bot.quiz.models import QuestionStat, TopicTally, accuracy
 
 ONE_DAY = timedelta(days=1)
 
@@ -28,15 +28,17 @@ def streaks(days: Iterable[date], today: date) -> tuple[int, int]:
     return current, best
 
 
-def tally(pairs: Iterable[tuple[str, bool]], names: list[str]) -> dict[str, dict[str, float | int]]:
-    """answered / correct / accuracy for each name, in the order given (names never answered included)."""
+def tally(pairs: Iterable[tuple[str, bool]], names: list[str]) -> dict[str, TopicTally]:
+    """answered / correct / accuracy for each name, in the order given; names never answered are included,
+    with no accuracy (None)."""
     counts = {name: [0, 0] for name in names}
     for name, correct in pairs:
         entry = counts.setdefault(name, [0, 0])
         entry[0] += 1
         entry[1] += int(correct)
     return {
-        name: {"answered": answered, "correct": right, "accuracy": accuracy(right, answered)}
+        name: TopicTally(answered=answered, correct=right,
+                         accuracy=accuracy(right, answered) if answered else None)
         for name, (answered, right) in counts.items()
     }
 

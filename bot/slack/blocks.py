@@ -200,12 +200,17 @@ def stats_message(stats: UserStats, lang: str) -> Message:
     line = t(lang, "stats_line", answered=stats.answered, correct=stats.correct,
              accuracy=f"{stats.accuracy:.0%}", streak=stats.current_streak, best=stats.best_streak, due=stats.due)
     blocks = [section(f"{t(lang, 'stats_title')}\n{line}")]
-    if stats.per_topic:
-        topics = "\n".join(
-            f"• {escape(name)}: {values['correct']}/{values['answered']} ({float(values['accuracy']):.0%})"
-            for name, values in stats.per_topic.items()
-        )
-        blocks.append(section(f"{t(lang, 'per_topic')}\n{topics}"))
+    lines, untried = [], []
+    for name, values in stats.per_topic.items():
+        accuracy = values["accuracy"]
+        if accuracy is None:
+            untried.append(escape(name))
+        else:
+            lines.append(f"• {escape(name)}: {values['correct']}/{values['answered']} ({accuracy:.0%})")
+    if untried:
+        lines.append(t(lang, "not_tried", topics=", ".join(untried)))
+    if lines:
+        blocks.append(section(f"{t(lang, 'per_topic')}\n" + "\n".join(lines)))
     return message(line.replace("*", ""), blocks)
 
 

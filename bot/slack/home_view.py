@@ -11,6 +11,7 @@ from typing import Any
 
 from bot.home import HomeView
 from bot.lang import LANGUAGES, Lang
+from bot.quiz import TopicTally
 from bot.slack import blocks
 from bot.slack.blocks import Block, escape, mention
 from bot.slack.texts import t
@@ -61,12 +62,16 @@ def _progress(view: HomeView) -> list[Block]:
         return [blocks.section(t(lang, "home_no_stats"))]
     line = t(lang, "home_stats", answered=stats.answered, accuracy=f"{stats.accuracy:.0%}",
              streak=stats.current_streak, best=stats.best_streak)
-    topics = [
-        t(lang, "home_topic_line", topic=escape(name), correct=v["correct"], answered=v["answered"],
-          accuracy=f"{float(v['accuracy']):.0%}") if v["answered"] else t(lang, "home_topic_unseen", topic=escape(name))
-        for name, v in stats.per_topic.items()
-    ]
+    topics = [_topic_line(lang, name, tally) for name, tally in stats.per_topic.items()]
     return [blocks.section(line), lines_section(t(lang, "home_topics_title"), topics)]
+
+
+def _topic_line(lang: str, name: str, tally: TopicTally) -> str:
+    accuracy = tally["accuracy"]
+    if accuracy is None:  # never tried
+        return t(lang, "home_topic_unseen", topic=escape(name))
+    return t(lang, "home_topic_line", topic=escape(name), correct=tally["correct"], answered=tally["answered"],
+             accuracy=f"{accuracy:.0%}")
 
 
 def _due(view: HomeView) -> list[Block]:

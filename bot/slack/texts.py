@@ -35,6 +35,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "stats_line": "Respondidas: *{answered}* · Correctas: *{correct}* · Acierto: *{accuracy}* · "
                       "Racha: *{streak}* días (mejor: {best}) · Pendientes de repaso: *{due}*",
         "per_topic": "*Por tema*",
+        "not_tried": "Sin intentar todavía: {topics}",
         "no_stats": "Aún no has respondido ninguna pregunta. Prueba `/quiz`.",
         "top_title": "*Clasificación del equipo*",
         "top_empty": "Nadie ha respondido todavía. ¡Sé el primero con `/quiz`!",
@@ -114,6 +115,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "stats_line": "Answered: *{answered}* · Correct: *{correct}* · Accuracy: *{accuracy}* · "
                       "Streak: *{streak}* days (best: {best}) · Due for review: *{due}*",
         "per_topic": "*By topic*",
+        "not_tried": "Not tried yet: {topics}",
         "no_stats": "You have not answered any question yet. Try `/quiz`.",
         "top_title": "*Team leaderboard*",
         "top_empty": "Nobody has answered yet. Be the first with `/quiz`!",

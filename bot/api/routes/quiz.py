@@ -13,6 +13,7 @@ from bot.api.schemas import (
     QuizNextRequest,
     QuizPromptOut,
     QuizResultOut,
+    UserStatsOut,
     error_responses,
 )
 from bot.lang import Lang
@@ -27,6 +28,8 @@ ERRORS = error_responses(
 )
 UserQuery = Annotated[str, Query(min_length=1, max_length=128, pattern=PRINTABLE, description="User id.")]
 TeamQuery = Annotated[str, Query(min_length=1, max_length=64, pattern=PRINTABLE, description="Team or workspace.")]
+StatsLangQuery = Annotated[Lang | None, Query(
+    description="Language of the topic names (default: the one of the user's latest answer, else the setting).")]
 
 
 @router.post("/next", response_model=QuizPromptOut, responses=ERRORS, summary="Draw the next question")
@@ -51,12 +54,12 @@ async def answer(body: QuizAnswerRequest, request: Request, services: ServicesDe
     return result.to_dict()
 
 
-@router.get("/stats", responses=ERRORS, summary="A user's stats")
+@router.get("/stats", response_model=UserStatsOut, responses=ERRORS, summary="A user's stats")
 async def stats(services: ServicesDep, settings: SettingsDep, user: UserQuery, team: TeamQuery = "default",
-                lang: Lang | None = None) -> dict[str, object]:
+                lang: StatsLangQuery = None) -> dict[str, object]:
     """Answered, correct, accuracy, streaks, questions due and per-topic accuracy."""
     result = await services.run(
-        services.quiz.stats, user.strip(), team=team.strip(), lang=lang or settings.default_lang
+        services.quiz.stats, user.strip(), team=team.strip(), lang=lang, default_lang=settings.default_lang
     )
     return result.to_dict()
 
