@@ -2,7 +2,8 @@
 
 One worker takes whatever is queued (up to `max_batch`) and answers it with one `Assistant.answer_many`
 call on the model's thread. A lone question is not delayed: the worker does not wait for company, it only
-takes what piled up while the previous batch was being answered. Every surface that answers from an event
+takes what piled up while the previous batch was being answered. When a batch fails, its questions are
+answered again one by one, so that one bad question fails alone. Every surface that answers from an event
 loop (HTTP, Slack) goes through here.
 """
 
@@ -69,11 +70,34 @@ class AnswerBatcher:
                 self.on_batch(len(batch))
             try:
                 answers = await self.model.run(self.assistant.answer_many, [(i.question, i.lang) for i in batch])
-            except Exception as exc:  # noqa: BLE001 - handed to every waiting request
-                for item in batch:
-                    if not item.future.done():
-                        item.future.set_exception(exc)
+            except Exception as exc:  # noqa: BLE001 - one question may have broken the batch: find out which
+                if len(batch) == 1:
+                    _settle(batch[0], error=exc)
+                else:
+                    await self._answer_alone(batch)
                 continue
             for item, answer in zip(batch, answers, strict=True):
-                if not item.future.done():
-                    item.future.set_result(answer)
+                _settle(item, answer=answer)
+
+    async def _answer_alone(self, batch: list[_Item]) -> None:
+        """Answer each question by itself: each gets its own answer or its own error."""
+        for item in batch:
+            if item.future.done():
+                continue
+            try:
+                (answer,) = await self.model.run(self.assistant.answer_many, [(item.question, item.lang)])
+            except Exception as exc:  # noqa: BLE001 - handed to the one request it belongs to
+                _settle(item, error=exc)
+            else:
+                _settle(item, answer=answer)
+
+
+def _settle(item: _Item, *, answer: Answer | None = None, error: BaseException | None = None) -> None:
+    """Give a waiting request its answer or its error (unless it went away meanwhile)."""
+    if item.future.done():
+        return
+    if error is not None:
+        item.future.set_exception(error)
+    else:
+        assert answer is not None
+        item.future.set_result(answer)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 
 import httpx
@@ -275,3 +276,39 @@ def test_readyz_does_not_show_database_details(settings: Settings, services_with
     assert response.status_code == 503
     assert "secret_user" not in response.text and "127.0.0.1" not in response.text
     assert "database unavailable" in response.json()["reason"]
+
+
+def test_text_that_is_not_unicode_is_422_and_disturbs_no_other_query(settings: Settings, services: Services) -> None:
+    app = create_app(settings.model_copy(update={"rate_limit": 0}), services=services)
+    good = json.dumps({"question": EFA_EN}).encode()
+    bad = b'{"question": "EFA \\ud800 NCCL"}'  # a lone surrogate: valid JSON, not valid Unicode
+
+    async def ask_all(base: str) -> list[httpx.Response]:
+        async with httpx.AsyncClient(base_url=base, timeout=30) as http:
+            return await asyncio.gather(*(
+                http.post("/v1/query", content=body, headers={"content-type": "application/json"})
+                for body in [good] * 8 + [bad] + [good] * 7
+            ))
+
+    with running_server(app) as base:
+        responses = asyncio.run(ask_all(base))
+    assert [r.status_code for r in responses] == [200] * 8 + [422] + [200] * 7
+    assert "unicode" in responses[8].json()["error"].lower()
+    assert all(r.json() == services.assistant.answer(EFA_EN).to_dict() for r in responses if r.status_code == 200)
+
+
+@pytest.mark.parametrize("field", ["user", "team", "topic"])
+def test_quiz_text_that_is_not_unicode_is_422(client: TestClient, field: str) -> None:
+    payload = {"user": "alice", field: "a\ud800b"}
+    body = json.dumps(payload).encode()  # json.dumps writes the surrogate as \ud800
+    response = client.post("/v1/quiz/next", content=body, headers={"content-type": "application/json"})
+    assert response.status_code == 422 and field in response.json()["error"]
+
+
+def test_a_422_lists_a_few_errors_at_most(client: TestClient) -> None:
+    body = json.dumps({"question": "EFA", **{f"unknown_{i:05d}_" + "x" * 40: 1 for i in range(1000)}})
+    assert 50_000 < len(body) < 65_536
+    response = client.post("/v1/query", content=body, headers={"content-type": "application/json"})
+    assert response.status_code == 422
+    assert len(response.content) < 2_000
+    assert len(response.json()["detail"]) == 5 and "and 995 more" in response.json()["error"]

@@ -134,3 +134,14 @@ def test_while_the_database_is_down_quiz_routes_are_503_and_questions_are_still_
         assert response.json()["error"].startswith("database unavailable")
         assert "secret_user" not in response.text and "127.0.0.1" not in response.text
     assert client.post("/v1/query", json={"question": "How do I enable EFA for NCCL?"}).status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("path", "params"),
+    [("/v1/quiz/questions", {"team": "\x00"}), ("/v1/quiz/questions", {"team": ""}),
+     ("/v1/quiz/leaderboard", {"team": "a\x00"}), ("/v1/quiz/stats", {"user": "alice", "team": "\x1b"}),
+     ("/v1/quiz/stats", {"user": " "}), ("/v1/quiz/questions", {"team": "t" * 65})],
+)
+def test_query_parameters_are_checked_like_body_fields(client: TestClient, path: str, params: dict) -> None:  # type: ignore[type-arg]
+    response = client.get(path, params=params)
+    assert response.status_code == 422 and response.json()["error"]

@@ -76,23 +76,46 @@ def test_a_bad_question_is_refused_alone_and_at_once(
     assert sizes == [2]
 
 
-def test_a_failed_batch_fails_its_own_questions_only(
+def test_a_question_that_breaks_its_batch_fails_alone(
     assistant: Assistant, model: ModelThread, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    batcher = AnswerBatcher(assistant, model)
+    broken = "EFA \ud800 NCCL"  # passes the quick check, then breaks the whole call it is part of
+    calls: list[int] = []
     answer_many = assistant.answer_many
-    failures = iter([RuntimeError("model crashed")])
+
+    def strict(questions: list[tuple[str, str | None]]) -> list[Answer]:
+        calls.append(len(questions))
+        if any(q == broken for q, _ in questions):
+            raise InputError("not valid Unicode text")
+        return answer_many(questions)
+
+    monkeypatch.setattr(assistant, "answer_many", strict)
+    questions = [*QUESTIONS[:2], broken, *QUESTIONS[2:]]
+    sizes: list[int] = []
+    answers = ask_together(AnswerBatcher(assistant, model, on_batch=sizes.append), questions)
+    assert sizes == [len(questions)]
+    assert isinstance(answers[2], InputError)
+    assert [a for i, a in enumerate(answers) if i != 2] == [answer_many([(q, None)])[0] for q in QUESTIONS]
+    assert calls == [len(questions)] + [1] * len(questions)  # the batch, then each question alone
+
+
+def test_a_failed_lone_question_is_not_asked_twice(
+    assistant: Assistant, model: ModelThread, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[int] = []
+    answer_many = assistant.answer_many
 
     def flaky(questions: list[tuple[str, str | None]]) -> list[Answer]:
-        failure = next(failures, None)
-        if failure is not None:
-            raise failure
+        calls.append(len(questions))
+        if len(calls) == 1:
+            raise RuntimeError("model crashed")
         return answer_many(questions)
 
     monkeypatch.setattr(assistant, "answer_many", flaky)
-    first = ask_together(batcher, QUESTIONS[:2])
-    assert [str(a) for a in first] == ["model crashed"] * 2
+    batcher = AnswerBatcher(assistant, model)
+    assert [str(a) for a in ask_together(batcher, QUESTIONS[:1])] == ["model crashed"]
     assert ask_together(batcher, QUESTIONS[2:]) == [answer_many([(q, None)])[0] for q in QUESTIONS[2:]]
+    assert calls == [1, 2]
 
 
 def test_model_work_asked_from_the_model_thread_runs_there_directly(model: ModelThread) -> None:

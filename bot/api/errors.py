@@ -34,28 +34,47 @@ QUIZ_STATUS: dict[type[QuizError], int] = {
 }
 
 
-def _describe(errors: list[dict[str, Any]]) -> str:
-    parts = []
-    for error in errors[:5]:
-        location = ".".join(str(p) for p in error.get("loc", ()) if p != "body")
-        if error.get("type") == "json_invalid":
-            parts.append(f"invalid JSON body: {error.get('msg')}")
-        elif error.get("type") == "missing":
-            parts.append(f"'{location}' is required")
-        elif error.get("type") == "extra_forbidden":
-            parts.append(f"unknown field '{location}'")
-        else:
-            parts.append(f"'{location or 'body'}': {error.get('msg')}")
-    return "; ".join(parts) or "invalid request"
+MAX_ERRORS = 5  # a 422 lists this many errors at most, however many the body holds
+MAX_NAME = 64  # characters of a field name quoted back
+
+
+def _location(error: dict[str, Any]) -> str:
+    name = ".".join(str(p) for p in error.get("loc", ()) if p not in ("body", "query"))
+    return name if len(name) <= MAX_NAME else name[: MAX_NAME - 1] + "…"
+
+
+def _reason(error: dict[str, Any]) -> str:
+    location = _location(error)
+    kind = error.get("type")
+    if kind == "json_invalid":
+        return f"invalid JSON body: {error.get('msg')}"
+    if kind == "missing":
+        return f"'{location}' is required"
+    if kind == "extra_forbidden":
+        return f"unknown field '{location}'"
+    if kind == "string_too_short" and (error.get("ctx") or {}).get("min_length") == 1:
+        return f"'{location}' is empty"
+    return f"'{location or 'body'}': {error.get('msg')}"
+
+
+def describe_errors(errors: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
+    """One line naming the first few errors, and those errors (type, location, message) for `detail`."""
+    shown = errors[:MAX_ERRORS]
+    reason = "; ".join(_reason(e) for e in shown) or "invalid request"
+    if len(errors) > MAX_ERRORS:
+        reason += f"; and {len(errors) - MAX_ERRORS} more"
+    detail = [
+        {"type": e.get("type"), "loc": [str(p)[:MAX_NAME] for p in e.get("loc", ())], "msg": str(e.get("msg"))}
+        for e in shown
+    ]
+    return reason, detail
 
 
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def validation(_: Request, exc: RequestValidationError) -> JSONResponse:
-        errors = [
-            {k: v for k, v in e.items() if k in ("type", "loc", "msg")} for e in exc.errors()
-        ]
-        return JSONResponse({"error": _describe(errors), "detail": errors}, status_code=422)
+        reason, detail = describe_errors(list(exc.errors()))
+        return JSONResponse({"error": reason, "detail": detail}, status_code=422)
 
     @app.exception_handler(InputError)
     async def bad_input(_: Request, exc: InputError) -> JSONResponse:

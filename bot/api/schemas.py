@@ -4,16 +4,38 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictStr
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictStr
 
 from bot.conversation import MAX_TURN_CHARS, MAX_TURNS
 from bot.lang import Lang
 
 
+def valid_unicode(value: str) -> str:
+    """Refuse text that is not valid Unicode (a lone surrogate such as `\\ud800`, which JSON can carry):
+    it cannot be encoded, stored or shown, so it is refused here rather than deeper in."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("is not valid Unicode text (it holds a lone surrogate)") from None
+    return value
+
+
+# Every text field and query parameter a client sends.
+Text = Annotated[StrictStr, AfterValidator(valid_unicode)]
+
+# Printable text with at least one visible character, in a regex dialect that JSON Schema (ECMA-262),
+# Python and pydantic's Rust engine read alike: explicit ranges, no `\s`. "Visible" is what `str.strip()`
+# keeps: neither a control character nor whitespace.
+_CONTROL = r"\x00-\x1f\x7f"
+_SPACE = r"\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+PRINTABLE = f"^[^{_CONTROL}]*[^{_CONTROL}{_SPACE}][^{_CONTROL}]*$"
+
+
 class QueryRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    question: StrictStr = Field(
+    question: Text = Field(
+        min_length=1,
         description="The question, in Spanish or English. Slack markup is accepted and ignored.",
         examples=["¿Qué variables de entorno necesito para que NCCL use EFA?"],
     )
@@ -82,8 +104,7 @@ class Health(BaseModel):
     reason: str | None = Field(default=None, description="Why the service is not ready.", examples=[None])
 
 
-# Printable text with at least one visible character; lengths as stored.
-PRINTABLE = r"^[^\x00-\x1f\x7f]*[^\s\x00-\x1f\x7f][^\x00-\x1f\x7f]*$"
+# Lengths as stored.
 UserId = Field(min_length=1, max_length=128, pattern=PRINTABLE, description="Who is playing (any stable id).",
                examples=["alice"])
 Team = Field(default="default", min_length=1, max_length=64, pattern=PRINTABLE,
@@ -94,9 +115,9 @@ Team = Field(default="default", min_length=1, max_length=64, pattern=PRINTABLE,
 class QuizNextRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    user: StrictStr = UserId
-    team: StrictStr = Team
-    topic: StrictStr | None = Field(default=None, max_length=200,
+    user: Text = UserId
+    team: Text = Team
+    topic: Text | None = Field(default=None, max_length=200,
                                     description="Only questions on this topic (a topic name or free text).",
                                     examples=["slurm"])
     lang: Lang | None = Field(default=None, description="Language of the question (default: the setting).",
@@ -119,11 +140,11 @@ class QuizPromptOut(BaseModel):
 class QuizAnswerRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    user: StrictStr = UserId
+    user: Text = UserId
     attempt_id: StrictStr = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$",
                                   description="From /v1/quiz/next.",
                                   examples=["3q2-LwVZz0kE4QHc2WbFqw"])
-    choice: StrictStr = Field(min_length=1, max_length=5, description="The letter chosen.", examples=["B"])
+    choice: Text = Field(min_length=1, max_length=5, description="The letter chosen.", examples=["B"])
     confidence: Literal["sure", "guessed"] | None = Field(
         default=None, description="How sure the user was; tunes the review schedule.", examples=["sure"]
     )

@@ -13,6 +13,7 @@ from bot.api.schemas import (
     QuizNextRequest,
     QuizPromptOut,
     QuizResultOut,
+    Text,
     UserStatsOut,
     error_responses,
 )
@@ -26,8 +27,11 @@ ERRORS = error_responses(
     e409="Already answered: the original result is in `result`.",
     e422="Invalid input (user, choice, lang...).",
 )
-UserQuery = Annotated[str, Query(min_length=1, max_length=128, pattern=PRINTABLE, description="User id.")]
-TeamQuery = Annotated[str, Query(min_length=1, max_length=64, pattern=PRINTABLE, description="Team or workspace.")]
+# Query parameters are checked like the body fields they match (bot.api.schemas).
+UserQuery = Annotated[Text, Query(min_length=1, max_length=128, pattern=PRINTABLE, description="User id.")]
+TeamQuery = Annotated[Text, Query(min_length=1, max_length=64, pattern=PRINTABLE, description="Team or workspace.")]
+AnyTeamQuery = Annotated[Text | None, Query(min_length=1, max_length=64, pattern=PRINTABLE,
+                                            description="Team or workspace (default: every team).")]
 StatsLangQuery = Annotated[Lang | None, Query(
     description="Language of the topic names (default: the one of the user's latest answer, else the setting).")]
 
@@ -72,7 +76,7 @@ async def leaderboard(services: ServicesDep, team: TeamQuery = "default",
 
 
 @router.get("/questions", responses=ERRORS, summary="Accuracy per question (hardest first)")
-async def questions(services: ServicesDep, settings: SettingsDep, team: str | None = None,
+async def questions(services: ServicesDep, settings: SettingsDep, team: AnyTeamQuery = None,
                     lang: Lang | None = None) -> dict[str, object]:
     """Which questions trip people up: for whoever maintains the knowledge."""
     rows = await services.run(services.quiz.question_stats, team=team, lang=lang or settings.default_lang)
