@@ -56,6 +56,7 @@ class Settings(BaseSettings):
     api_tokens_raw: SecretStr = Field(default=SecretStr(""), validation_alias=AliasChoices("EKSBOT_API_TOKENS"))
     rate_limit: int = Field(default=600, ge=0, description="Requests per minute per client; 0 turns it off.")
     max_body_bytes: int = Field(default=64 * 1024, ge=1024)
+    body_timeout: float = Field(default=10.0, gt=0, description="Seconds a client has to send a request's body.")
 
     database_url: str = Field(default="", validation_alias=AliasChoices("DATABASE_URL", "EKSBOT_DATABASE_URL"))
     migrate_on_start: bool = Field(

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 import threading
+import time
 
 import httpx
 import pytest
@@ -312,3 +314,60 @@ def test_a_422_lists_a_few_errors_at_most(client: TestClient) -> None:
     assert response.status_code == 422
     assert len(response.content) < 2_000
     assert len(response.json()["detail"]) == 5 and "and 995 more" in response.json()["error"]
+
+
+def test_an_unexpected_error_is_a_complete_500_logged_once_on_a_connection_that_stays_usable(
+    settings: Settings, services: Services, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    def broken(*_args: object, **_kwargs: object) -> None:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(services.quiz, "stats", broken)
+    app = create_app(settings.model_copy(update={"rate_limit": 0}), services=services)
+    caplog.set_level("INFO")
+    with running_server(app) as base, httpx.Client(base_url=base, timeout=10) as http:
+        ports = set()
+        statuses = []
+        for i in range(50):
+            response = (http.get("/v1/quiz/stats", params={"user": "alice"}) if i % 2 == 0
+                        else http.post("/v1/query", json={"question": EFA_EN}))
+            statuses.append(response.status_code)
+            ports.add(response.extensions["network_stream"].get_extra_info("client_addr")[1])
+    assert statuses == [500, 200] * 25
+    assert len(ports) == 1  # one keep-alive connection served all 50
+    tracebacks = [r for r in caplog.records if r.exc_info]
+    assert len(tracebacks) == 25 and all(r.getMessage() == "unhandled error" for r in tracebacks)
+    assert "Exception in ASGI application" not in caplog.text
+
+
+def test_routes_are_labelled_by_template_also_when_refused_before_routing(
+    settings: Settings, services: Services
+) -> None:
+    client = make_client(settings, services, max_body_bytes=2048, rate_limit=3)
+    assert client.get("/docs").status_code == 200
+    assert client.post("/v1/query", json={"question": "x" * 3000}).status_code == 413
+    assert client.get("/v1/query").status_code == 405
+    assert client.get("/v1/quiz/stats", params={"user": "a"}).status_code == 200
+    assert client.get("/v1/quiz/stats", params={"user": "a"}).status_code == 429
+    assert client.get("/no/such/path").status_code == 404
+    text = client.get("/metrics").text
+    for labels in ('method="GET",route="/docs",status="200"', 'method="POST",route="/v1/query",status="413"',
+                   'method="GET",route="/v1/query",status="405"',
+                   'method="GET",route="/v1/quiz/stats",status="429"',
+                   'method="GET",route="unmatched",status="404"'):
+        assert f"eksbot_http_requests_total{{{labels}}} 1.0" in text
+
+
+def test_a_body_that_stalls_is_cut_off(settings: Settings, services: Services) -> None:
+    app = create_app(settings.model_copy(update={"body_timeout": 0.5}), services=services)
+    with running_server(app) as base:
+        host, port = base.removeprefix("http://").split(":")
+        with socket.create_connection((host, int(port)), timeout=10) as sock:
+            sock.sendall(b"POST /v1/query HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
+                         b"content-length: 100\r\n\r\n{\"question\": ")
+            started = time.monotonic()
+            reply = sock.recv(4096)
+            waited = time.monotonic() - started
+        assert reply.startswith(b"HTTP/1.1 408") and b"within 0.5 s" in reply
+        assert 0.4 < waited < 5
+        assert httpx.post(f"{base}/v1/query", json={"question": EFA_EN}).status_code == 200

@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
+from starlette.routing import Route
 
 import bot
 from bot.api.errors import install_error_handlers
@@ -64,19 +65,20 @@ def create_app(
     if services is not None:
         _attach(app, services)
     install_error_handlers(app)
-    app.include_router(health.router)
-    app.include_router(query.router)
-    app.include_router(quiz.router)
-    app.include_router(admin.router)
+    routers = [health.router, query.router, quiz.router, admin.router]
     if settings.slack_enabled:
         from bot.api.routes.slack import slack_router
         from bot.slack.app import build_slack_app
 
         slack_app = build_slack_app(settings, lambda: app.state.services, metrics)
-        app.include_router(slack_router(slack_app))
+        routers.append(slack_router(slack_app))
+    for router in routers:
+        app.include_router(router)
+    # Every route, for the metrics of requests refused before routing (413, 429).
+    routes = [r for r in [*app.router.routes, *(r for x in routers for r in x.routes)] if isinstance(r, Route)]
     app.add_middleware(
         GuardMiddleware, metrics=metrics, limiter=RateLimiter(settings.rate_limit), max_body=settings.max_body_bytes,
-        tokens=settings.api_tokens,
+        tokens=settings.api_tokens, body_timeout=settings.body_timeout, routes=routes,
     )
     return app
 

@@ -1,4 +1,5 @@
-"""Turn the core's exceptions and validation failures into 4xx (or 503) answers with a reason."""
+"""Turn the core's exceptions and validation failures into 4xx (or 503) answers with a reason. (Anything
+else becomes a 500 in `bot.api.middleware`.)"""
 
 from __future__ import annotations
 
@@ -101,8 +102,3 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(StarletteHTTPException)
     async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
         return JSONResponse({"error": exc.detail}, status_code=exc.status_code, headers=exc.headers)
-
-    @app.exception_handler(Exception)
-    async def unexpected(request: Request, exc: Exception) -> JSONResponse:
-        log.exception("unhandled error", extra={"route": request.url.path})
-        return JSONResponse({"error": "internal error; it has been logged"}, status_code=500)

@@ -48,23 +48,25 @@ def _detail(exc: sa.exc.SQLAlchemyError) -> str:
 
 
 def create_engine(url: str) -> sa.Engine:
+    """An engine whose errors never quote a statement's parameters (they carry user ids)."""
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
         return _sqlite_engine(url)
     connect_args: dict[str, Any] = {}
     if parsed.get_backend_name() == "postgresql" and "connect_timeout" not in parsed.query:
         connect_args["connect_timeout"] = CONNECT_TIMEOUT_S
-    return sa.create_engine(url, pool_pre_ping=True, connect_args=connect_args)
+    return sa.create_engine(url, pool_pre_ping=True, connect_args=connect_args, hide_parameters=True)
 
 
 def _sqlite_engine(url: str) -> sa.Engine:
     database = make_url(url).database
     in_memory = not database or database == ":memory:"
     if in_memory:
-        engine = sa.create_engine(url, poolclass=StaticPool, connect_args={"check_same_thread": False})
+        engine = sa.create_engine(url, poolclass=StaticPool, connect_args={"check_same_thread": False},
+                                  hide_parameters=True)
     else:
         Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)  # type: ignore[arg-type]
-        engine = sa.create_engine(url)
+        engine = sa.create_engine(url, hide_parameters=True)
 
     @sa.event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
