@@ -244,6 +244,50 @@ def test_requests_not_signed_by_slack_are_refused_and_do_nothing(
     assert services.store.claim_event("EvForged") is True  # the forged event was never claimed
 
 
+def logged_by_the_bot(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
+    """The bot's log records of one request, once its request line is written (just after the response)."""
+    eventually(lambda: any(r.name == "bot.http" for r in caplog.records))
+    return [r for r in caplog.records if r.name.startswith("bot")]
+
+
+JUNK = [b"{x", b"[1]", b"", b"\xff\xfe", b"null", b'"text"']
+
+
+@pytest.mark.parametrize("body", JUNK)
+@pytest.mark.parametrize("headers", [
+    {}, {"x-slack-request-timestamp": "abc", "x-slack-signature": "v0=00"},
+    {"x-slack-request-timestamp": "１７００".encode(), "x-slack-signature": "v0=00"},  # digits, not ASCII ones
+    {"x-slack-request-timestamp": "99999999999999999999999", "x-slack-signature": "v0=00"},
+])
+def test_unsigned_junk_is_401_with_one_log_line(
+    slack: SlackSender, fake: FakeSlack, caplog: pytest.LogCaptureFixture, body: bytes, headers: dict[str, Any]
+) -> None:
+    caplog.set_level("DEBUG", logger="bot")
+    response = httpx.post(f"{slack.base}/slack/events", content=body,
+                          headers={"content-type": "application/json", **headers})
+    assert response.status_code == 401 and "x-slack" in response.json()["error"]
+    (record,) = logged_by_the_bot(caplog)
+    assert record.getMessage() == "request" and record.status == 401 and not record.exc_info  # type: ignore[attr-defined]
+    assert fake.calls() == []
+
+
+@pytest.mark.parametrize(("body", "content_type"), [
+    *((junk, "application/json") for junk in JUNK),
+    (b"payload=%7Bx", "application/x-www-form-urlencoded"), (b"payload=%5B1%5D", "application/x-www-form-urlencoded"),
+    (b"payload=%FF", "application/x-www-form-urlencoded"), (b"\xff=1", "application/x-www-form-urlencoded"),
+    (b"<xml/>", "text/xml"),
+])
+def test_signed_junk_is_400_with_one_log_line(
+    slack: SlackSender, fake: FakeSlack, caplog: pytest.LogCaptureFixture, body: bytes, content_type: str
+) -> None:
+    caplog.set_level("DEBUG", logger="bot")
+    response = slack.post(body, content_type)
+    assert response.status_code == 400 and response.json()["error"]
+    (record,) = logged_by_the_bot(caplog)
+    assert record.status == 400 and not record.exc_info  # type: ignore[attr-defined]
+    assert fake.calls() == []
+
+
 def test_requests_are_signed_as_slack_documents_it() -> None:
     from slack_sdk.signature import SignatureVerifier
 

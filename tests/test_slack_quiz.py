@@ -218,6 +218,17 @@ def test_quiz_by_question_number(slack: SlackSender, fake: FakeSlack) -> None:
     assert "99" in missing["text"] and "Karpenter" in missing["text"] and not buttons(missing)
 
 
+@pytest.mark.parametrize("text", ["²", "5²", "٥"])
+def test_quiz_with_digits_that_are_no_number_is_a_topic(
+    slack: SlackSender, fake: FakeSlack, caplog: pytest.LogCaptureFixture, text: str
+) -> None:
+    reply = ask(slack, fake, text)
+    # A question on that free-text topic, or the list of topics: never the apology of a failure.
+    assert buttons(reply) or (text in reply["text"] and "Karpenter" in reply["text"])
+    assert "Lo siento" not in reply["text"]
+    assert not [r for r in caplog.records if r.levelname == "ERROR"]
+
+
 def test_quiz_on_an_unknown_topic_lists_the_topics(slack: SlackSender, fake: FakeSlack) -> None:
     reply = ask(slack, fake, "paella")
     assert "paella" in reply["text"] and "Karpenter" in reply["text"] and "Slinky y Slurm" in reply["text"]

@@ -71,7 +71,8 @@ def create_app(
         from bot.slack.app import build_slack_app
 
         slack_app = build_slack_app(settings, lambda: app.state.services, metrics)
-        routers.append(slack_router(slack_app))
+        assert settings.slack_signing_secret is not None  # slack_enabled
+        routers.append(slack_router(slack_app, settings.slack_signing_secret.get_secret_value()))
     for router in routers:
         app.include_router(router)
     # Every route, for the metrics of requests refused before routing (413, 429).

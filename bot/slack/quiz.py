@@ -93,7 +93,8 @@ class QuizListeners:
         if keyword in TOP_WORDS:
             entries = await services.run(services.quiz.leaderboard, team=team)
             return blocks.leaderboard_message(entries, lang)
-        number = int(remainder) if remainder.isdigit() else None
+        # ASCII digits only: "²" and "٥" are digits to str.isdigit() but no question number.
+        number = int(remainder) if remainder.isascii() and remainder.isdigit() else None
         topic = None if number is not None else remainder or None
         try:
             prompt = await services.run(services.quiz.next_question, user, team=team, lang=lang, question=number,
