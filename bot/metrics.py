@@ -49,7 +49,9 @@ class Metrics:
         self.slack_events = Counter("eksbot_slack_events", "Slack events by outcome", ["kind", "outcome"], registry=r)
         self.index_chunks = Gauge("eksbot_index_chunks", "Chunks in the loaded index", registry=r)
         self.index_questions = Gauge("eksbot_index_questions", "Questions in the loaded knowledge", registry=r)
-        self.ready = Gauge("eksbot_ready", "1 when the model, index and database are ready", registry=r)
+        self.ready = Gauge("eksbot_ready", "1 when the model and index are loaded: questions are answered", registry=r)
+        self.database_ready = Gauge("eksbot_database_ready", "1 when the database took a write at the last "
+                                    "/readyz/database", registry=r)
         self.build_info = Gauge(
             "eksbot_build_info", "Version, model and knowledge of this process",
             ["version", "model", "knowledge_digest", "index_built_at"], registry=r,

@@ -1,6 +1,9 @@
 """Everything a surface needs, built once from the settings: the assistant, storage and quiz engine, and
 the one thread all model work runs on.
 
+Answering needs only the model and index: the database is opened beside it, retried with backoff until it
+answers (`database`), so questions are answered while the database is down or still starting.
+
 Surfaces that serve from an event loop (HTTP, Slack) answer through `answer` (questions asked together
 are answered together) and run every other blocking core call through `run`; neither picks a thread.
 """
@@ -9,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import ParamSpec, TypeVar
@@ -23,7 +27,8 @@ from bot.knowledge_gaps import KnowledgeGaps
 from bot.lang import Lang
 from bot.model_thread import ModelThread
 from bot.quiz import QuizEngine
-from bot.storage import Store, open_store
+from bot.storage import Store
+from bot.storage.startup import DatabaseStartup
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -46,6 +51,8 @@ class Services:
     quiz: QuizEngine
     model: ModelThread
     batcher: AnswerBatcher
+    database: DatabaseStartup
+    _stop: threading.Event = field(default_factory=threading.Event)
     gaps: KnowledgeGaps = field(init=False)
     conversation: Conversation = field(init=False)
     memory: ConversationMemory = field(init=False)
@@ -58,18 +65,30 @@ class Services:
 
     @classmethod
     def load(cls, settings: Settings, *, embedder: Embedder | None = None) -> Services:
-        """Load the model and index (rebuilding a stale index when the settings allow it) and open the
-        database (migrating it first when `EKSBOT_MIGRATE_ON_START` is on)."""
-        store = open_store(settings)
-        assistant = Assistant.from_settings(settings, embedder=embedder)
-        return cls.assemble(settings, assistant, store)
+        """Load the model and index (rebuilding a stale index when the settings allow it), and start opening
+        the database in the background (migrating it first when `EKSBOT_MIGRATE_ON_START` is on): it is
+        retried with backoff until it answers, and `database` tells meanwhile why it is not ready."""
+        return cls.starting(settings, Assistant.from_settings(settings, embedder=embedder))
 
     @classmethod
-    def assemble(cls, settings: Settings, assistant: Assistant, store: Store) -> Services:
+    def starting(cls, settings: Settings, assistant: Assistant) -> Services:
+        """The services over a loaded assistant, the database being opened in the background."""
+        store = Store(settings.database_url)
+        services = cls.assemble(settings, assistant, store,
+                                database=DatabaseStartup(store, migrate=settings.migrate_on_start))
+        threading.Thread(target=services.database.run, args=(services._stop,), name="database-startup",
+                         daemon=True).start()
+        return services
+
+    @classmethod
+    def assemble(cls, settings: Settings, assistant: Assistant, store: Store, *,
+                 database: DatabaseStartup | None = None) -> Services:
+        """The services over a loaded assistant and a store; without `database`, the store is taken as opened."""
         model = ModelThread()
         quiz = QuizEngine(assistant.knowledge, store, topics=_TopicsOnModelThread(assistant, model))
         return cls(settings=settings, assistant=assistant, store=store, quiz=quiz, model=model,
-                   batcher=AnswerBatcher(assistant, model))
+                   batcher=AnswerBatcher(assistant, model),
+                   database=database or DatabaseStartup(store, migrate=False, ready=True))
 
     async def answer(self, question: str, lang: str | None = None) -> Answer:
         """The assistant's answer, computed together with the questions asked meanwhile. Bad input
@@ -116,11 +135,13 @@ class Services:
         free-text quiz topic) goes on to the model's thread by itself."""
         return await asyncio.to_thread(fn, *args, **kwargs)
 
-    def check_ready(self) -> None:
-        """Raise when a dependency is not usable (the readiness probe's question)."""
-        self.store.ping()
+    def check_database(self) -> None:
+        """Raise StorageUnavailableError unless the database has been opened and takes a write now."""
+        self.database.require()
+        self.store.check_writable()
 
     def close(self) -> None:
+        self._stop.set()
         self.model.close()
         self.store.close()
 

@@ -272,12 +272,22 @@ def test_unknown_paths_share_one_metrics_label(client: TestClient) -> None:
     assert 'route="unmatched"' in text
 
 
-def test_readyz_does_not_show_database_details(settings: Settings, services_without_database: Services) -> None:
+def test_readiness_tells_answering_apart_from_the_database_and_shows_no_database_details(
+    settings: Settings, services_without_database: Services
+) -> None:
     client = TestClient(create_app(settings, services=services_without_database))
-    response = client.get("/readyz")
-    assert response.status_code == 503
+    assert client.get("/readyz").json() == {"status": "ok", "reason": None}  # it answers: it stays ready
+    assert client.post("/v1/query", json={"question": EFA_EN}).status_code == 200
+    response = client.get("/readyz/database")
+    assert response.status_code == 503 and response.headers["retry-after"] == "5"
     assert "secret_user" not in response.text and "127.0.0.1" not in response.text
     assert "database unavailable" in response.json()["reason"]
+    metrics = client.get("/metrics").text
+    assert "eksbot_ready 1.0" in metrics and "eksbot_database_ready 0.0" in metrics
+
+
+def test_database_readiness_is_200_when_it_takes_a_write(client: TestClient) -> None:
+    assert client.get("/readyz/database").json() == {"status": "ok", "reason": None}
 
 
 def test_text_that_is_not_unicode_is_422_and_disturbs_no_other_query(settings: Settings, services: Services) -> None:

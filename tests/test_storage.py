@@ -186,8 +186,8 @@ def test_a_database_that_was_never_migrated_is_unavailable(tmp_path: Path) -> No
 def test_sqlite_runs_in_wal_mode_with_foreign_keys_and_a_busy_timeout(tmp_path: Path) -> None:
     store = Store(f"sqlite:///{tmp_path / 'a' / 'b' / 'eksbot.db'}")
     try:
-        assert (tmp_path / "a" / "b").is_dir()
-        with store.engine.connect() as conn:
+        with store.engine.connect() as conn:  # the directory is made at the first connection
+            assert (tmp_path / "a" / "b").is_dir()
             assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
             assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
             assert int(conn.exec_driver_sql("PRAGMA busy_timeout").scalar() or 0) >= 1000

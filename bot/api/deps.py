@@ -28,6 +28,12 @@ async def get_services(request: Request) -> Services:
     return services
 
 
+async def get_quiz_services(services: Annotated[Services, Depends(get_services)]) -> Services:
+    """The services, once the database has been opened at start (else 503, through StorageUnavailableError)."""
+    services.database.require()
+    return services
+
+
 async def get_metrics(request: Request) -> Metrics:
     metrics: Metrics = request.app.state.metrics
     return metrics
@@ -51,6 +57,7 @@ async def require_token(
 
 
 ServicesDep = Annotated[Services, Depends(get_services)]
+QuizServicesDep = Annotated[Services, Depends(get_quiz_services)]
 MetricsDep = Annotated[Metrics, Depends(get_metrics)]
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 Authorized = Depends(require_token)

@@ -145,7 +145,7 @@ class GuardMiddleware:
         for key in ("outcome", "question"):  # the question only with EKSBOT_LOG_QUESTIONS=true
             if state.get(key):
                 extra[key] = state[key]
-        if template not in ("/healthz", "/readyz", "/metrics"):
+        if template not in ("/healthz", "/readyz", "/readyz/database", "/metrics"):
             log.info("request", extra=extra)
 
 

@@ -28,13 +28,16 @@ WRITE = "eksbot_write"  # execution option: this connection's transactions write
 @contextmanager
 def storage_errors() -> Iterator[None]:
     """SQLAlchemy's errors as the project's own: a refused write (integrity), or the database is unavailable
-    (anything else: unreachable, locked, full, not migrated). The message names only the kind of failure."""
+    (anything else: unreachable, locked, full, read-only, not migrated). The message names only the kind of
+    failure."""
     try:
         yield
     except sa.exc.IntegrityError as exc:
         raise StorageIntegrityError(f"database refused a write ({_kind(exc)})", _detail(exc)) from exc
     except sa.exc.SQLAlchemyError as exc:
         raise StorageUnavailableError(f"database unavailable ({_kind(exc)})", _detail(exc)) from exc
+    except OSError as exc:  # an SQLite file's directory that cannot be made or read
+        raise StorageUnavailableError(f"database unavailable ({exc.__class__.__name__})", str(exc)) from exc
 
 
 def _kind(exc: sa.exc.SQLAlchemyError) -> str:
@@ -65,8 +68,12 @@ def _sqlite_engine(url: str) -> sa.Engine:
         engine = sa.create_engine(url, poolclass=StaticPool, connect_args={"check_same_thread": False},
                                   hide_parameters=True)
     else:
-        Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)  # type: ignore[arg-type]
         engine = sa.create_engine(url, hide_parameters=True)
+        directory = Path(database).expanduser().parent  # type: ignore[arg-type]
+
+        @sa.event.listens_for(engine, "do_connect")
+        def _make_directory(*_args: Any) -> None:
+            directory.mkdir(parents=True, exist_ok=True)  # at each connection: it may be mounted later
 
     @sa.event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:

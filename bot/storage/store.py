@@ -16,7 +16,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 
 from bot.config import Settings
-from bot.errors import InputError
+from bot.errors import InputError, StorageUnavailableError
 from bot.lang import Lang
 from bot.storage import conversation_records, gap_records, migrate, preference_records, records
 from bot.storage.database import WRITE, create_engine, storage_errors
@@ -63,6 +63,21 @@ class Store:
         """Raise StorageUnavailableError when the database cannot be reached."""
         with storage_errors(), self.engine.connect() as conn:
             conn.execute(sa.text("SELECT 1"))
+
+    def check_schema(self) -> None:
+        """Raise StorageUnavailableError unless the schema is at the newest migration (where a release job
+        migrates, the server waits for it)."""
+        current, head = self.revision(), migrate.head_revision()
+        if current != head:
+            raise StorageUnavailableError(f"database schema is at {current or 'nothing'}, not {head}",
+                                          "run 'eksbot db upgrade'")
+
+    def check_writable(self) -> None:
+        """Raise StorageUnavailableError unless a write can be committed now: a real write of one row (the
+        schema's revision, rewritten as it is), so a read-only or full database, or a standby after a
+        failover, is noticed."""
+        with self.writing() as conn:
+            conn.execute(sa.text("UPDATE alembic_version SET version_num = version_num"))
 
     def close(self) -> None:
         self.engine.dispose()

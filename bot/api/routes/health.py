@@ -1,4 +1,10 @@
-"""Health, readiness and metrics."""
+"""Health, readiness and metrics.
+
+Two readiness questions, told apart: `/readyz` (can this pod answer questions? the model and index are
+loaded) is what the Helm chart's probes ask, so a database failover does not take answering pods out of
+the load balancer; `/readyz/database` (is the database reachable and does it take a write?) is for
+monitoring and alerts.
+"""
 
 from __future__ import annotations
 
@@ -16,6 +22,8 @@ from bot.errors import StorageError
 router = APIRouter(tags=["operations"])
 log = logging.getLogger(__name__)
 
+DATABASE_CHECK_TIMEOUT = 3.0  # seconds: the probe's own timeout is about this
+
 
 @router.get("/healthz", response_model=Health, summary="The process is up")
 async def healthz() -> Health:
@@ -23,27 +31,37 @@ async def healthz() -> Health:
 
 
 @router.get("/readyz", response_model=Health, responses={503: {"model": Health}},
-            summary="Model, index and database are ready")
+            summary="Can answer questions: the model and index are loaded (the database is not asked)")
 async def readyz(request: Request, metrics: MetricsDep) -> Response:
     state = request.app.state
     if state.services is None:
         health = Health(status="unavailable", reason=state.load_error) if state.load_error else Health(
             status="starting", reason="loading the model and index")
         metrics.ready.set(0)
-        return JSONResponse(health.model_dump(), status_code=503)
-    try:
-        await asyncio.wait_for(state.services.run(state.services.check_ready), timeout=5)
-    except Exception as exc:  # noqa: BLE001 - any failure makes the pod unready
-        metrics.ready.set(0)
-        # The details (host, user) go to the log, not to whoever can reach the probe.
-        if isinstance(exc, StorageError):
-            log.warning("not ready: %s: %s", exc, exc.detail[:300])
-            reason = str(exc)
-        else:
-            log.warning("not ready: %s", f"{exc.__class__.__name__}: {exc}".splitlines()[0][:300])
-            reason = f"database unavailable ({exc.__class__.__name__})"
-        return JSONResponse(Health(status="unavailable", reason=reason).model_dump(), status_code=503)
+        return JSONResponse(health.model_dump(), status_code=503, headers={"Retry-After": "5"})
     metrics.ready.set(1)
+    return JSONResponse(Health(status="ok").model_dump())
+
+
+@router.get("/readyz/database", response_model=Health, responses={503: {"model": Health}},
+            summary="The database is reachable and takes a write (the quiz works)")
+async def readyz_database(request: Request, metrics: MetricsDep) -> Response:
+    services = request.app.state.services
+    if services is None:
+        metrics.database_ready.set(0)
+        return JSONResponse(Health(status="starting", reason="loading the model and index").model_dump(),
+                            status_code=503, headers={"Retry-After": "5"})
+    try:
+        await asyncio.wait_for(services.run(services.check_database), timeout=DATABASE_CHECK_TIMEOUT)
+    except (StorageError, TimeoutError) as exc:
+        metrics.database_ready.set(0)
+        # The details (host, user) go to the log, not to whoever can reach the probe.
+        reason = str(exc) if isinstance(exc, StorageError) else f"no answer within {DATABASE_CHECK_TIMEOUT:g} s"
+        if isinstance(exc, StorageError):
+            log.warning("database not ready: %s: %s", exc, exc.detail[:300])
+        return JSONResponse(Health(status="unavailable", reason=reason).model_dump(), status_code=503,
+                            headers={"Retry-After": "5"})
+    metrics.database_ready.set(1)
     return JSONResponse(Health(status="ok").model_dump())
 
 

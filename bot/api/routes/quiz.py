@@ -6,7 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 
-from bot.api.deps import Authorized, MetricsDep, ServicesDep, SettingsDep
+from bot.api.deps import Authorized, MetricsDep, QuizServicesDep, SettingsDep
 from bot.api.schemas import (
     PRINTABLE,
     QuizAnswerRequest,
@@ -37,7 +37,7 @@ StatsLangQuery = Annotated[Lang | None, Query(
 
 
 @router.post("/next", response_model=QuizPromptOut, responses=ERRORS, summary="Draw the next question")
-async def next_question(body: QuizNextRequest, services: ServicesDep, settings: SettingsDep) -> dict[str, object]:
+async def next_question(body: QuizNextRequest, services: QuizServicesDep, settings: SettingsDep) -> dict[str, object]:
     """The question due for review, else a new one; `topic` narrows the draw."""
     prompt = await services.run(
         services.quiz.next_question, body.user.strip(), team=body.team.strip(), topic=body.topic,
@@ -47,7 +47,7 @@ async def next_question(body: QuizNextRequest, services: ServicesDep, settings: 
 
 
 @router.post("/answer", response_model=QuizResultOut, responses=ERRORS, summary="Answer an attempt")
-async def answer(body: QuizAnswerRequest, request: Request, services: ServicesDep,
+async def answer(body: QuizAnswerRequest, request: Request, services: QuizServicesDep,
                  metrics: MetricsDep) -> dict[str, object]:
     """Grade the choice once: a second answer to the same attempt gets 409 and changes nothing."""
     result = await services.run(
@@ -59,7 +59,7 @@ async def answer(body: QuizAnswerRequest, request: Request, services: ServicesDe
 
 
 @router.get("/stats", response_model=UserStatsOut, responses=ERRORS, summary="A user's stats")
-async def stats(services: ServicesDep, settings: SettingsDep, user: UserQuery, team: TeamQuery = "default",
+async def stats(services: QuizServicesDep, settings: SettingsDep, user: UserQuery, team: TeamQuery = "default",
                 lang: StatsLangQuery = None) -> dict[str, object]:
     """Answered, correct, accuracy, streaks, questions due and per-topic accuracy."""
     result = await services.run(
@@ -69,14 +69,14 @@ async def stats(services: ServicesDep, settings: SettingsDep, user: UserQuery, t
 
 
 @router.get("/leaderboard", responses=ERRORS, summary="The team's leaderboard")
-async def leaderboard(services: ServicesDep, team: TeamQuery = "default",
+async def leaderboard(services: QuizServicesDep, team: TeamQuery = "default",
                       limit: Annotated[int, Query(ge=1, le=100)] = 10) -> dict[str, object]:
     entries = await services.run(services.quiz.leaderboard, team=team.strip(), limit=limit)
     return {"team": team, "entries": [e.to_dict() for e in entries]}
 
 
 @router.get("/questions", responses=ERRORS, summary="Accuracy per question (hardest first)")
-async def questions(services: ServicesDep, settings: SettingsDep, team: AnyTeamQuery = None,
+async def questions(services: QuizServicesDep, settings: SettingsDep, team: AnyTeamQuery = None,
                     lang: Lang | None = None) -> dict[str, object]:
     """Which questions trip people up: for whoever maintains the knowledge."""
     rows = await services.run(services.quiz.question_stats, team=team, lang=lang or settings.default_lang)

@@ -1,0 +1,242 @@
+"""Faults made for real: PostgreSQL connections terminated and refused, a database that refuses connections
+at start, a read-only and a full data directory. Questions keep being answered; the quiz gives 503 with
+Retry-After during the fault and works again within seconds of its end, with nothing lost.
+
+PostgreSQL is reached through a TCP proxy on loopback (`tests/tcp_proxy.py`) that the test takes down (every
+connection cut, new ones refused) and brings back; the shared server itself is never stopped. The data
+directories are small tmpfs mounts (root only: skipped with the reason elsewhere).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+from fastapi.testclient import TestClient
+from sqlalchemy.engine import make_url
+
+from bot.answers import Assistant
+from bot.api import create_app
+from bot.config import Settings
+from bot.services import Services
+from tests.tcp_proxy import TcpProxy
+
+QUESTION = "How do I request EFA devices in a pod spec?"
+RECOVERY = 5.0  # seconds: the quiz works again this soon after the database is back
+
+
+@contextlib.contextmanager
+def serving(settings: Settings, assistant: Assistant, **overrides: object) -> Iterator[TestClient]:
+    """The real application, started as in production (the database opened in the background) over the
+    fake-embedder assistant; yields once it answers questions."""
+    configured = settings.model_copy(update={"rate_limit": 0, **overrides})
+    app = create_app(configured, loader=lambda s: Services.starting(s, assistant))
+    with TestClient(app) as client:
+        wait_for(lambda: client.get("/readyz").status_code == 200, 30)
+        yield client
+
+
+def wait_for(check: Callable[[], bool], timeout: float) -> float:
+    """Seconds until `check()` held; AssertionError after `timeout`."""
+    started = time.monotonic()
+    while not check():
+        if time.monotonic() - started > timeout:
+            raise AssertionError(f"not within {timeout} s")
+        time.sleep(0.05)
+    return time.monotonic() - started
+
+
+def play(client: TestClient, user: str, choice: str = "A") -> None:
+    prompt = client.post("/v1/quiz/next", json={"user": user, "lang": "en"})
+    assert prompt.status_code == 200, prompt.text
+    graded = client.post("/v1/quiz/answer", json={"user": user, "attempt_id": prompt.json()["attempt_id"],
+                                                  "choice": choice})
+    assert graded.status_code == 200, graded.text
+
+
+def quiz_calls(client: TestClient, user: str) -> list:  # type: ignore[type-arg]
+    return [client.post("/v1/quiz/next", json={"user": user, "lang": "en"}),
+            client.get("/v1/quiz/stats", params={"user": user}),
+            client.get("/v1/quiz/leaderboard"), client.get("/v1/quiz/questions")]
+
+
+def assert_unavailable(response) -> None:  # type: ignore[no-untyped-def]
+    assert response.status_code == 503, response.text
+    assert response.headers["retry-after"] == "5" and "database" in response.json()["error"]
+
+
+# -- PostgreSQL --------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def proxied(postgres_url: str) -> Iterator[tuple[TcpProxy, str]]:
+    """A proxy to the test's PostgreSQL schema, and the URL through it (with an application name of its own)."""
+    url = make_url(postgres_url)
+    proxy = TcpProxy((url.host or "127.0.0.1", url.port or 5432))
+    name = f"eksbot-fault-{uuid.uuid4().hex[:8]}"
+    through = url.set(host="127.0.0.1", port=proxy.port).update_query_dict({"application_name": name})
+    yield proxy, through.render_as_string(hide_password=False)
+    proxy.close()
+
+
+def test_a_database_that_refuses_connections_at_start_is_retried_and_answers_never_wait(
+    settings: Settings, fake_assistant: Assistant, proxied: tuple[TcpProxy, str]
+) -> None:
+    proxy, url = proxied
+    proxy.refuse()
+    with serving(settings, fake_assistant, database_url=url) as client:
+        for _ in range(5):
+            assert client.post("/v1/query", json={"question": QUESTION}).status_code == 200
+        for response in quiz_calls(client, "erin"):
+            assert_unavailable(response)
+        database = client.get("/readyz/database")
+        assert database.status_code == 503 and "database" in database.json()["reason"]
+        time.sleep(1.5)  # several attempts fail meanwhile
+        proxy.accept()
+        recovered = wait_for(lambda: client.post("/v1/quiz/next", json={"user": "erin"}).status_code == 200,
+                             RECOVERY)
+        assert client.get("/readyz/database").status_code == 200
+        play(client, "erin")
+    print(f"quiz back {recovered:.2f} s after the database accepted connections")
+
+
+def test_during_a_database_outage_questions_are_answered_and_the_quiz_recovers_with_nothing_lost(
+    settings: Settings, fake_assistant: Assistant, proxied: tuple[TcpProxy, str], caplog: pytest.LogCaptureFixture
+) -> None:
+    proxy, url = proxied
+    with serving(settings, fake_assistant, database_url=url) as client:
+        wait_for(lambda: client.get("/readyz/database").status_code == 200, 30)
+        for _ in range(3):
+            play(client, "frank")
+        before = client.get("/v1/quiz/stats", params={"user": "frank"}).json()
+        pending = client.post("/v1/quiz/next", json={"user": "frank", "lang": "en"}).json()
+
+        proxy.refuse()  # open connections cut, new ones refused
+        answered = [client.post("/v1/query", json={"question": QUESTION}).status_code for _ in range(20)]
+        assert answered == [200] * 20
+        for response in quiz_calls(client, "frank"):
+            assert_unavailable(response)
+        caplog.clear()
+        caplog.set_level("INFO")
+        lost = client.post("/v1/quiz/answer", json={"user": "frank", "attempt_id": pending["attempt_id"],
+                                                    "choice": "B"})
+        assert_unavailable(lost)
+        # Logged once, besides the request line, and without the statement's parameters (user ids).
+        failures = [r for r in caplog.records if r.name != "bot.http" and r.levelname == "WARNING"]
+        assert len(failures) == 1 and not failures[0].exc_info
+        assert "frank" not in caplog.text and pending["attempt_id"] not in caplog.text
+        assert client.get("/readyz").status_code == 200  # still in the load balancer
+        assert client.get("/readyz/database").status_code == 503
+
+        proxy.accept()
+        recovered = wait_for(
+            lambda: client.get("/v1/quiz/stats", params={"user": "frank"}).status_code == 200, RECOVERY)
+        assert client.get("/v1/quiz/stats", params={"user": "frank"}).json() == before
+        late = client.post("/v1/quiz/answer", json={"user": "frank", "attempt_id": pending["attempt_id"],
+                                                    "choice": "B"})
+        assert late.status_code == 200  # the attempt refused during the outage is graded now, once
+        assert client.get("/v1/quiz/stats", params={"user": "frank"}).json()["answered"] == before["answered"] + 1
+    print(f"quiz back {recovered:.2f} s after the database came back")
+
+
+def test_terminated_connections_are_replaced_without_an_error(
+    settings: Settings, fake_assistant: Assistant, proxied: tuple[TcpProxy, str], postgres_server_url: str
+) -> None:
+    _, url = proxied
+    name = make_url(url).query["application_name"]
+    admin = sa.create_engine(postgres_server_url)
+    try:
+        with serving(settings, fake_assistant, database_url=url) as client:
+            wait_for(lambda: client.get("/readyz/database").status_code == 200, 30)
+            play(client, "gina")
+            for _ in range(3):
+                with admin.begin() as conn:
+                    killed = conn.execute(sa.text(
+                        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = :n"
+                    ), {"n": name}).scalar()
+                assert killed >= 1
+                statuses = [r.status_code for r in quiz_calls(client, "gina")]
+                assert statuses == [200] * 4  # the pool notices the dead connection and opens a new one
+            play(client, "gina")
+            assert client.get("/v1/quiz/stats", params={"user": "gina"}).json()["answered"] == 2
+    finally:
+        admin.dispose()
+
+
+# -- SQLite on a read-only or full data directory ----------------------------------------------------
+
+
+def _mount(*args: str) -> None:
+    subprocess.run(["mount", *args], check=True, capture_output=True, text=True)
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 2 MiB tmpfs, unmounted afterwards."""
+    target = tmp_path / "data"
+    target.mkdir()
+    if os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root (CAP_SYS_ADMIN); CI runs as root")
+    try:
+        _mount("-t", "tmpfs", "-o", "size=2m,mode=0755", "tmpfs", str(target))
+    except subprocess.CalledProcessError as exc:
+        pytest.skip(f"mounting a tmpfs is not permitted here: {exc.stderr.strip()}")
+    yield target
+    subprocess.run(["umount", "-l", str(target)], check=False)
+
+
+def test_a_read_only_data_directory_gives_503_and_recovers(
+    settings: Settings, fake_assistant: Assistant, small_disk: Path
+) -> None:
+    with serving(settings, fake_assistant, data_dir=small_disk,
+                 database_url=f"sqlite:///{small_disk / 'eksbot.db'}") as client:
+        wait_for(lambda: client.get("/readyz/database").status_code == 200, 30)
+        play(client, "hugo")
+        # Linux makes a mount read-only only when no file on it is open for writing: the pooled SQLite
+        # connections are closed first (as after an idle spell); the next ones find the directory read-only.
+        client.app.state.services.store.engine.dispose()  # type: ignore[attr-defined]
+        _mount("-o", "remount,ro", str(small_disk))
+        try:
+            drawn = client.post("/v1/quiz/next", json={"user": "hugo", "lang": "en"})
+            assert_unavailable(drawn)
+            assert client.get("/readyz/database").status_code == 503
+            assert client.post("/v1/query", json={"question": QUESTION}).status_code == 200
+        finally:
+            _mount("-o", "remount,rw", str(small_disk))
+        wait_for(lambda: client.post("/v1/quiz/next", json={"user": "hugo"}).status_code == 200, RECOVERY)
+        assert client.get("/readyz/database").status_code == 200
+        assert client.get("/v1/quiz/stats", params={"user": "hugo"}).json()["answered"] == 1
+
+
+def test_a_full_data_directory_gives_503_and_recovers(
+    settings: Settings, fake_assistant: Assistant, small_disk: Path
+) -> None:
+    with serving(settings, fake_assistant, data_dir=small_disk,
+                 database_url=f"sqlite:///{small_disk / 'eksbot.db'}") as client:
+        wait_for(lambda: client.get("/readyz/database").status_code == 200, 30)
+        play(client, "ines")
+        filler = small_disk / "filler"
+        with filler.open("wb") as out, contextlib.suppress(OSError):
+            while True:  # until the disk is full
+                out.write(b"\0" * 65536)
+                out.flush()
+        statuses = []
+        for _ in range(200):  # writes go on until the journal needs room the disk no longer has
+            statuses.append(client.post("/v1/quiz/next", json={"user": "ines", "lang": "en"}).status_code)
+            if statuses[-1] != 200:
+                break
+        assert statuses[-1] == 503 and set(statuses) <= {200, 503}
+        assert_unavailable(client.post("/v1/quiz/next", json={"user": "ines", "lang": "en"}))
+        assert client.get("/readyz/database").status_code == 503
+        assert client.post("/v1/query", json={"question": QUESTION}).status_code == 200
+        filler.unlink()
+        wait_for(lambda: client.post("/v1/quiz/next", json={"user": "ines"}).status_code == 200, RECOVERY)
+        assert client.get("/readyz/database").status_code == 200
+        assert client.get("/v1/quiz/stats", params={"user": "ines"}).json()["answered"] == 1
