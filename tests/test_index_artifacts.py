@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from bot.answers import Assistant
@@ -189,3 +191,55 @@ def test_rebuild_repairs_a_broken_index(knowledge_copy: Path, built: Path, name:
     index = load_index(load_knowledge(knowledge_copy), built, FakeEmbedder(), rebuild=True)
     assert index.faiss_index.ntotal == len(index.chunks) > 0
     load_index(load_knowledge(knowledge_copy), built, FakeEmbedder(), rebuild=False)
+
+
+def _wider_sentences(index_dir: Path) -> None:
+    vectors = np.load(index_dir / "sentences.npy")
+    np.save(index_dir / "sentences.npy", np.hstack([vectors, vectors]))
+
+
+def _float64_sentences(index_dir: Path) -> None:
+    np.save(index_dir / "sentences.npy", np.load(index_dir / "sentences.npy").astype(np.float64))
+
+
+def _flat_sentences(index_dir: Path) -> None:
+    np.save(index_dir / "sentences.npy", np.load(index_dir / "sentences.npy").ravel())
+
+
+def _chunk_field(name: str, value: object) -> Callable[[Path], None]:
+    def damage(index_dir: Path) -> None:
+        path = index_dir / "chunks.json"
+        meta = json.loads(path.read_text(encoding="utf-8"))
+        meta["chunks"][3][name] = value
+        path.write_text(json.dumps(meta), encoding="utf-8")
+
+    return damage
+
+
+def _sentence_field(index_dir: Path) -> None:
+    path = index_dir / "chunks.json"
+    meta = json.loads(path.read_text(encoding="utf-8"))
+    meta["sentences"][0]["text"] = ["not", "a", "string"]
+    path.write_text(json.dumps(meta), encoding="utf-8")
+
+
+DAMAGES = {
+    "wider sentence vectors": (_wider_sentences, "sentence vectors of shape"),
+    "float64 sentence vectors": (_float64_sentences, "float64"),
+    "flat sentence vectors": (_flat_sentences, "sentence vectors of shape"),
+    "a question number as text": (_chunk_field("question", "5"), "Chunk.question is str"),
+    "a text as a number": (_chunk_field("text", 42), "Chunk.text is int"),
+    "a null title": (_chunk_field("title", None), "Chunk.title is NoneType"),
+    "an unknown kind": (_chunk_field("kind", "poem"), "Chunk.kind 'poem'"),
+    "a sentence text as a list": (_sentence_field, "Sentence.text is list"),
+}
+
+
+@pytest.mark.parametrize("damage", DAMAGES)
+def test_shapes_and_types_are_checked_on_load(knowledge_copy: Path, built: Path, damage: str) -> None:
+    """A damaged artifact that still parses is refused on load (not by every query later), or rebuilt."""
+    make, cause = DAMAGES[damage]
+    make(built)
+    refused(knowledge_copy, built, FakeEmbedder(), cause)
+    index = load_index(load_knowledge(knowledge_copy), built, FakeEmbedder(), rebuild=True)
+    assert Assistant(index, FakeEmbedder()).answer("How do I request EFA devices in a pod spec?").ranked[0] == 5

@@ -176,16 +176,47 @@ def _read_artifacts(knowledge: KnowledgeBase, index_dir: Path) -> LoadedIndex:
     manifest = Manifest.read(index_dir)
     try:
         meta = json.loads((index_dir / "chunks.json").read_text(encoding="utf-8"))
-        chunks = [Chunk(**c) for c in meta["chunks"]]
-        sentences = [Sentence(**s) for s in meta["sentences"]]
+        chunks = [Chunk(**_typed(c, Chunk)) for c in meta["chunks"]]
+        sentences = [Sentence(**_typed(s, Sentence)) for s in meta["sentences"]]
         faiss_index = faiss.read_index(str(index_dir / "chunks.faiss"))
-        sentence_vectors = np.load(index_dir / "sentences.npy")
+        sentence_vectors = np.load(index_dir / "sentences.npy", allow_pickle=False)
     except (OSError, ValueError, KeyError, TypeError, RuntimeError) as exc:
         raise IndexArtifactError(f"index in {index_dir} is damaged ({exc})", fix=REBUILD) from exc
-    if faiss_index.ntotal != len(chunks) or len(sentence_vectors) != len(sentences):
-        raise IndexArtifactError(f"index in {index_dir} is inconsistent", fix=REBUILD)
-    if faiss_index.ntotal and faiss_index.d != manifest.dimension:
-        raise IndexArtifactError(f"index in {index_dir} is inconsistent", fix=REBUILD)
+    problem = _shape_problem(manifest, chunks, sentences, faiss_index, sentence_vectors)
+    if problem:
+        raise IndexArtifactError(f"index in {index_dir} is inconsistent ({problem})", fix=REBUILD)
     if knowledge.digest != manifest.knowledge_digest:
         raise IndexArtifactError(f"the index in {index_dir} was rebuilt for other knowledge while loading; load again")
     return LoadedIndex(manifest, knowledge, chunks, sentences, faiss_index, sentence_vectors)
+
+
+_FIELD_TYPES = {"int": int, "str": str, "str | None": (str, type(None)), "ChunkKind": str}
+
+
+def _typed(data: object, kind: type) -> dict[str, object]:
+    """The fields of a chunk or sentence as read from JSON, each of the type the dataclass declares
+    (TypeError otherwise): a damaged file is refused on load, not by the first query."""
+    if not isinstance(data, dict):
+        raise TypeError(f"a {kind.__name__} is not an object")
+    for name, declared in kind.__annotations__.items():
+        expected = _FIELD_TYPES.get(str(declared), object)
+        value = data.get(name)
+        if name in data and (not isinstance(value, expected) or isinstance(value, bool)):
+            raise TypeError(f"{kind.__name__}.{name} is {type(value).__name__}, not {declared}")
+    if kind is Chunk and data.get("kind") not in ("question", "explanation", "code", "table_row"):
+        raise TypeError(f"Chunk.kind {data.get('kind')!r} is unknown")
+    return data
+
+
+def _shape_problem(manifest: Manifest, chunks: list[Chunk], sentences: list[Sentence], faiss_index: faiss.Index,
+                   sentence_vectors: np.ndarray) -> str | None:
+    """What does not fit between the artifacts (counts, widths, element type), or None."""
+    if faiss_index.ntotal != len(chunks) or faiss_index.ntotal != manifest.chunks:
+        return f"{faiss_index.ntotal} vectors for {len(chunks)} chunks"
+    if faiss_index.d != manifest.dimension:
+        return f"vectors of width {faiss_index.d}, not {manifest.dimension}"
+    if sentence_vectors.ndim != 2 or sentence_vectors.shape != (len(sentences), manifest.dimension):
+        return f"sentence vectors of shape {sentence_vectors.shape}, not ({len(sentences)}, {manifest.dimension})"
+    if sentence_vectors.dtype != np.float32 or not np.isfinite(sentence_vectors).all():
+        return f"sentence vectors of {sentence_vectors.dtype}, not finite float32"
+    return None
