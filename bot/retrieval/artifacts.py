@@ -19,6 +19,7 @@ import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import faiss
 import numpy as np
@@ -190,16 +191,17 @@ def _read_artifacts(knowledge: KnowledgeBase, index_dir: Path) -> LoadedIndex:
     return LoadedIndex(manifest, knowledge, chunks, sentences, faiss_index, sentence_vectors)
 
 
-_FIELD_TYPES = {"int": int, "str": str, "str | None": (str, type(None)), "ChunkKind": str}
+_FIELD_TYPES: dict[str, type | tuple[type, ...]] = {"int": int, "str": str, "str | None": (str, type(None)),
+                                                    "ChunkKind": str}
 
 
-def _typed(data: object, kind: type) -> dict[str, object]:
+def _typed(data: object, kind: type) -> dict[str, Any]:
     """The fields of a chunk or sentence as read from JSON, each of the type the dataclass declares
     (TypeError otherwise): a damaged file is refused on load, not by the first query."""
     if not isinstance(data, dict):
         raise TypeError(f"a {kind.__name__} is not an object")
     for name, declared in kind.__annotations__.items():
-        expected = _FIELD_TYPES.get(str(declared), object)
+        expected: type | tuple[type, ...] = _FIELD_TYPES.get(str(declared), object)
         value = data.get(name)
         if name in data and (not isinstance(value, expected) or isinstance(value, bool)):
             raise TypeError(f"{kind.__name__}.{name} is {type(value).__name__}, not {declared}")
