@@ -64,6 +64,7 @@ class FakeSlack:
         self._calls: list[Call] = []
         self._changed = threading.Condition()
         self._failures: dict[str, list[str]] = {}
+        self._http_failures: dict[str, list[tuple[int, int | None]]] = {}
         self._ts = itertools.count(1)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -150,6 +151,11 @@ class FakeSlack:
         with self._changed:
             self._failures.setdefault(method, []).extend([error] * times)
 
+    def fail_http(self, method: str, status: int, times: int = 1, retry_after: int | None = None) -> None:
+        """Make the next `times` calls of a Web API method answer HTTP `status` (429 with `retry_after`)."""
+        with self._changed:
+            self._http_failures.setdefault(method, []).extend([(status, retry_after)] * times)
+
     def send_envelope(self, envelope: dict[str, Any]) -> None:
         """Send a Socket Mode envelope to every connected client."""
         assert self._loop is not None
@@ -190,6 +196,13 @@ class FakeSlack:
         with self._changed:
             failures = self._failures.get(method)
             error = failures.pop(0) if failures else None
+            http_failures = self._http_failures.get(method)
+            http_failure = http_failures.pop(0) if http_failures else None
+        if http_failure is not None:
+            status, retry_after = http_failure
+            headers = {"Retry-After": str(retry_after)} if retry_after is not None else {}
+            return web.json_response({"ok": False, "error": "ratelimited" if status == 429 else "fatal_error"},
+                                     status=status, headers=headers)
         if error is not None:
             return web.json_response({"ok": False, "error": error})
         if method == "apps.connections.open":

@@ -177,6 +177,20 @@ def test_bots_edits_joins_and_channel_chatter_are_ignored(
     assert [c.body["timestamp"] for c in fake.calls("reactions.add")] == ["1700000600.000600"]
 
 
+@pytest.mark.parametrize(("status", "retry_after"), [(429, 1), (503, None), (500, None)])
+def test_web_api_calls_are_retried_on_rate_limits_and_server_errors(
+    slack: SlackSender, fake: FakeSlack, status: int, retry_after: int | None
+) -> None:
+    fake.fail_http("chat.postMessage", status, times=2, retry_after=retry_after)
+    started = time.monotonic()
+    slack.event(message_event(f"<@{BOT_USER}> {EFA_EN}"))
+    fake.wait_for("reactions.remove")
+    posts = fake.calls("chat.postMessage")
+    assert len(posts) == 3 and "vpc.amazonaws.com/efa" in posts[-1].dump()  # two refusals, then the answer
+    if retry_after:
+        assert time.monotonic() - started >= 2 * retry_after  # Slack's Retry-After was waited for
+
+
 def test_failure_while_answering_ends_with_an_apology_and_no_eyes(
     slack: SlackSender, fake: FakeSlack, services: Services, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -13,6 +13,12 @@ import logging
 import re
 
 from slack_bolt.async_app import AsyncAck, AsyncApp
+from slack_sdk.http_retry.async_handler import AsyncRetryHandler
+from slack_sdk.http_retry.builtin_async_handlers import (
+    AsyncConnectionErrorRetryHandler,
+    AsyncRateLimitErrorRetryHandler,
+    AsyncServerErrorRetryHandler,
+)
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Settings
@@ -45,7 +51,8 @@ def build_slack_app(settings: Settings, get_services: GetServices, metrics: Metr
     if not socket_mode and settings.slack_signing_secret is None:
         raise ConfigError("SLACK_SIGNING_SECRET is not set (needed to verify requests in HTTP mode)")
     secret = settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else ""
-    client = AsyncWebClient(token=settings.slack_bot_token.get_secret_value(), base_url=settings.slack_api_url)
+    client = AsyncWebClient(token=settings.slack_bot_token.get_secret_value(), base_url=settings.slack_api_url,
+                            retry_handlers=web_api_retries())
     app = AsyncApp(
         client=client,
         signing_secret=secret,
@@ -58,6 +65,13 @@ def build_slack_app(settings: Settings, get_services: GetServices, metrics: Metr
     if metrics.feedback.counts is None:
         metrics.feedback.counts = lambda: _feedback_counts(get_services)
     return app
+
+
+def web_api_retries() -> list[AsyncRetryHandler]:
+    """Web API calls are tried again on a rate limit (after Slack's Retry-After), a 5xx and a dropped
+    connection: twice at most, so that a reply is late rather than lost."""
+    return [AsyncRateLimitErrorRetryHandler(max_retry_count=2), AsyncServerErrorRetryHandler(max_retry_count=2),
+            AsyncConnectionErrorRetryHandler(max_retry_count=2)]
 
 
 def register_listeners(app: AsyncApp, ctx: SlackContext) -> None:
