@@ -40,15 +40,21 @@ def check_request(secret: str, headers: Mapping[str, str], body: bytes, *,
         return Refusal(401, "missing or invalid x-slack-signature")
     content_type = headers.get("content-type", "").split(";")[0].strip().lower()
     if content_type == JSON:
-        return None if isinstance(_json(body), dict) else Refusal(400, "the body is not a JSON object")
+        data = _json(body)
+        if not isinstance(data, dict):
+            return Refusal(400, "the body is not a JSON object")
+        return _shape_refusal(data)
     if content_type == FORM:
         try:
             form = urllib.parse.parse_qs(body.decode("utf-8", errors="strict"), errors="strict",
                                          keep_blank_values=True)
         except (UnicodeDecodeError, ValueError):
             return Refusal(400, "the body is not a UTF-8 form")
-        if "payload" in form and not isinstance(_json(form["payload"][0].encode()), dict):
-            return Refusal(400, "the form's payload is not a JSON object")
+        if "payload" in form:
+            payload = _json(form["payload"][0].encode())
+            if not isinstance(payload, dict):
+                return Refusal(400, "the form's payload is not a JSON object")
+            return _shape_refusal(payload)
         return None
     return Refusal(400, f"unsupported content type; Slack sends {JSON} or {FORM}")
 
@@ -58,3 +64,40 @@ def _json(data: bytes) -> object:
         return json.loads(data.decode("utf-8", errors="strict"))
     except (UnicodeDecodeError, ValueError, RecursionError):
         return None
+
+
+# The fields bolt reads without checking their type, at any depth, and the types Slack sends them with.
+_SHAPES: dict[str, tuple[type, ...]] = {
+    **dict.fromkeys(("event", "view", "container", "message", "previous_message", "workflow_step", "state"),
+                    (dict,)),
+    **dict.fromkeys(("user", "channel", "team", "enterprise", "text", "bot_profile"), (str, dict, type(None))),
+    **dict.fromkeys(("type", "subtype", "action_id", "block_id", "callback_id", "user_id", "team_id", "channel_id",
+                     "channel_type", "bot_id", "thread_ts", "ts", "event_id", "api_app_id", "trigger_id",
+                     "response_url", "command", "value", "enterprise_id", "function_execution_id", "tab"),
+                    (str, type(None))),
+}
+
+
+def _shape_refusal(data: dict[str, object]) -> Refusal | None:
+    problem = _shape_problem(data, depth=0)
+    return Refusal(400, f"not a request Slack sends: {problem}") if problem else None
+
+
+def _shape_problem(value: object, *, depth: int) -> str | None:
+    if depth > 8:
+        return None
+    if isinstance(value, list):
+        return next((p for p in (_shape_problem(v, depth=depth + 1) for v in value) if p), None)
+    if not isinstance(value, dict):
+        return None
+    for key, item in value.items():
+        expected = _SHAPES.get(key)
+        if expected is not None and not isinstance(item, expected):
+            return f"'{key}' is {type(item).__name__}"
+        if key in ("actions", "authorizations") and not (
+                isinstance(item, list) and item and all(isinstance(i, dict) for i in item)):
+            return f"'{key}' is not a list of objects"
+        problem = _shape_problem(item, depth=depth + 1)
+        if problem:
+            return problem
+    return None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse
 from slack_bolt.adapter.fastapi.async_handler import AsyncSlackRequestHandler
@@ -9,6 +11,8 @@ from slack_bolt.async_app import AsyncApp
 
 from bot.api.schemas import ErrorOut
 from bot.slack.verification import check_request
+
+log = logging.getLogger(__name__)
 
 DESCRIPTION = """Slack's events (JSON), slash commands and button clicks (forms). Signed by Slack: a request
 without a valid `x-slack-signature` over its body and a `x-slack-request-timestamp` of the last five minutes
@@ -48,6 +52,17 @@ def slack_router(slack_app: AsyncApp, signing_secret: str) -> APIRouter:
             # Not ready: Slack redelivers events later. Commands and clicks go on to the bolt app, which
             # tells the person it is starting up.
             return JSONResponse({"error": "starting"}, status_code=503, headers={"Retry-After": "5"})
-        return await handler.handle(request)
+        try:
+            response = await handler.handle(request)
+        except Exception as exc:  # noqa: BLE001 - bolt could not dispatch it: a shape Slack does not send
+            log.warning("Slack request not dispatched: %s: %s", exc.__class__.__name__, str(exc)[:200])
+            response = Response(status_code=500)
+        if response.status_code >= 500:
+            # Bolt answers 500 when it cannot dispatch a request (it logged why). Its listeners run after the
+            # acknowledgement and report their own failures, so this is a request of a shape Slack does not
+            # send: a 400, which Slack does not retry.
+            request.state.outcome = "malformed"
+            return JSONResponse({"error": "malformed Slack request"}, status_code=400)
+        return response
 
     return router
