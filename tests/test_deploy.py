@@ -114,6 +114,9 @@ def _variants(helm: str) -> dict[str, list[Obj]]:
         "postgres-url": render(helm, replicaCount=3, database__url=POSTGRES_URL),
         "trial-ingress": render(helm, ingress__enabled=True, ingress__certificateArn=CERT,
                                 secrets__slackBotToken="xoxb-1", secrets__slackSigningSecret="s"),
+        "split-and-fenced": render(helm, PRODUCTION, ingress__internalApi__enabled=True,
+                                   ingress__internalApi__host="eksbot.internal.example.com",
+                                   networkPolicy__enabled=True, **{"networkPolicy__databaseCidrs[0]": "10.0.32.0/20"}),
     }
 
 
@@ -434,6 +437,68 @@ def test_migration_job_reads_the_url_from_a_secret_that_exists_before_the_releas
     job_weight = one(objects, "Job")["metadata"]["annotations"]["helm.sh/hook-weight"]
     assert int(hook["helm.sh/hook-weight"]) < int(job_weight)
     assert hook_secret["stringData"]["DATABASE_URL"] == POSTGRES_URL
+
+
+def test_migration_job_runs_with_the_release_service_account(variants: dict[str, list[Obj]]) -> None:
+    for name in ("production", "postgres-url"):
+        objects = variants[name]
+        job = one(objects, "Job")
+        account = job["spec"]["template"]["spec"]["serviceAccountName"]
+        assert account == one(objects, "Deployment")["spec"]["template"]["spec"]["serviceAccountName"], name
+        # On the first install the release's objects do not exist yet: a hook copy of the account comes
+        # first (same name and IRSA annotations) and goes once the hooks succeeded.
+        accounts = [o for o in objects if o["kind"] == "ServiceAccount" and o["metadata"]["name"] == account]
+        hooks = [a for a in accounts if "helm.sh/hook" in a["metadata"].get("annotations", {})]
+        assert len(accounts) == 2 and len(hooks) == 1, name
+        hook = hooks[0]["metadata"]["annotations"]
+        assert hook["helm.sh/hook"] == "pre-install"
+        assert "hook-succeeded" in hook["helm.sh/hook-delete-policy"]
+        assert int(hook["helm.sh/hook-weight"]) < int(job["metadata"]["annotations"]["helm.sh/hook-weight"])
+
+
+def test_internet_facing_alb_serves_only_slack_events_when_the_api_is_internal(
+        variants: dict[str, list[Obj]]) -> None:
+    ingresses = {o["metadata"]["name"]: o for o in variants["split-and-fenced"] if o["kind"] == "Ingress"}
+    public, internal = ingresses["eksbot"], ingresses["eksbot-internal"]
+    assert public["metadata"]["annotations"]["alb.ingress.kubernetes.io/scheme"] == "internet-facing"
+    (rule,) = public["spec"]["rules"]
+    assert [(p["path"], p["pathType"]) for p in rule["http"]["paths"]] == [("/slack/events", "Exact")]
+    condition = json.loads(public["metadata"]["annotations"]["alb.ingress.kubernetes.io/conditions.eksbot"])
+    assert condition == [{"field": "http-request-method", "httpRequestMethodConfig": {"Values": ["POST"]}}]
+    assert internal["metadata"]["annotations"]["alb.ingress.kubernetes.io/scheme"] == "internal"
+    (rule,) = internal["spec"]["rules"]
+    assert rule["host"] == "eksbot.internal.example.com"
+    assert ("/", "Prefix") in [(p["path"], p["pathType"]) for p in rule["http"]["paths"]]
+    # Without the option, one internet-facing ALB serves everything (as before).
+    (single,) = [o for o in variants["production"] if o["kind"] == "Ingress"]
+    assert ("/", "Prefix") in [(p["path"], p["pathType"]) for p in single["spec"]["rules"][0]["http"]["paths"]]
+
+
+def test_load_balancer_drains_a_stopping_pod_within_its_grace_period(
+        helm: str, variants: dict[str, list[Obj]]) -> None:
+    deployment = one(variants["production"], "Deployment")["spec"]["template"]["spec"]
+    grace = deployment["terminationGracePeriodSeconds"]
+    for ingress in [o for o in variants["split-and-fenced"] if o["kind"] == "Ingress"]:
+        attributes = ingress["metadata"]["annotations"]["alb.ingress.kubernetes.io/target-group-attributes"]
+        delay = int(attributes.removeprefix("deregistration_delay.timeout_seconds="))
+        assert 0 < delay < grace
+    assert "below terminationGracePeriodSeconds" in render_error(
+        helm, PRODUCTION, ingress__deregistrationDelaySeconds=300)
+    assert "below terminationGracePeriodSeconds" in render_error(helm, preStopSleepSeconds=60)
+
+
+def test_network_policy_lets_in_http_only_and_out_dns_the_database_and_https(
+        variants: dict[str, list[Obj]]) -> None:
+    assert "NetworkPolicy" not in kinds(variants["production"])
+    policy = one(variants["split-and-fenced"], "NetworkPolicy")["spec"]
+    assert policy["policyTypes"] == ["Ingress", "Egress"]
+    assert [p["port"] for rule in policy["ingress"] for p in rule["ports"]] == [8080]
+    egress = {(p["port"], p["protocol"]): rule.get("to") for rule in policy["egress"] for p in rule["ports"]}
+    assert set(egress) == {(53, "UDP"), (53, "TCP"), (5432, "TCP"), (443, "TCP")}
+    assert egress[(5432, "TCP")] == [{"ipBlock": {"cidr": "10.0.32.0/20"}}]
+    # It selects the server's pods (and the migration Job's).
+    labels = one(variants["split-and-fenced"], "Deployment")["spec"]["template"]["metadata"]["labels"]
+    assert policy["podSelector"]["matchLabels"].items() <= labels.items()
 
 
 def test_no_migration_job_with_sqlite_or_when_turned_off(helm: str) -> None:

@@ -145,10 +145,49 @@ seccompProfile:
 {{- if and .Values.ingress.enabled (not .Values.ingress.certificateArn) }}
 {{- fail "ingress.certificateArn is required when ingress.enabled: the load balancer listens on HTTPS 443 with that ACM certificate" }}
 {{- end }}
+{{- if ge (int .Values.preStopSleepSeconds) (int .Values.terminationGracePeriodSeconds) }}
+{{- fail "preStopSleepSeconds must be below terminationGracePeriodSeconds: the server needs time to finish its requests after the sleep" }}
+{{- end }}
+{{- if and .Values.ingress.enabled (ge (int .Values.ingress.deregistrationDelaySeconds) (int .Values.terminationGracePeriodSeconds)) }}
+{{- fail (printf "ingress.deregistrationDelaySeconds (%d) must be below terminationGracePeriodSeconds (%d): the load balancer would still drain requests to a pod that has been killed" (int .Values.ingress.deregistrationDelaySeconds) (int .Values.terminationGracePeriodSeconds)) }}
+{{- end }}
 {{- if and .Values.database.existingSecret .Values.database.url }}
 {{- fail "set database.url or database.existingSecret, not both" }}
 {{- end }}
 {{- if and .Values.database.existingSecret (ne .Values.database.engine "postgresql") }}
 {{- fail "database.existingSecret needs database.engine=postgresql (the chart cannot read the URL inside the Secret)" }}
 {{- end }}
+{{- end }}
+
+{{/* Annotations both load balancers share: HTTPS, pod targets, health check, draining. */}}
+{{- define "eksbot.albAnnotations" -}}
+alb.ingress.kubernetes.io/target-type: ip
+alb.ingress.kubernetes.io/listen-ports: '[{"HTTP": 80}, {"HTTPS": 443}]'
+alb.ingress.kubernetes.io/ssl-redirect: "443"
+alb.ingress.kubernetes.io/certificate-arn: {{ .Values.ingress.certificateArn | quote }}
+alb.ingress.kubernetes.io/ssl-policy: {{ .Values.ingress.sslPolicy | quote }}
+alb.ingress.kubernetes.io/backend-protocol: HTTP
+alb.ingress.kubernetes.io/healthcheck-path: /healthz
+alb.ingress.kubernetes.io/success-codes: "200"
+alb.ingress.kubernetes.io/target-group-attributes: deregistration_delay.timeout_seconds={{ .Values.ingress.deregistrationDelaySeconds }}
+{{- end }}
+
+{{/* Every path to the service, /metrics answered 404 by the load balancer when blockMetrics. */}}
+{{- define "eksbot.ingressPaths" -}}
+{{- if .Values.ingress.blockMetrics }}
+- path: /metrics
+  pathType: Exact
+  backend:
+    service:
+      name: block-metrics
+      port:
+        name: use-annotation
+{{- end }}
+- path: /
+  pathType: Prefix
+  backend:
+    service:
+      name: {{ include "eksbot.fullname" . }}
+      port:
+        name: http
 {{- end }}
