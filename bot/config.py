@@ -74,6 +74,9 @@ class Settings(BaseSettings):
     slack_thread_replies: bool = Field(
         default=False, description="Answer replies in the bot's threads without a mention (needs channels:history)."
     )
+    unanswered_retention_days: int = Field(
+        default=30, ge=1, description="Quiz questions drawn and never answered are forgotten after this many days."
+    )
 
     slack_bot_token: SecretStr | None = Field(default=None, validation_alias=AliasChoices("SLACK_BOT_TOKEN"))
     slack_signing_secret: SecretStr | None = Field(

@@ -15,6 +15,7 @@ import logging
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from typing import ParamSpec, TypeVar
 
 from bot.answers import Answer, Assistant
@@ -22,6 +23,7 @@ from bot.batcher import AnswerBatcher
 from bot.config import Settings
 from bot.conversation import Conversation, ConversationMemory, Reading
 from bot.embeddings import Embedder
+from bot.errors import StorageError
 from bot.home import HomeView, home_view
 from bot.knowledge_gaps import KnowledgeGaps
 from bot.lang import Lang
@@ -30,9 +32,11 @@ from bot.quiz import QuizEngine
 from bot.storage import Store
 from bot.storage.startup import DatabaseStartup
 
+log = logging.getLogger(__name__)
+
+PRUNE_EVERY = 3600.0  # seconds between two clean-ups of unanswered quiz questions
 P = ParamSpec("P")
 T = TypeVar("T")
-log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -76,9 +80,29 @@ class Services:
         store = Store(settings.database_url)
         services = cls.assemble(settings, assistant, store,
                                 database=DatabaseStartup(store, migrate=settings.migrate_on_start))
-        threading.Thread(target=services.database.run, args=(services._stop,), name="database-startup",
-                         daemon=True).start()
+        threading.Thread(target=services._database_thread, name="database", daemon=True).start()
         return services
+
+    def _database_thread(self) -> None:
+        """Open the database (retried until it answers), then keep it tidy until the services close."""
+        if not self.database.run(self._stop):
+            return
+        while True:
+            self.prune()
+            if self._stop.wait(PRUNE_EVERY):
+                return
+
+    def prune(self) -> int:
+        """Forget quiz questions drawn longer ago than the retention period and never answered."""
+        cutoff = datetime.now(UTC) - timedelta(days=self.settings.unanswered_retention_days)
+        try:
+            pruned = self.store.prune_unanswered(cutoff)
+        except StorageError as exc:  # only housekeeping: tried again at the next round
+            log.warning("could not prune unanswered quiz questions: %s", exc)
+            return 0
+        if pruned:
+            log.info("pruned unanswered quiz questions", extra={"count": pruned})
+        return pruned
 
     @classmethod
     def assemble(cls, settings: Settings, assistant: Assistant, store: Store, *,

@@ -240,3 +240,19 @@ def test_a_full_data_directory_gives_503_and_recovers(
         wait_for(lambda: client.post("/v1/quiz/next", json={"user": "ines"}).status_code == 200, RECOVERY)
         assert client.get("/readyz/database").status_code == 200
         assert client.get("/v1/quiz/stats", params={"user": "ines"}).json()["answered"] == 1
+
+
+def test_the_server_prunes_unanswered_quiz_questions_once_the_database_is_open(
+    settings: Settings, fake_assistant: Assistant, sqlite_url: str
+) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from bot.storage import AttemptRecord, Store
+
+    with Store(sqlite_url) as store:
+        store.upgrade()
+        store.create_attempt(AttemptRecord(
+            id="forgotten", team="T1", user="U1", doc_id="quiz", question=1, lang="en", option_order=("A", "B"),
+            created_at=datetime.now(UTC) - timedelta(days=31)))
+        with serving(settings, fake_assistant, database_url=sqlite_url, unanswered_retention_days=30):
+            wait_for(lambda: store.get_attempt("forgotten") is None, 10)

@@ -12,7 +12,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 
 from bot.errors import InputError, StorageIntegrityError, StorageUnavailableError
-from bot.storage import AttemptRecord, Store
+from bot.storage import AttemptRecord, ReviewRecord, Store
 from bot.storage.migrate import head_revision
 from bot.storage.tables import metadata
 from tests.conftest import UNREACHABLE_DATABASE
@@ -201,3 +201,26 @@ def test_the_url_shown_in_logs_hides_the_password() -> None:
         assert "s3cret" not in store.url and "s3cret" not in repr(store)
     finally:
         store.close()
+
+
+def test_unanswered_attempts_are_pruned_after_the_retention_period_and_answered_ones_kept(
+    store: Store, clock: Clock
+) -> None:
+    def draw(attempt_id: str, days_ago: float) -> None:
+        store.create_attempt(AttemptRecord(
+            id=attempt_id, team="T1", user="U1", doc_id="quiz", question=1, lang="en", option_order=("A", "B"),
+            created_at=clock.now - timedelta(days=days_ago)))
+
+    draw("old-unanswered", 40)
+    draw("old-answered", 40)
+    draw("recent-unanswered", 2)
+    assert store.finish_attempt("old-answered", choice="A", correct=True, confidence=None,
+                                answered_at=clock.now, schedule=lambda _: review_of("old-answered", clock))
+    assert store.prune_unanswered(clock.now - timedelta(days=30)) == 1
+    assert store.get_attempt("old-unanswered") is None
+    assert store.get_attempt("old-answered") is not None and store.get_attempt("recent-unanswered") is not None
+    assert store.prune_unanswered(clock.now - timedelta(days=30)) == 0
+
+
+def review_of(attempt_id: str, clock: Clock) -> ReviewRecord:
+    return ReviewRecord(team="T1", user="U1", doc_id="quiz", question=1, card="{}", due=clock.now)

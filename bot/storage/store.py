@@ -22,7 +22,7 @@ from bot.storage import conversation_records, gap_records, migrate, preference_r
 from bot.storage.database import WRITE, create_engine, storage_errors
 from bot.storage.gap_records import GapRecord
 from bot.storage.records import AttemptRecord, ReviewRecord, Schedule, Score
-from bot.storage.tables import feedback, slack_events
+from bot.storage.tables import attempts, feedback, slack_events
 
 log = logging.getLogger(__name__)
 
@@ -140,6 +140,13 @@ class Store:
     def question_scores(self, team: str | None = None) -> dict[tuple[str, int], Score]:
         with self.reading() as conn:
             return records.question_scores(conn, team)
+
+    def prune_unanswered(self, older_than: datetime) -> int:
+        """Forget attempts drawn before `older_than` and never answered (they count nowhere); returns how
+        many."""
+        with self.writing() as conn:
+            return conn.execute(attempts.delete().where(
+                attempts.c.answered_at.is_(None), attempts.c.created_at < older_than)).rowcount
 
     # -- Slack events ------------------------------------------------------------------------------
 
