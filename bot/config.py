@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from bot.errors import ConfigError
 from bot.lang import Lang, locale_lang
 from bot.logs import LogFormat
 
@@ -111,8 +113,11 @@ class Settings(BaseSettings):
 
     @property
     def api_tokens(self) -> list[str]:
-        raw = self.api_tokens_raw.get_secret_value()
-        return [token.strip() for token in raw.split(",") if token.strip()]
+        return [entry.token for entry in self.api_token_entries]
+
+    @property
+    def api_token_entries(self) -> list[ApiToken]:
+        return parse_api_tokens(self.api_tokens_raw.get_secret_value())
 
     @property
     def admins(self) -> frozenset[str]:
@@ -121,6 +126,35 @@ class Settings(BaseSettings):
     @property
     def slack_enabled(self) -> bool:
         return self.slack_bot_token is not None and self.slack_signing_secret is not None
+
+
+@dataclass(frozen=True)
+class ApiToken:
+    """One entry of EKSBOT_API_TOKENS: `TOKEN`, or `TOKEN:user=ID`, `TOKEN:team=ID` or both
+    (`TOKEN:team=ID:user=ID`), a token that acts only for that user or team."""
+
+    token: str
+    user: str | None = None
+    team: str | None = None
+
+
+def parse_api_tokens(raw: str) -> list[ApiToken]:
+    """The entries of EKSBOT_API_TOKENS (comma-separated). A malformed entry is a ConfigError that names its
+    position, never the token."""
+    entries = []
+    for position, entry in enumerate((e.strip() for e in raw.split(",") if e.strip()), start=1):
+        token, *scopes = entry.split(":")
+        bound: dict[str, str] = {}
+        for scope in scopes:
+            key, _, value = scope.partition("=")
+            if key not in ("user", "team") or not value.strip() or key in bound:
+                raise ConfigError(f"EKSBOT_API_TOKENS entry {position}: after the token, only ':user=ID' and "
+                                 "':team=ID' may follow, once each")
+            bound[key] = value.strip()
+        if not token.strip():
+            raise ConfigError(f"EKSBOT_API_TOKENS entry {position} has no token")
+        entries.append(ApiToken(token.strip(), user=bound.get("user"), team=bound.get("team")))
+    return entries
 
 
 def load_settings(**overrides: object) -> Settings:

@@ -145,3 +145,50 @@ def test_while_the_database_is_down_quiz_routes_are_503_and_questions_are_still_
 def test_query_parameters_are_checked_like_body_fields(client: TestClient, path: str, params: dict) -> None:  # type: ignore[type-arg]
     response = client.get(path, params=params)
     assert response.status_code == 422 and response.json()["error"]
+
+
+def test_a_token_bound_to_a_user_or_team_cannot_play_as_anyone_else(settings: Settings, services: Services) -> None:
+    from pydantic import SecretStr
+
+    from bot.api import create_app
+
+    scoped = settings.model_copy(update={"api_tokens_raw": SecretStr(
+        "alice-token:user=alice, team-token:team=platform, both-token:team=platform:user=bob, admin-token")})
+    client = TestClient(create_app(scoped, services=Services.assemble(scoped, services.assistant, services.store)))
+
+    def as_(token: str) -> dict[str, str]:
+        return {"Authorization": f"Bearer {token}"}
+
+    assert client.post("/v1/quiz/next", json={"user": "mallory"}, headers=as_("alice-token")).status_code == 403
+    prompt = client.post("/v1/quiz/next", json={"user": "alice"}, headers=as_("alice-token"))
+    assert prompt.status_code == 200
+    stolen = {"user": "mallory", "attempt_id": prompt.json()["attempt_id"], "choice": "A"}
+    assert client.post("/v1/quiz/answer", json=stolen, headers=as_("alice-token")).status_code == 403
+    assert client.get("/v1/quiz/stats", params={"user": "mallory"}, headers=as_("alice-token")).status_code == 403
+
+    # A team-bound token plays in its team (by default too) and reads only its team's boards.
+    refused = client.post("/v1/quiz/next", json={"user": "carol", "team": "other"}, headers=as_("team-token"))
+    assert refused.status_code == 403 and "platform" in refused.json()["error"]
+    drawn = client.post("/v1/quiz/next", json={"user": "carol"}, headers=as_("team-token")).json()
+    graded = client.post("/v1/quiz/answer", json={"user": "carol", "attempt_id": drawn["attempt_id"], "choice": "A"},
+                         headers=as_("team-token"))
+    assert graded.status_code == 200
+    board = client.get("/v1/quiz/leaderboard", headers=as_("team-token")).json()
+    assert board["team"] == "platform" and [e["user"] for e in board["entries"]] == ["carol"]
+    assert client.get("/v1/quiz/leaderboard", params={"team": "default"}, headers=as_("team-token")).status_code == 403
+    assert client.get("/v1/quiz/questions", headers=as_("team-token")).json()["team"] == "platform"
+    assert client.post("/v1/quiz/next", json={"user": "dave"}, headers=as_("both-token")).status_code == 403
+    assert client.get("/v1/quiz/stats", params={"user": "bob"}, headers=as_("both-token")).status_code == 200
+    # An unbound token acts for anyone, as before.
+    assert client.post("/v1/quiz/next", json={"user": "mallory"}, headers=as_("admin-token")).status_code == 200
+
+
+@pytest.mark.parametrize("raw", ["tok:role=admin", "tok:user=", "tok:user=a:user=b", ":user=alice"])
+def test_a_malformed_token_entry_stops_the_start_without_showing_the_token(settings: Settings, raw: str) -> None:
+    from pydantic import SecretStr
+
+    from bot.errors import ConfigError
+
+    with pytest.raises(ConfigError) as info:
+        create_app(settings.model_copy(update={"api_tokens_raw": SecretStr(f"fine-token, {raw}")}))
+    assert "EKSBOT_API_TOKENS entry 2" in str(info.value) and "tok" not in str(info.value).replace("token", "")

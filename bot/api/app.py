@@ -35,6 +35,7 @@ def create_app(
     """The application. Without `services`, the model and index load in the background at start-up
     and `/readyz` answers 503 until they have."""
     settings = settings or load_settings()
+    settings.api_token_entries  # noqa: B018 - a malformed EKSBOT_API_TOKENS stops the start (ConfigError)
     metrics = Metrics()
 
     @asynccontextmanager

@@ -8,7 +8,7 @@ from typing import Annotated
 from fastapi import Depends, HTTPException, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from bot.config import Settings
+from bot.config import ApiToken, Settings
 from bot.metrics import Metrics
 from bot.services import Services
 
@@ -42,18 +42,33 @@ async def get_metrics(request: Request) -> Metrics:
 async def require_token(
     settings: Annotated[Settings, Depends(get_settings)],
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
-) -> None:
-    tokens = settings.api_tokens
-    if not tokens:
-        return
+) -> ApiToken | None:
+    """The entry of EKSBOT_API_TOKENS the request's token matches (None when no token is required)."""
+    entries = settings.api_token_entries
+    if not entries:
+        return None
     given = credentials.credentials.encode() if credentials else b""
     # Compare with every token, without stopping early: the time taken does not tell which one matched.
-    matched = False
-    for token in tokens:
-        matched |= hmac.compare_digest(given, token.encode())
-    if not matched:
+    matched: ApiToken | None = None
+    for entry in entries:
+        if hmac.compare_digest(given, entry.token.encode()) and matched is None:
+            matched = entry
+    if matched is None:
         raise HTTPException(401, "missing or invalid API token: send 'Authorization: Bearer <token>'",
                             headers={"WWW-Authenticate": "Bearer"})
+    return matched
+
+
+def acting_for(token: ApiToken | None, *, user: str | None = None, team: str | None = None) -> str | None:
+    """The team a quiz request acts for: the one its token is bound to, else the one given. 403 when the
+    request names another user or team than its token's."""
+    if token is not None and token.user is not None and user is not None and user != token.user:
+        raise HTTPException(403, f"this API token acts for user '{token.user}' only")
+    if token is not None and token.team is not None:
+        if team is not None and team != token.team:
+            raise HTTPException(403, f"this API token acts for team '{token.team}' only")
+        return token.team
+    return team
 
 
 ServicesDep = Annotated[Services, Depends(get_services)]
@@ -61,3 +76,4 @@ QuizServicesDep = Annotated[Services, Depends(get_quiz_services)]
 MetricsDep = Annotated[Metrics, Depends(get_metrics)]
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 Authorized = Depends(require_token)
+TokenDep = Annotated[ApiToken | None, Depends(require_token)]

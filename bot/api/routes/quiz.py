@@ -6,7 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 
-from bot.api.deps import Authorized, MetricsDep, QuizServicesDep, SettingsDep
+from bot.api.deps import Authorized, MetricsDep, QuizServicesDep, SettingsDep, TokenDep, acting_for
 from bot.api.schemas import (
     PRINTABLE,
     QuizAnswerRequest,
@@ -29,7 +29,8 @@ ERRORS = error_responses(
 )
 # Query parameters are checked like the body fields they match (bot.api.schemas).
 UserQuery = Annotated[Text, Query(min_length=1, max_length=128, pattern=PRINTABLE, description="User id.")]
-TeamQuery = Annotated[Text, Query(min_length=1, max_length=64, pattern=PRINTABLE, description="Team or workspace.")]
+TeamQuery = Annotated[Text | None, Query(min_length=1, max_length=64, pattern=PRINTABLE,
+                                         description="Team or workspace (default: the token's, else 'default').")]
 AnyTeamQuery = Annotated[Text | None, Query(min_length=1, max_length=64, pattern=PRINTABLE,
                                             description="Team or workspace (default: every team).")]
 StatsLangQuery = Annotated[Lang | None, Query(
@@ -37,10 +38,13 @@ StatsLangQuery = Annotated[Lang | None, Query(
 
 
 @router.post("/next", response_model=QuizPromptOut, responses=ERRORS, summary="Draw the next question")
-async def next_question(body: QuizNextRequest, services: QuizServicesDep, settings: SettingsDep) -> dict[str, object]:
+async def next_question(body: QuizNextRequest, services: QuizServicesDep, settings: SettingsDep,
+                        token: TokenDep) -> dict[str, object]:
     """The question due for review, else a new one; `topic` narrows the draw."""
+    user = body.user.strip()
+    team = acting_for(token, user=user, team=body.team.strip() if "team" in body.model_fields_set else None)
     prompt = await services.run(
-        services.quiz.next_question, body.user.strip(), team=body.team.strip(), topic=body.topic,
+        services.quiz.next_question, user, team=team or "default", topic=body.topic,
         lang=body.lang or settings.default_lang,
     )
     return prompt.to_dict()
@@ -48,8 +52,9 @@ async def next_question(body: QuizNextRequest, services: QuizServicesDep, settin
 
 @router.post("/answer", response_model=QuizResultOut, responses=ERRORS, summary="Answer an attempt")
 async def answer(body: QuizAnswerRequest, request: Request, services: QuizServicesDep,
-                 metrics: MetricsDep) -> dict[str, object]:
+                 metrics: MetricsDep, token: TokenDep) -> dict[str, object]:
     """Grade the choice once: a second answer to the same attempt gets 409 and changes nothing."""
+    acting_for(token, user=body.user.strip())
     result = await services.run(
         services.quiz.answer, body.user.strip(), body.attempt_id, body.choice, confidence=body.confidence
     )
@@ -59,25 +64,28 @@ async def answer(body: QuizAnswerRequest, request: Request, services: QuizServic
 
 
 @router.get("/stats", response_model=UserStatsOut, responses=ERRORS, summary="A user's stats")
-async def stats(services: QuizServicesDep, settings: SettingsDep, user: UserQuery, team: TeamQuery = "default",
-                lang: StatsLangQuery = None) -> dict[str, object]:
+async def stats(services: QuizServicesDep, settings: SettingsDep, token: TokenDep, user: UserQuery,
+                team: TeamQuery = None, lang: StatsLangQuery = None) -> dict[str, object]:
     """Answered, correct, accuracy, streaks, questions due and per-topic accuracy."""
+    team = acting_for(token, user=user.strip(), team=team.strip() if team else None)
     result = await services.run(
-        services.quiz.stats, user.strip(), team=team.strip(), lang=lang, default_lang=settings.default_lang
+        services.quiz.stats, user.strip(), team=team or "default", lang=lang, default_lang=settings.default_lang
     )
     return result.to_dict()
 
 
 @router.get("/leaderboard", responses=ERRORS, summary="The team's leaderboard")
-async def leaderboard(services: QuizServicesDep, team: TeamQuery = "default",
+async def leaderboard(services: QuizServicesDep, token: TokenDep, team: TeamQuery = None,
                       limit: Annotated[int, Query(ge=1, le=100)] = 10) -> dict[str, object]:
-    entries = await services.run(services.quiz.leaderboard, team=team.strip(), limit=limit)
+    team = acting_for(token, team=team.strip() if team else None) or "default"
+    entries = await services.run(services.quiz.leaderboard, team=team, limit=limit)
     return {"team": team, "entries": [e.to_dict() for e in entries]}
 
 
 @router.get("/questions", responses=ERRORS, summary="Accuracy per question (hardest first)")
-async def questions(services: QuizServicesDep, settings: SettingsDep, team: AnyTeamQuery = None,
+async def questions(services: QuizServicesDep, settings: SettingsDep, token: TokenDep, team: AnyTeamQuery = None,
                     lang: Lang | None = None) -> dict[str, object]:
     """Which questions trip people up: for whoever maintains the knowledge."""
+    team = acting_for(token, team=team)
     rows = await services.run(services.quiz.question_stats, team=team, lang=lang or settings.default_lang)
     return {"team": team, "questions": [r.to_dict() for r in rows]}
