@@ -381,3 +381,24 @@ def test_a_body_that_stalls_is_cut_off(settings: Settings, services: Services) -
         assert reply.startswith(b"HTTP/1.1 408") and b"within 0.5 s" in reply
         assert 0.4 < waited < 5
         assert httpx.post(f"{base}/v1/query", json={"question": EFA_EN}).status_code == 200
+
+
+def test_openapi_matches_behaviour(client: TestClient) -> None:
+    import re
+
+    spec = client.get("/openapi.json").json()
+    for path in ("/v1/query", "/v1/quiz/next", "/v1/quiz/answer"):
+        responses = spec["paths"][path]["post"]["responses"]
+        assert {"400", "401", "408", "413", "422", "429", "503"} <= set(responses), path
+    assert spec["components"]["schemas"]["QueryRequest"]["properties"]["question"]["minLength"] == 1
+    # The user pattern reads the same in JSON Schema (ECMA-262), Python and pydantic: no \s, whose meaning
+    # differs between them; and it accepts what the server accepts.
+    pattern = spec["components"]["schemas"]["QuizNextRequest"]["properties"]["user"]["pattern"]
+    assert "\\s" not in pattern
+    for user, accepted in [("alice", True), (" bob ", True), ("\ufeff", True), ("\u3000", False), ("\x85", False),
+                           ("a\x00", False), ("   ", False)]:
+        assert bool(re.fullmatch(pattern, user)) is accepted, repr(user)
+        status = client.post("/v1/quiz/next", json={"user": user}).status_code
+        assert (status == 200) is accepted, repr(user)
+    assert client.post("/v1/query", content=b"", headers={"content-type": "application/json"}).json()["error"] == (
+        "a JSON body is required")

@@ -50,7 +50,7 @@ def _reason(error: dict[str, Any]) -> str:
     if kind == "json_invalid":
         return f"invalid JSON body: {error.get('msg')}"
     if kind == "missing":
-        return f"'{location}' is required"
+        return f"'{location}' is required" if location else "a JSON body is required"
     if kind == "extra_forbidden":
         return f"unknown field '{location}'"
     if kind == "string_too_short" and (error.get("ctx") or {}).get("min_length") == 1:

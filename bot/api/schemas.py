@@ -187,7 +187,9 @@ class UserStatsOut(BaseModel):
 def error_responses(**specific: str) -> dict[int | str, dict[str, object]]:
     """OpenAPI descriptions of the errors every /v1 route can answer, plus the route's own (`e422=...`)."""
     described = {
+        400: "The body could not be parsed (e.g. a malformed form).",
         401: "Missing or invalid API token.",
+        408: "The body was not sent within EKSBOT_BODY_TIMEOUT seconds.",
         413: "Body too large.",
         422: "Invalid input.",
         429: "Rate limit exceeded; see Retry-After.",
