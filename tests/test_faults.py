@@ -192,36 +192,44 @@ def small_disk(tmp_path: Path) -> Iterator[Path]:
     subprocess.run(["umount", "-l", str(target)], check=False)
 
 
+@contextlib.contextmanager
+def quiz_on(settings: Settings, assistant: Assistant, disk: Path, user: str) -> Iterator[TestClient]:
+    """The application with its SQLite database on `disk`, one question answered by `user` already."""
+    with serving(settings, assistant, data_dir=disk, database_url=f"sqlite:///{disk / 'eksbot.db'}") as client:
+        wait_for(lambda: client.get("/readyz/database").status_code == 200, 30)
+        play(client, user)
+        yield client
+
+
+def assert_fault_then_recovery(client: TestClient, user: str, heal: Callable[[], None]) -> None:
+    """During the fault the quiz is 503, the database unready and questions answered; after `heal()` all is
+    back within RECOVERY seconds, with the answer given before."""
+    try:
+        assert_unavailable(client.post("/v1/quiz/next", json={"user": user, "lang": "en"}))
+        assert client.get("/readyz/database").status_code == 503
+        assert client.post("/v1/query", json={"question": QUESTION}).status_code == 200
+    finally:
+        heal()
+    wait_for(lambda: client.post("/v1/quiz/next", json={"user": user}).status_code == 200, RECOVERY)
+    assert client.get("/readyz/database").status_code == 200
+    assert client.get("/v1/quiz/stats", params={"user": user}).json()["answered"] == 1
+
+
 def test_a_read_only_data_directory_gives_503_and_recovers(
     settings: Settings, fake_assistant: Assistant, small_disk: Path
 ) -> None:
-    with serving(settings, fake_assistant, data_dir=small_disk,
-                 database_url=f"sqlite:///{small_disk / 'eksbot.db'}") as client:
-        wait_for(lambda: client.get("/readyz/database").status_code == 200, 30)
-        play(client, "hugo")
+    with quiz_on(settings, fake_assistant, small_disk, "hugo") as client:
         # Linux makes a mount read-only only when no file on it is open for writing: the pooled SQLite
         # connections are closed first (as after an idle spell); the next ones find the directory read-only.
         client.app.state.services.store.engine.dispose()  # type: ignore[attr-defined]
         _mount("-o", "remount,ro", str(small_disk))
-        try:
-            drawn = client.post("/v1/quiz/next", json={"user": "hugo", "lang": "en"})
-            assert_unavailable(drawn)
-            assert client.get("/readyz/database").status_code == 503
-            assert client.post("/v1/query", json={"question": QUESTION}).status_code == 200
-        finally:
-            _mount("-o", "remount,rw", str(small_disk))
-        wait_for(lambda: client.post("/v1/quiz/next", json={"user": "hugo"}).status_code == 200, RECOVERY)
-        assert client.get("/readyz/database").status_code == 200
-        assert client.get("/v1/quiz/stats", params={"user": "hugo"}).json()["answered"] == 1
+        assert_fault_then_recovery(client, "hugo", lambda: _mount("-o", "remount,rw", str(small_disk)))
 
 
 def test_a_full_data_directory_gives_503_and_recovers(
     settings: Settings, fake_assistant: Assistant, small_disk: Path
 ) -> None:
-    with serving(settings, fake_assistant, data_dir=small_disk,
-                 database_url=f"sqlite:///{small_disk / 'eksbot.db'}") as client:
-        wait_for(lambda: client.get("/readyz/database").status_code == 200, 30)
-        play(client, "ines")
+    with quiz_on(settings, fake_assistant, small_disk, "ines") as client:
         filler = small_disk / "filler"
         with filler.open("wb") as out, contextlib.suppress(OSError):
             while True:  # until the disk is full
@@ -233,13 +241,7 @@ def test_a_full_data_directory_gives_503_and_recovers(
             if statuses[-1] != 200:
                 break
         assert statuses[-1] == 503 and set(statuses) <= {200, 503}
-        assert_unavailable(client.post("/v1/quiz/next", json={"user": "ines", "lang": "en"}))
-        assert client.get("/readyz/database").status_code == 503
-        assert client.post("/v1/query", json={"question": QUESTION}).status_code == 200
-        filler.unlink()
-        wait_for(lambda: client.post("/v1/quiz/next", json={"user": "ines"}).status_code == 200, RECOVERY)
-        assert client.get("/readyz/database").status_code == 200
-        assert client.get("/v1/quiz/stats", params={"user": "ines"}).json()["answered"] == 1
+        assert_fault_then_recovery(client, "ines", filler.unlink)
 
 
 def test_the_server_prunes_unanswered_quiz_questions_once_the_database_is_open(
