@@ -179,8 +179,11 @@ def test_a_token_bound_to_a_user_or_team_cannot_play_as_anyone_else(settings: Se
     assert client.get("/v1/quiz/questions", headers=as_("team-token")).json()["team"] == "platform"
     assert client.post("/v1/quiz/next", json={"user": "dave"}, headers=as_("both-token")).status_code == 403
     assert client.get("/v1/quiz/stats", params={"user": "bob"}, headers=as_("both-token")).status_code == 200
-    # An unbound token acts for anyone, as before.
+    # An unbound token acts for anyone, as before; only it reads what concerns everyone (the knowledge gaps).
     assert client.post("/v1/quiz/next", json={"user": "mallory"}, headers=as_("admin-token")).status_code == 200
+    assert client.get("/v1/admin/gaps", headers=as_("admin-token")).status_code == 200
+    for bound in ("alice-token", "team-token", "both-token"):
+        assert client.get("/v1/admin/gaps", headers=as_(bound)).status_code == 403
 
 
 @pytest.mark.parametrize("raw", ["tok:role=admin", "tok:user=", "tok:user=a:user=b", ":user=alice"])

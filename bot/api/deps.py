@@ -59,6 +59,13 @@ async def require_token(
     return matched
 
 
+async def require_unscoped_token(token: Annotated[ApiToken | None, Depends(require_token)]) -> None:
+    """What concerns everyone (the knowledge gaps) needs a token that acts for everyone."""
+    if token is not None and (token.user is not None or token.team is not None):
+        raise HTTPException(403, "this API token acts for one user or team only: this route needs one that "
+                                 "acts for everyone")
+
+
 def acting_for(token: ApiToken | None, *, user: str | None = None, team: str | None = None) -> str | None:
     """The team a quiz request acts for: the one its token is bound to, else the one given. 403 when the
     request names another user or team than its token's."""

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Depends, HTTPException, Query
 from pydantic import BaseModel, Field
 
-from bot.api.deps import Authorized, ServicesDep, SettingsDep, get_settings
+from bot.api.deps import Authorized, ServicesDep, SettingsDep, get_settings, require_unscoped_token
 from bot.api.schemas import error_responses
 from bot.config import Settings
 
@@ -19,7 +19,7 @@ async def require_configured_tokens(settings: Annotated[Settings, Depends(get_se
 
 
 router = APIRouter(prefix="/v1/admin", tags=["admin"],
-                   dependencies=[Depends(require_configured_tokens), Authorized])
+                   dependencies=[Depends(require_configured_tokens), Authorized, Depends(require_unscoped_token)])
 
 ERRORS = error_responses(e403="EKSBOT_API_TOKENS is not set: admin routes are off.",
                          e422="Invalid limit or kind.")
