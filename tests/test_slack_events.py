@@ -377,3 +377,14 @@ def test_no_secret_reaches_the_logs(slack: SlackSender, fake: FakeSlack, caplog:
     logged = "\n".join(f"{r.getMessage()} {r.__dict__}" for r in caplog.records)
     assert logged  # the scenario did log
     assert BOT_TOKEN not in logged and SIGNING_SECRET not in logged
+
+
+def test_events_with_nested_shapes_slack_sends_are_accepted(slack: SlackSender, fake: FakeSlack) -> None:
+    """Legacy attachments with no actions, a dialog's string state: found inside real events, not refused."""
+    event = message_event(f"<@{BOT_USER}> {EFA_EN}", attachments=[{"actions": [], "text": "x"}],
+                          state="open", blocks=[{"type": "rich_text", "elements": [
+                              {"type": "rich_text_section", "elements": [{"type": "user", "user_id": BOT_USER},
+                                                                         {"type": "text", "text": "EFA"}]}]}])
+    response, _ = slack.event(event)
+    assert response.status_code == 200
+    assert "vpc.amazonaws.com/efa" in fake.wait_for("chat.postMessage")[0].dump()

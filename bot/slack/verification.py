@@ -68,8 +68,7 @@ def _json(data: bytes) -> object:
 
 # The fields bolt reads without checking their type, at any depth, and the types Slack sends them with.
 _SHAPES: dict[str, tuple[type, ...]] = {
-    **dict.fromkeys(("event", "view", "container", "message", "previous_message", "workflow_step", "state"),
-                    (dict,)),
+    **dict.fromkeys(("event", "view", "container", "message", "previous_message", "workflow_step"), (dict,)),
     **dict.fromkeys(("user", "channel", "team", "enterprise", "text", "bot_profile"), (str, dict, type(None))),
     **dict.fromkeys(("type", "subtype", "action_id", "block_id", "callback_id", "user_id", "team_id", "channel_id",
                      "channel_type", "bot_id", "thread_ts", "ts", "event_id", "api_app_id", "trigger_id",
@@ -80,6 +79,10 @@ _SHAPES: dict[str, tuple[type, ...]] = {
 
 def _shape_refusal(data: dict[str, object]) -> Refusal | None:
     problem = _shape_problem(data, depth=0)
+    for key in ("actions", "authorizations"):  # lists bolt takes the first object of
+        item = data.get(key)
+        if key in data and not (isinstance(item, list) and item and all(isinstance(i, dict) for i in item)):
+            problem = problem or f"'{key}' is not a list of objects"
     return Refusal(400, f"not a request Slack sends: {problem}") if problem else None
 
 
@@ -94,9 +97,6 @@ def _shape_problem(value: object, *, depth: int) -> str | None:
         expected = _SHAPES.get(key)
         if expected is not None and not isinstance(item, expected):
             return f"'{key}' is {type(item).__name__}"
-        if key in ("actions", "authorizations") and not (
-                isinstance(item, list) and item and all(isinstance(i, dict) for i in item)):
-            return f"'{key}' is not a list of objects"
         problem = _shape_problem(item, depth=depth + 1)
         if problem:
             return problem
