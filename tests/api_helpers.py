@@ -41,11 +41,13 @@ def running_server(app: FastAPI) -> Iterator[str]:
         thread.join(timeout=10)
 
 
-def wait_ready(base: str, timeout: float = 60) -> None:
+def wait_ready(base: str, timeout: float = 60, *, database: bool = False) -> None:
+    """Until the server answers questions (`/readyz`); with `database`, until the quiz works too."""
     deadline = time.monotonic() + timeout
+    paths = ["/readyz", "/readyz/database"] if database else ["/readyz"]
     while time.monotonic() < deadline:
         try:
-            if httpx.get(f"{base}/readyz", timeout=2).status_code == 200:
+            if all(httpx.get(f"{base}{path}", timeout=2).status_code == 200 for path in paths):
                 return
         except httpx.HTTPError:
             pass

@@ -38,7 +38,7 @@ def stop_server(process: subprocess.Popen[bytes]) -> None:
 def server_process(env: dict[str, str], log: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     base, process = start_server(env, log)
     try:
-        wait_ready(base, timeout=120)
+        wait_ready(base, timeout=120, database=True)
         yield base, process
     finally:
         stop_server(process)

@@ -38,7 +38,7 @@ def test_two_replicas_share_quiz_progress_and_answer_a_slack_event_once(
         try:
             (one, _), (two, _) = servers
             for base, _ in servers:
-                wait_ready(base, timeout=120)
+                wait_ready(base, timeout=120, database=True)
 
             # A quiz started on one replica is answered on the other, once.
             prompt = httpx.post(f"{one}/v1/quiz/next", json={"user": "dana", "lang": "en"}, timeout=30).json()
