@@ -1,19 +1,20 @@
 """Schema migrations, run from code: `upgrade(engine)` brings any database to the newest revision.
 
-Migrations only add to the schema or move data forward: an upgrade never drops progress.
+Migrations only add to the schema or move data forward: an upgrade never drops progress. Alembic is
+imported when a migration runs, not when the server starts (it opens the database after it can answer).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
 
 from bot.storage.database import WRITE
+
+if TYPE_CHECKING:
+    from alembic.config import Config
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 # Replicas starting together take turns: the first upgrades, the others find the schema current.
@@ -21,6 +22,8 @@ _LOCK_KEY = 0x656B73626F74
 
 
 def alembic_config(connection: sa.Connection | None = None) -> Config:
+    from alembic.config import Config
+
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
     config.set_main_option("path_separator", "os")
@@ -29,6 +32,8 @@ def alembic_config(connection: sa.Connection | None = None) -> Config:
 
 
 def upgrade(engine: sa.Engine) -> None:
+    from alembic import command
+
     with engine.connect() as conn:
         conn.execution_options(**{WRITE: True})
         with conn.begin():
@@ -38,9 +43,13 @@ def upgrade(engine: sa.Engine) -> None:
 
 
 def current_revision(engine: sa.Engine) -> str | None:
+    from alembic.runtime.migration import MigrationContext
+
     with engine.connect() as conn:
         return MigrationContext.configure(conn).get_current_revision()
 
 
 def head_revision() -> str | None:
+    from alembic.script import ScriptDirectory
+
     return ScriptDirectory.from_config(alembic_config()).get_current_head()
