@@ -5,8 +5,10 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
+from datetime import UTC, tzinfo
 from pathlib import Path
 from typing import Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -69,7 +71,8 @@ class Settings(BaseSettings):
         description="Language when nothing tells; unset: the locale's (LANG...): es for es_*, else en.",
     )
     admins_raw: str = Field(default="", validation_alias=AliasChoices("EKSBOT_ADMINS"),
-                            description="Comma-separated Slack user ids who see the knowledge gaps on their Home.")
+                            description="Comma-separated Slack user ids of the admins: they see the knowledge gaps "
+                                        "on their Home and may end any team round.")
     record_gaps: bool = Field(default=True, description="Record knowledge gaps (no user ids are stored).")
     gaps_retention_days: int = Field(default=90, ge=1, le=3650,
                                      description="Days a knowledge gap is kept after it was last seen.")
@@ -78,6 +81,10 @@ class Settings(BaseSettings):
     )
     unanswered_retention_days: int = Field(
         default=30, ge=1, description="Quiz questions drawn and never answered are forgotten after this many days."
+    )
+    timezone: str = Field(default="UTC", description="Time zone of weekly round schedules (an IANA name).")
+    rounds_poll_seconds: float = Field(
+        default=2.0, gt=0, le=60, description="How often each process looks for rounds to post, update or reveal."
     )
 
     slack_bot_token: SecretStr | None = Field(default=None, validation_alias=AliasChoices("SLACK_BOT_TOKEN"))
@@ -103,6 +110,12 @@ class Settings(BaseSettings):
             raise ValueError(f"EKSBOT_ADMINS takes Slack user ids (U0123ABC), not {', '.join(wrong[:3])}")
         return ",".join(ids)
 
+    @field_validator("timezone")
+    @classmethod
+    def _known_zone(cls, value: str) -> str:
+        zone_named(value)
+        return value
+
     @model_validator(mode="after")
     def _check(self) -> Settings:
         if not self.database_url:
@@ -122,6 +135,10 @@ class Settings(BaseSettings):
     @property
     def admins(self) -> frozenset[str]:
         return frozenset(item for item in self.admins_raw.split(",") if item)
+
+    @property
+    def zone(self) -> tzinfo:
+        return zone_named(self.timezone)
 
     @property
     def slack_enabled(self) -> bool:
@@ -155,6 +172,16 @@ def parse_api_tokens(raw: str) -> list[ApiToken]:
             raise ConfigError(f"EKSBOT_API_TOKENS entry {position} has no token")
         entries.append(ApiToken(token.strip(), user=bound.get("user"), team=bound.get("team")))
     return entries
+
+
+def zone_named(name: str) -> tzinfo:
+    """The time zone of an IANA name ("Europe/Madrid"); "UTC" needs no time zone database."""
+    if name.strip().upper() in ("UTC", "Z"):
+        return UTC
+    try:
+        return ZoneInfo(name.strip())
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ValueError(f"unknown time zone {name!r} (use an IANA name such as Europe/Madrid)") from None
 
 
 def load_settings(**overrides: object) -> Settings:

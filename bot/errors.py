@@ -5,6 +5,7 @@
     ├── KnowledgeError         a knowledge file is malformed (file, line, reason)
     ├── IndexArtifactError     the built index is missing, stale or foreign
     ├── InputError             a user's input cannot be processed (empty, too long)
+    ├── ChannelError           Slack will not take the bot's messages in a channel (gone, or the bot left)
     ├── StorageError           the database failed
     │   ├── StorageUnavailableError   it cannot be reached or used now: retry later
     │   └── StorageIntegrityError     it refused a write that breaks a constraint
@@ -13,7 +14,9 @@
         ├── AttemptOwnerError
         ├── InvalidChoiceError
         ├── AlreadyAnsweredError
-        └── UnknownTopicError
+        ├── UnknownTopicError
+        └── RoundError         a team round cannot be started, answered, ended or scheduled as asked
+            └── RoundClosedError   the round is over: answers no longer count
 """
 
 from __future__ import annotations
@@ -54,6 +57,15 @@ class IndexArtifactError(EksBotError):
 
 class InputError(EksBotError):
     pass
+
+
+class ChannelError(EksBotError):
+    """Slack refuses to post in a channel for good: `code` is Slack's error (`channel_not_found`,
+    `not_in_channel`, `is_archived`)."""
+
+    def __init__(self, code: str) -> None:
+        super().__init__(f"the channel cannot take messages: {code}")
+        self.code = code
 
 
 class StorageError(EksBotError):
@@ -101,3 +113,11 @@ class UnknownTopicError(QuizError):
     def __init__(self, message: str, topics: list[str]) -> None:
         super().__init__(message)
         self.topics = topics
+
+
+class RoundError(QuizError):
+    pass
+
+
+class RoundClosedError(RoundError):
+    pass

@@ -11,6 +11,7 @@ import random
 import secrets
 from collections import defaultdict
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from datetime import UTC, date, datetime
 
 from bot.errors import (
@@ -40,6 +41,9 @@ from bot.quiz.models import (
 from bot.quiz.texts import say
 from bot.quiz.topics import questions_on
 from bot.storage import AttemptRecord, ReviewRecord, Store
+from bot.storage.records import Schedule
+
+SaveGraded = Callable[[AttemptRecord, Schedule], bool]
 
 
 def _utc_now() -> datetime:
@@ -105,6 +109,15 @@ class QuizEngine:
     def answer(self, user: str, attempt_id: str, choice: str, *, confidence: str | None = None) -> QuizResult:
         """Grade `choice`, a letter as shown; a second answer raises AlreadyAnsweredError with the first."""
         record = self._own_attempt(user, attempt_id)
+        return self.grade(record, choice, confidence=confidence, save=self._finish)
+
+    def grade(self, record: AttemptRecord, choice: str, *, save: SaveGraded,
+              confidence: str | None = None) -> QuizResult:
+        """Grade `choice` (a letter as shown) of an attempt, and keep it with its question's new schedule.
+
+        `save(graded, schedule)` stores the graded attempt and the review `schedule` returns, in one
+        transaction, and returns False when the attempt was graded before: then AlreadyAnsweredError
+        carries the first result. A team round saves its answers this way, next to its own rows."""
         lang = record.lang
         question = self._question_of(record)
         shown = letters(len(record.option_order))
@@ -119,6 +132,7 @@ class QuizEngine:
         chosen = record.option_order[shown.index(letter)]
         correct = chosen == question.answer
         now = self._now()
+        graded = replace(record, answered_at=now, choice=chosen, correct=correct, confidence=confidence)
         rescheduled: list[ReviewRecord] = []
 
         def reschedule(current: ReviewRecord | None) -> ReviewRecord:
@@ -131,12 +145,8 @@ class QuizEngine:
             ))
             return rescheduled[-1]
 
-        graded = self.store.finish_attempt(
-            attempt_id, choice=chosen, correct=correct, confidence=confidence, answered_at=now,
-            schedule=reschedule,
-        )
-        if not graded:
-            first = self.store.get_attempt(attempt_id)
+        if not save(graded, reschedule):
+            first = self.store.get_attempt(record.id)
             assert first is not None
             raise self._already_answered(first, question)
         return self._result(record, question, chosen, already=False, next_review=rescheduled[-1].due)
@@ -224,7 +234,24 @@ class QuizEngine:
                 out.append(topic)
         return out
 
+    @property
+    def keys(self) -> list[Key]:
+        """Every quiz question with options, as (doc_id, number), in document order."""
+        return list(self._keys)
+
+    def questions_on(self, topic: str, lang: str) -> list[Key]:
+        """The questions a topic is about (a topic name, or free text through the topic matcher);
+        UnknownTopicError lists the topics when none is."""
+        return self._on_topic(topic, check_lang(lang))
+
     # -- pieces ------------------------------------------------------------------------------------
+
+    def _finish(self, graded: AttemptRecord, schedule: Schedule) -> bool:
+        assert graded.choice is not None and graded.correct is not None and graded.answered_at is not None
+        return self.store.finish_attempt(
+            graded.id, choice=graded.choice, correct=graded.correct, confidence=graded.confidence,
+            answered_at=graded.answered_at, schedule=schedule,
+        )
 
     def _now(self) -> datetime:
         now = self.clock()
