@@ -29,7 +29,8 @@ from bot.knowledge_gaps import KnowledgeGaps
 from bot.lang import Lang
 from bot.model_thread import ModelThread
 from bot.quiz import QuizEngine
-from bot.storage import Store
+from bot.rounds import Rounds, Schedules
+from bot.storage import RoundStore, Store
 from bot.storage.startup import DatabaseStartup
 
 log = logging.getLogger(__name__)
@@ -55,6 +56,8 @@ class Services:
     quiz: QuizEngine
     model: ModelThread
     batcher: AnswerBatcher
+    rounds: Rounds
+    schedules: Schedules
     database: DatabaseStartup
     _stop: threading.Event = field(default_factory=threading.Event)
     gaps: KnowledgeGaps = field(init=False)
@@ -106,12 +109,18 @@ class Services:
 
     @classmethod
     def assemble(cls, settings: Settings, assistant: Assistant, store: Store, *,
-                 database: DatabaseStartup | None = None) -> Services:
-        """The services over a loaded assistant and a store; without `database`, the store is taken as opened."""
+                 database: DatabaseStartup | None = None, clock: Callable[[], datetime] | None = None) -> Services:
+        """The services over a loaded assistant and a store; without `database`, the store is taken as opened.
+        `clock` (tests) tells the quiz and the rounds what time it is."""
         model = ModelThread()
         quiz = QuizEngine(assistant.knowledge, store, topics=_TopicsOnModelThread(assistant, model))
+        if clock is not None:
+            quiz.clock = clock
+        round_store = RoundStore(store)
+        rounds = Rounds(quiz, round_store, clock=quiz.clock)
         return cls(settings=settings, assistant=assistant, store=store, quiz=quiz, model=model,
-                   batcher=AnswerBatcher(assistant, model),
+                   batcher=AnswerBatcher(assistant, model), rounds=rounds,
+                   schedules=Schedules(rounds, round_store, timezone=settings.timezone),
                    database=database or DatabaseStartup(store, migrate=False, ready=True))
 
     async def answer(self, question: str, lang: str | None = None) -> Answer:

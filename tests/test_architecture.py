@@ -24,11 +24,12 @@ SURFACES = ("api", "slack", "cli")
 FORBIDDEN = frozenset({"fastapi", "starlette", "slack_bolt", "slack_sdk"})
 # (lower layer, what it must never reach)
 FLOORS = [("bot.quiz", "bot.answers"), ("bot.storage", "bot.quiz"), ("bot.slack", "bot.api"),
-          ("bot.knowledge", "bot.retrieval")]
+          ("bot.knowledge", "bot.retrieval"), ("bot.quiz", "bot.rounds"), ("bot.storage", "bot.rounds"),
+          ("bot.rounds", "bot.answers"), ("bot.rounds", "bot.services")]
 CORE_PACKAGES = ("bot.knowledge", "bot.retrieval", "bot.answers", "bot.quiz", "bot.storage", "bot.services",
                  "bot.lang", "bot.citations", "bot.batcher", "bot.model_thread", "bot.text", "bot.chunking",
                  "bot.embeddings", "bot.evaluation", "bot.config", "bot.errors", "bot.messages", "bot.conversation",
-                 "bot.conversation_eval", "bot.knowledge_gaps", "bot.home")
+                 "bot.conversation_eval", "bot.knowledge_gaps", "bot.home", "bot.rounds")
 
 
 def imported_modules(source: str, filename: str = "<source>") -> Iterator[tuple[int, str]]:
@@ -217,10 +218,10 @@ def test_importing_the_core_loads_no_web_or_slack_package() -> None:
 
 
 def test_importing_the_quiz_and_storage_loads_no_retrieval() -> None:
-    """The quiz and its storage serve the terminal quiz without FAISS, the model or the answers."""
+    """The quiz, its storage and the team rounds serve without FAISS, the model or the answers."""
     heavy = ("faiss", "torch", "sentence_transformers", "bm25s", "bot.answers", "bot.retrieval", "bot.embeddings")
     code = (
-        "import sys, bot.quiz, bot.storage\n"
+        "import sys, bot.quiz, bot.storage, bot.rounds\n"
         f"print(sorted(m for m in sys.modules if m.startswith({heavy!r})))\n"
     )
     result = subprocess.run(

@@ -19,7 +19,7 @@ from tests.conftest import UNREACHABLE_DATABASE
 from tests.quiz_helpers import Clock, claim_worker, race, upgrade_worker
 
 TABLES = {"attempts", "reviews", "slack_events", "feedback", "alembic_version", "people", "knowledge_gaps",
-          "conversations"}
+          "conversations", "round_schedules", "rounds", "round_answers"}
 
 
 def table_names(store: Store) -> set[str]:

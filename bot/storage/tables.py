@@ -117,3 +117,74 @@ conversations = sa.Table(
     sa.Column("updated_at", UTCDateTime, nullable=False),
     sa.Index("ix_conversations_updated_at", "updated_at"),
 )
+
+# -- team rounds ---------------------------------------------------------------------------------------
+
+ROUND_LIVE = "status IN ('pending', 'open')"  # at most one such round per channel
+
+round_schedules = sa.Table(
+    "round_schedules", metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("team_id", sa.String(64), nullable=False),
+    sa.Column("channel_id", sa.String(64), nullable=False),
+    sa.Column("created_by", sa.String(128), nullable=False),
+    sa.Column("weekday", sa.Integer, nullable=False),  # 0 is Monday
+    sa.Column("at_time", sa.String(5), nullable=False),  # "HH:MM", local to `timezone`
+    sa.Column("timezone", sa.String(64), nullable=False),
+    sa.Column("questions", sa.Integer, nullable=False),
+    sa.Column("topic", sa.Text),
+    sa.Column("minutes", sa.Integer, nullable=False),
+    sa.Column("lang", sa.String(8), nullable=False),
+    sa.Column("status", sa.String(16), nullable=False),
+    sa.Column("paused_reason", sa.String(64)),
+    sa.Column("next_run", UTCDateTime, nullable=False),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.Column("updated_at", UTCDateTime, nullable=False),
+    sa.CheckConstraint("status IN ('active', 'paused', 'cancelled')", name="ck_round_schedules_status"),
+    sa.Index("ix_round_schedules_due", "status", "next_run"),
+    sa.Index("ix_round_schedules_channel", "team_id", "channel_id"),
+)
+
+rounds = sa.Table(
+    "rounds", metadata,
+    sa.Column("id", sa.String(32), primary_key=True),
+    sa.Column("team_id", sa.String(64), nullable=False),
+    sa.Column("channel_id", sa.String(64), nullable=False),
+    sa.Column("started_by", sa.String(128), nullable=False),
+    sa.Column("schedule_id", sa.Integer, sa.ForeignKey("round_schedules.id", name="fk_rounds_schedule")),
+    sa.Column("lang", sa.String(8), nullable=False),
+    sa.Column("topic", sa.Text),
+    sa.Column("size", sa.Integer, nullable=False),
+    sa.Column("minutes", sa.Integer, nullable=False),
+    sa.Column("questions", sa.Text, nullable=False),
+    sa.Column("status", sa.String(16), nullable=False),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.Column("post_at", UTCDateTime, nullable=False),
+    sa.Column("opened_at", UTCDateTime),
+    sa.Column("ends_at", UTCDateTime),
+    sa.Column("closed_at", UTCDateTime),
+    sa.Column("message_ts", sa.String(32)),
+    sa.Column("end_reason", sa.String(32)),
+    sa.Column("ended_by", sa.String(128)),
+    sa.Column("shown_people", sa.Integer, nullable=False),
+    sa.Column("shown_at", UTCDateTime),
+    sa.Column("lease_owner", sa.String(128)),
+    sa.Column("lease_until", UTCDateTime),
+    sa.CheckConstraint("status IN ('pending', 'open', 'closed', 'failed')", name="ck_rounds_status"),
+    sa.Index("uq_rounds_live_channel", "team_id", "channel_id", unique=True,
+             sqlite_where=sa.text(ROUND_LIVE), postgresql_where=sa.text(ROUND_LIVE)),
+    sa.Index("ix_rounds_status", "status"),
+    sa.Index("ix_rounds_channel_opened", "team_id", "channel_id", "opened_at"),
+)
+
+round_answers = sa.Table(
+    "round_answers", metadata,
+    sa.Column("round_id", sa.String(32), sa.ForeignKey("rounds.id", name="fk_round_answers_round"),
+              primary_key=True),
+    sa.Column("position", sa.Integer, primary_key=True),
+    sa.Column("user_id", sa.String(128), primary_key=True),
+    sa.Column("attempt_id", sa.String(64), nullable=False),
+    sa.Column("choice", sa.String(8), nullable=False),
+    sa.Column("correct", sa.Boolean, nullable=False),
+    sa.Column("answered_at", UTCDateTime, nullable=False),
+)

@@ -1,0 +1,184 @@
+"""Taking rounds' steps: post, show the answered count, reveal; and the background loop that does it.
+
+`RoundWork` does each step through a `Publisher` (the Slack surface implements it) after claiming it with
+a lease, so exactly one process or replica posts a round and reveals it. Database calls run off the event
+loop (`offload`, the services' `run`). A channel Slack refuses for good (`ChannelError`: gone, or the bot
+left) ends the round with one log line and pauses its schedule; any other failure gives the lease back
+for a later try.
+
+`RoundRunner` runs inside the server process (HTTP mode or Socket Mode): every `poll` seconds it turns due
+schedules into rounds and takes every due step. While the database is unavailable it logs that once,
+waits longer between tries, and says when it is back. `stop()` ends it cleanly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable
+from typing import ParamSpec, Protocol, TypeVar
+
+from bot.errors import ChannelError, QuizError, StorageError
+from bot.rounds.lifecycle import Rounds
+from bot.rounds.models import Reveal, RoundView
+from bot.rounds.schedules import Schedules
+from bot.storage import Claim, RoundRecord
+
+log = logging.getLogger(__name__)
+
+P = ParamSpec("P")
+T = TypeVar("T")
+MAX_BACKOFF = 30.0
+
+
+class Offload(Protocol):
+    def __call__(self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> Awaitable[T]: ...
+
+
+class Publisher(Protocol):
+    """Where rounds are shown. Each method raises ChannelError when the channel refuses for good."""
+
+    async def post(self, view: RoundView) -> str:
+        """Post the round's message; returns its id (Slack's ts)."""
+        ...
+
+    async def show(self, view: RoundView) -> None:
+        """Show the round's message again as `view` says (its answered count, or closed)."""
+        ...
+
+    async def reveal(self, reveal: Reveal) -> None:
+        """Post the round's end: answers, distributions, explanations and leaderboard."""
+        ...
+
+
+class RoundWork:
+    def __init__(self, rounds: Rounds, schedules: Schedules, publisher: Publisher, offload: Offload) -> None:
+        self.rounds = rounds
+        self.schedules = schedules
+        self.publisher = publisher
+        self.offload = offload
+
+    async def due(self, *, only: str | None = None) -> int:
+        """Take every step due now (for one round, with `only`); returns how many were taken."""
+        if only is None:
+            await self.offload(self.schedules.fire)
+        claims = await self.offload(self.rounds.claim, only=only)
+        for claim in claims:
+            await self.take(claim)
+        return len(claims)
+
+    async def take(self, claim: Claim) -> None:
+        try:
+            if claim.kind == "post":
+                await self.post(claim.round)
+            elif claim.kind == "count":
+                await self._show_count(claim)
+            else:
+                await self._reveal(claim.round)
+        except ChannelError:
+            pass  # the round has ended and the log says why
+        except StorageError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - Slack or the network: try again later
+            log.warning("a round's %s step failed, to be tried again: %s", claim.kind, exc.__class__.__name__,
+                        extra={"round": claim.round.id})
+            await self.offload(self.rounds.release, claim.round, show_again=claim.kind == "count")
+
+    async def post(self, record: RoundRecord) -> RoundRecord:
+        """Post a round leased to this process. ChannelError after ending it when the channel refuses."""
+        if await self.offload(self.rounds.too_late, record):
+            await self.offload(self.rounds.failed, record, "not_posted", pause=False)
+            log.warning("a round was not posted in time and is dropped", extra={"round": record.id})
+            return record
+        try:
+            prepared = await self.offload(self.rounds.prepare, record)
+        except QuizError as exc:  # a scheduled round whose topic has no question left
+            await self.offload(self.rounds.failed, record, "no_questions", pause=False)
+            log.warning("a scheduled round has no questions to ask: %s", exc.__class__.__name__,
+                        extra={"round": record.id})
+            return record
+        view = await self.offload(self.rounds.view, prepared, people=0)
+        ts = await self._guarded(prepared, self.publisher.post(view))
+        return await self.offload(self.rounds.opened, prepared, ts)
+
+    async def _show_count(self, claim: Claim) -> None:
+        view = await self.offload(self.rounds.view, claim.round, people=claim.people)
+        await self._guarded(claim.round, self.publisher.show(view))
+        await self.offload(self.rounds.release, claim.round)
+
+    async def _reveal(self, record: RoundRecord) -> None:
+        reveal = await self.offload(self.rounds.reveal, record)
+        try:
+            await self._guarded(record, self.publisher.show(reveal.round))  # the buttons go
+        except ChannelError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - e.g. the message was deleted: the reveal still goes out
+            log.info("a round's message could not be closed: %s", exc.__class__.__name__, extra={"round": record.id})
+        await self._guarded(record, self.publisher.reveal(reveal))
+        await self.offload(self.rounds.closed, record)
+
+    async def _guarded(self, record: RoundRecord, call: Awaitable[T]) -> T:
+        try:
+            return await call
+        except ChannelError as exc:
+            paused = await self.offload(self.rounds.failed, record, exc.code, pause=True)
+            log.warning("a round ended: Slack refused its channel (%s)%s", exc.code,
+                        "; its schedule is paused" if paused else "",
+                        extra={"round": record.id, "channel": record.channel})
+            raise
+
+
+class RoundRunner:
+    """The background task of a server process that keeps rounds on time."""
+
+    def __init__(self, get_work: Callable[[], RoundWork | None], *, poll: float) -> None:
+        self.get_work = get_work
+        self.poll = poll
+        self._stop = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._failures = 0
+
+    def start(self) -> None:
+        self._stop.clear()
+        self._task = asyncio.create_task(self.run(), name="round-runner")
+
+    async def stop(self, timeout: float = 10.0) -> None:
+        """Let the current step finish (up to `timeout` seconds), then end."""
+        self._stop.set()
+        if self._task is None:
+            return
+        try:
+            await asyncio.wait_for(asyncio.shield(self._task), timeout)
+        except TimeoutError:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        self._task = None
+
+    async def run(self) -> None:
+        delay = self.poll
+        while not self._stop.is_set():
+            delay = await self.tick()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stop.wait(), delay)
+
+    async def tick(self) -> float:
+        """One pass; returns how long to wait before the next."""
+        work = self.get_work()
+        if work is None:  # still loading
+            return self.poll
+        try:
+            await work.due()
+        except StorageError as exc:
+            if not self._failures:
+                log.warning("rounds wait for the database: %s", exc)
+            self._failures += 1
+            return min(MAX_BACKOFF, self.poll * 2 ** min(self._failures, 10))
+        except Exception:  # noqa: BLE001 - keep the loop alive; the traceback is logged
+            log.exception("the round runner failed; it goes on")
+            return self.poll
+        if self._failures:
+            log.info("rounds: the database is back")
+            self._failures = 0
+        return self.poll

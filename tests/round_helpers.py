@@ -1,0 +1,70 @@
+"""Helpers for the team round tests: rounds over a real store, the letter a round shows for the right (or a
+wrong) answer, and a Publisher that records what it was asked to show."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from bot.errors import ChannelError
+from bot.quiz import QuizEngine
+from bot.quiz.engine import letters
+from bot.rounds import Reveal, Rounds, RoundView, Schedules
+from bot.storage import RoundRecord, RoundStore, Store
+from tests.quiz_helpers import Clock, knowledge
+
+
+@dataclass
+class Kit:
+    store: Store
+    rounds: Rounds
+    schedules: Schedules
+
+    def close(self) -> None:
+        self.store.close()
+
+
+def kit(url: str, clock: Clock, *, seed: int = 7, owner: str | None = None, timezone: str = "UTC") -> Kit:
+    """Rounds and schedules on their own connection to `url` (one per process or replica in a test)."""
+    store = Store(url, clock=clock)
+    store.upgrade()
+    quiz = QuizEngine(knowledge(), store, clock=clock, rng=random.Random(seed))
+    rounds = Rounds(quiz, RoundStore(store), clock=clock, rng=random.Random(seed), owner=owner)
+    return Kit(store, rounds, Schedules(rounds, RoundStore(store), timezone=timezone))
+
+
+def letter_for(record: RoundRecord, position: int, *, right: bool = True) -> str:
+    """The letter under which the round shows the right answer of a question (or the first wrong one)."""
+    shown = record.questions[position]
+    answer = knowledge().question(shown.doc_id, shown.question, record.lang).answer
+    keys = list(shown.option_order)
+    index = keys.index(answer) if right else next(i for i, k in enumerate(keys) if k != answer)
+    return letters(len(keys))[index]
+
+
+@dataclass
+class RecordingPublisher:
+    """A Publisher that keeps what it was asked to show; `refuse` makes it answer like a channel Slack
+    refuses (ChannelError with that code)."""
+
+    posted: list[RoundView] = field(default_factory=list)
+    shown: list[RoundView] = field(default_factory=list)
+    revealed: list[Reveal] = field(default_factory=list)
+    refuse: str | None = None
+
+    async def post(self, view: RoundView) -> str:
+        self._check()
+        self.posted.append(view)
+        return f"1700000000.{len(self.posted):06d}"
+
+    async def show(self, view: RoundView) -> None:
+        self._check()
+        self.shown.append(view)
+
+    async def reveal(self, reveal: Reveal) -> None:
+        self._check()
+        self.revealed.append(reveal)
+
+    def _check(self) -> None:
+        if self.refuse:
+            raise ChannelError(self.refuse)
