@@ -4,7 +4,10 @@ wrong) answer, and a Publisher that records what it was asked to show."""
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 from bot.errors import ChannelError
 from bot.quiz import QuizEngine
@@ -68,3 +71,35 @@ class RecordingPublisher:
     def _check(self) -> None:
         if self.refuse:
             raise ChannelError(self.refuse)
+
+
+# -- the real application, served, with rounds -------------------------------------------------------
+
+
+@contextmanager
+def round_server(settings: Any, assistant: Any, url: str, fake: Any, clock: Clock, *, admins: str = "",
+                 poll: float = 0.05) -> Iterator[Any]:
+    """The real FastAPI app (Slack on, its round runner polling every `poll` s) on its own connection to
+    the database at `url`, with the test's clock: one process, or one replica, of the service."""
+    from bot.api import create_app
+    from bot.services import Services
+    from tests.api_helpers import running_server
+    from tests.slack_fake import SlackSender, slack_settings
+
+    configured = slack_settings(settings, fake).model_copy(update={
+        "rounds_poll_seconds": poll, "admins_raw": admins, "database_url": url,
+    })
+    store = Store(url, clock=clock)
+    store.upgrade()
+    services = Services.assemble(configured, assistant, store, clock=clock)
+    app = create_app(configured, services=services)
+    try:
+        with running_server(app) as base:
+            sender = SlackSender(base, fake)
+            sender.app = app
+            try:
+                yield sender
+            finally:
+                sender.close()
+    finally:
+        services.close()

@@ -201,7 +201,7 @@ def test_the_reveal_tells_answers_distributions_explanations_and_the_leaderboard
     clock.advance(minutes=60)
     assert asyncio.run(work(k, publisher).due()) == 1
     [reveal] = publisher.revealed
-    assert reveal.people == 4 and not reveal.ended_early
+    assert reveal.people == 4 and reveal.ended_by is None
     assert [(s.user, s.correct, s.answered) for s in reveal.standings] == [
         ("U1", 2, 2), ("U4", 2, 2), ("U2", 1, 2), ("U3", 0, 2)]  # U1 finished first
     for position, shown in enumerate(reveal.questions):

@@ -19,6 +19,8 @@ URL = "https://YOUR-HOST/slack/events"
 # The Web API methods the code calls, and the bot scope each one needs.
 METHOD_SCOPES: dict[str, str | None] = {
     "chat_postMessage": "chat:write",
+    "chat_postEphemeral": "chat:write",
+    "chat_update": "chat:write",
     "reactions_add": "reactions:write",
     "reactions_remove": "reactions:write",
     "views_publish": None,  # the Home tab: no scope
@@ -61,6 +63,7 @@ def test_the_command_and_interactivity_go_to_the_app(manifest: dict[str, Any]) -
     commands = manifest["features"]["slash_commands"]
     assert [c["command"] for c in commands] == [slack_app.COMMAND]
     assert commands[0]["url"] == URL and "stats" in commands[0]["usage_hint"]
+    assert "round" in commands[0]["usage_hint"] and "schedule" in commands[0]["usage_hint"]
     assert manifest["settings"]["interactivity"] == {"is_enabled": True, "request_url": URL}
 
 
@@ -105,3 +108,10 @@ def test_the_thread_replies_variant_adds_only_the_channel_messages_and_their_sco
     del manifest["settings"]["event_subscriptions"]["bot_events"], manifest["oauth_config"]["scopes"]["bot"]
     assert variant == manifest  # everything else is the same
     assert "EKSBOT_SLACK_THREAD_REPLIES" in THREAD_REPLIES.read_text() and "channels:history" in MANIFEST.read_text()
+
+
+def test_the_bot_posts_only_where_it_was_invited(manifest: dict[str, Any]) -> None:
+    """Rounds post in channels the bot is a member of: a channel it is not in is a clear failure (the round
+    ends, the starter is told to /invite it), not a reason to ask for chat:write.public."""
+    scopes = manifest["oauth_config"]["scopes"]["bot"]
+    assert "chat:write.public" not in scopes and "channels:read" not in scopes

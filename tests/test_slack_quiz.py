@@ -195,6 +195,7 @@ def test_quiz_stats_and_top(slack: SlackSender, fake: FakeSlack, services: Servi
 def test_quiz_help_lists_the_commands_and_topics(slack: SlackSender, fake: FakeSlack) -> None:
     spanish = ask(slack, fake, "help")["text"]
     assert "/quiz stats" in spanish and "Slinky y Slurm" in spanish and "Karpenter" in spanish
+    assert "/quiz round" in spanish
     english = ask(slack, fake, "help en")["text"]
     assert "/quiz stats" in english and "Slinky and Slurm" in english
 

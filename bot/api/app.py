@@ -47,9 +47,14 @@ def create_app(
             log.info("Slack is on at POST /slack/events", extra={"slack_api_url": settings.slack_api_url})
         else:
             log.info("Slack is off: set SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET to enable it")
+        runner = app.state.round_runner
+        if runner is not None:
+            runner.start()  # team rounds: post, show counts and reveal on time (waits for the services)
         try:
             yield
         finally:
+            if runner is not None:
+                await runner.stop()
             if task is not None:
                 task.cancel()
             if app.state.services is not None:
@@ -63,6 +68,7 @@ def create_app(
     app.state.metrics = metrics
     app.state.services = None
     app.state.load_error = None
+    app.state.round_runner = None
     if services is not None:
         _attach(app, services)
     install_error_handlers(app)
@@ -70,10 +76,12 @@ def create_app(
     if settings.slack_enabled:
         from bot.api.routes.slack import slack_router
         from bot.slack.app import build_slack_app
+        from bot.slack.rounds import round_runner
 
         slack_app = build_slack_app(settings, lambda: app.state.services, metrics)
         assert settings.slack_signing_secret is not None  # slack_enabled
         routers.append(slack_router(slack_app, settings.slack_signing_secret.get_secret_value()))
+        app.state.round_runner = round_runner(slack_app.client, lambda: app.state.services, settings)
     for router in routers:
         app.include_router(router)
     # Every route, for the metrics of requests refused before routing (413, 429).

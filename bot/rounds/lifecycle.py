@@ -90,36 +90,40 @@ class Rounds:
         self.store.set_questions(record.id, self.owner, chosen.questions)
         return chosen
 
-    def opened(self, record: RoundRecord, message_ts: str) -> RoundRecord:
-        """The round's message is in the channel: it is open for its minutes from now."""
+    def opened(self, record: RoundRecord, message_ts: str, ends_at: datetime | None = None) -> RoundRecord:
+        """The round's message is in the channel: it is open until `ends_at` (the time its message shows;
+        by default its minutes from now)."""
         now = self.now()
-        ends_at = now + timedelta(minutes=record.minutes)
+        ends_at = ends_at or now + timedelta(minutes=record.minutes)
         self.store.mark_open(record.id, self.owner, message_ts=message_ts, opened_at=now, ends_at=ends_at)
         return replace(record, status="open", message_ts=message_ts, opened_at=now, ends_at=ends_at,
                        lease_owner=None, lease_until=None)
 
     # -- answering ---------------------------------------------------------------------------------
 
-    def answer(self, *, round_id: str, position: int, user: str, letter: str) -> QuizResult:
+    def answer(self, *, round_id: str, position: int, user: str, letter: str,
+               lang: str | None = None) -> QuizResult:
         """Grade a person's click on a round's question, once: a second click raises AlreadyAnsweredError
-        with the first result, a click after the end RoundClosedError."""
+        with the first result, a click after the end RoundClosedError. The result is in `lang` (the
+        person's language), else in the round's."""
         record = self.store.get(round_id)
+        language = check_lang(lang or (record.lang if record else "en"))
         if record is None or not 0 <= position < len(record.questions):
-            raise RoundError(say(record.lang if record else "en", "unknown_round"))
+            raise RoundError(say(language, "unknown_round"))
         now = self.now()
         if record.status != "open" or record.ends_at is None or record.ends_at <= now:
-            raise RoundClosedError(say(record.lang, "round_over"))
+            raise RoundClosedError(say(language, "round_over"))
         shown = record.questions[position]
         attempt = AttemptRecord(
             id=attempt_id(round_id, position, user), team=record.team, user=user, doc_id=shown.doc_id,
-            question=shown.question, lang=record.lang, option_order=shown.option_order, created_at=now,
+            question=shown.question, lang=language, option_order=shown.option_order, created_at=now,
         )
 
         def save(graded: AttemptRecord, schedule: Schedule) -> bool:
             assert graded.answered_at is not None
             outcome = self.store.record_answer(round_id, position, graded, schedule, graded.answered_at)
             if outcome == "closed":
-                raise RoundClosedError(say(record.lang, "round_over"))
+                raise RoundClosedError(say(language, "round_over"))
             return outcome == "graded"
 
         return self.quiz.grade(attempt, letter, save=save)
@@ -174,7 +178,7 @@ class Rounds:
         return RoundView(
             id=record.id, team=record.team, channel=record.channel, lang=record.lang,
             started_by=record.started_by, scheduled=record.schedule_id is not None, message_ts=record.message_ts,
-            ends_at=record.ends_at, minutes=record.minutes,
+            ends_at=record.ends_at or self.now() + timedelta(minutes=record.minutes), minutes=record.minutes,
             people=self.store.people(record.id) if people is None else people, closed=closed,
             questions=questions,
         )
@@ -182,7 +186,8 @@ class Rounds:
     def reveal(self, record: RoundRecord) -> Reveal:
         answers = self.store.answers(record.id)
         view = self.view(record, people=len({a.user for a in answers}), closed=True)
-        return reveal.reveal(view, self._asked(record), answers, ended_early=record.end_reason == "ended")
+        ended_by = record.ended_by if record.end_reason == "ended" else None
+        return reveal.reveal(view, self._asked(record), answers, ended_by=ended_by)
 
     def now(self) -> datetime:
         now = self.clock()

@@ -32,7 +32,7 @@ class RoundView:
     started_by: str
     scheduled: bool
     message_ts: str | None
-    ends_at: datetime | None
+    ends_at: datetime  # when it ends, or ended (a round not posted yet: its minutes from now)
     minutes: int
     people: int
     closed: bool
@@ -76,4 +76,4 @@ class Reveal:
     questions: list[QuestionReveal]
     standings: list[Standing]  # best first: most correct, then who finished earlier
     people: int
-    ended_early: bool
+    ended_by: str | None  # who ended it early with /quiz round end, if anyone

@@ -33,7 +33,7 @@ def key_sentence(question: Question) -> str:
 
 
 def reveal(view: RoundView, asked: list[tuple[RoundQuestion, Question]], answers: list[RoundAnswerRecord], *,
-           ended_early: bool) -> Reveal:
+           ended_by: str | None) -> Reveal:
     """`asked`: the round's questions with their knowledge (in the round's language), in order."""
     questions: list[QuestionReveal] = []
     for position, (shown, question) in enumerate(asked):
@@ -51,7 +51,7 @@ def reveal(view: RoundView, asked: list[tuple[RoundQuestion, Question]], answers
             sentence=key_sentence(question), citation=citation(question),
         ))
     return Reveal(round=view, questions=questions, standings=standings(answers), people=len({a.user for a in answers}),
-                  ended_early=ended_early)
+                  ended_by=ended_by)
 
 
 def standings(answers: list[RoundAnswerRecord]) -> list[Standing]:

@@ -17,7 +17,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
-from typing import ParamSpec, Protocol, TypeVar
+from typing import Literal, ParamSpec, Protocol, TypeVar
 
 from bot.errors import ChannelError, QuizError, StorageError
 from bot.rounds.lifecycle import Rounds
@@ -30,6 +30,7 @@ log = logging.getLogger(__name__)
 P = ParamSpec("P")
 T = TypeVar("T")
 MAX_BACKOFF = 30.0
+Outcome = Literal["done", "channel", "retry"]
 
 
 class Offload(Protocol):
@@ -68,7 +69,9 @@ class RoundWork:
             await self.take(claim)
         return len(claims)
 
-    async def take(self, claim: Claim) -> None:
+    async def take(self, claim: Claim) -> Outcome:
+        """Take a claimed step: "done"; "channel" when the channel refused and the round ended; "retry"
+        when Slack failed otherwise (the lease is given back for a later try)."""
         try:
             if claim.kind == "post":
                 await self.post(claim.round)
@@ -77,13 +80,15 @@ class RoundWork:
             else:
                 await self._reveal(claim.round)
         except ChannelError:
-            pass  # the round has ended and the log says why
+            return "channel"  # the round has ended and the log says why
         except StorageError:
             raise
         except Exception as exc:  # noqa: BLE001 - Slack or the network: try again later
             log.warning("a round's %s step failed, to be tried again: %s", claim.kind, exc.__class__.__name__,
                         extra={"round": claim.round.id})
             await self.offload(self.rounds.release, claim.round, show_again=claim.kind == "count")
+            return "retry"
+        return "done"
 
     async def post(self, record: RoundRecord) -> RoundRecord:
         """Post a round leased to this process. ChannelError after ending it when the channel refuses."""
@@ -100,7 +105,7 @@ class RoundWork:
             return record
         view = await self.offload(self.rounds.view, prepared, people=0)
         ts = await self._guarded(prepared, self.publisher.post(view))
-        return await self.offload(self.rounds.opened, prepared, ts)
+        return await self.offload(self.rounds.opened, prepared, ts, view.ends_at)
 
     async def _show_count(self, claim: Claim) -> None:
         view = await self.offload(self.rounds.view, claim.round, people=claim.people)

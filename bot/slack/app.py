@@ -31,6 +31,8 @@ from bot.slack.home import HomeListeners
 from bot.slack.home_view import LANGUAGE_ACTION, REVIEW_ACTION
 from bot.slack.payloads import GetServices, SlackContext
 from bot.slack.quiz import QuizListeners
+from bot.slack.rounds import ANSWER_ACTION as ROUND_ANSWER_ACTION
+from bot.slack.rounds import RoundListeners
 
 COMMAND = "/quiz"
 # Events the listeners take; the assistant's arrive through bolt's AsyncAssistant middleware.
@@ -77,13 +79,16 @@ def web_api_retries() -> list[AsyncRetryHandler]:
 def register_listeners(app: AsyncApp, ctx: SlackContext) -> None:
     answers, home, feedback = AnswerListeners(ctx), HomeListeners(ctx), FeedbackListeners(ctx)
     quiz = QuizListeners(ctx, on_progress=home.refresh)
+    rounds = RoundListeners(ctx, on_progress=home.refresh)
     app.use(build_assistant(ctx, answers))  # threads of direct messages, the assistant view's included
     app.event("app_mention")(ack=_ack, lazy=[answers.on_mention])
     app.event("message")(ack=_ack, lazy=[answers.on_message])
     app.event("app_home_opened")(ack=_ack, lazy=[home.on_home_opened])
     app.action(REVIEW_ACTION)(ack=_ack, lazy=[home.on_review])
     app.action(LANGUAGE_ACTION)(ack=_ack, lazy=[home.on_language])
+    app.command(COMMAND, matchers=[rounds.matches])(ack=_ack, lazy=[rounds.on_command])  # round, schedule
     app.command(COMMAND)(ack=_ack, lazy=[quiz.on_command])
+    app.action(ROUND_ANSWER_ACTION)(ack=_ack, lazy=[rounds.on_answer])
     app.action(ANSWER_ACTION)(ack=_ack, lazy=[quiz.on_answer])
     app.action("quiz_next")(ack=_ack, lazy=[quiz.on_next])
     app.action("quiz_me")(ack=_ack, lazy=[quiz.on_quiz_me])

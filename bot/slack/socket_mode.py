@@ -14,6 +14,7 @@ from bot.errors import ConfigError
 from bot.metrics import Metrics
 from bot.services import Services
 from bot.slack.app import build_slack_app
+from bot.slack.rounds import round_runner
 
 log = logging.getLogger(__name__)
 
@@ -43,9 +44,12 @@ async def run_socket_mode(services: Services, *, metrics: Metrics | None = None,
     handler = AsyncSocketModeHandler(app, app_token)
     await handler.connect_async()
     log.info("connected to Slack in Socket Mode")
+    runner = round_runner(app.client, lambda: services, services.settings)
+    runner.start()
     try:
         await (stop or asyncio.Event()).wait()
     finally:
+        await runner.stop()
         await handler.close_async()
         await services.batcher.close()
 

@@ -81,6 +81,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "help": "*`/quiz`*: una pregunta (la que te toca repasar, o una nueva)\n"
                 "*`/quiz TEMA`*: una pregunta sobre ese tema (p. ej. `/quiz slurm`) · *`/quiz 5`*: la pregunta 5\n"
                 "*`/quiz stats`*: tus estadísticas · *`/quiz top`*: la clasificación del equipo\n"
+                "*`/quiz round`*: una ronda para todo el canal · *`/quiz round help`*: rondas y rondas semanales\n"
                 "*`/quiz en`* / *`/quiz es`*: en inglés o en español (y queda guardado)\n"
                 "También respondo preguntas si me mencionas o me escribes por mensaje directo.\n"
                 "Temas: {topics}.",
@@ -160,6 +161,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "help": "*`/quiz`*: a question (the one due for review, or a new one)\n"
                 "*`/quiz TOPIC`*: a question on that topic (e.g. `/quiz slurm`) · *`/quiz 5`*: question 5\n"
                 "*`/quiz stats`*: your stats · *`/quiz top`*: the team leaderboard\n"
+                "*`/quiz round`*: a round for the whole channel · *`/quiz round help`*: rounds and weekly rounds\n"
                 "*`/quiz en`* / *`/quiz es`*: in English or in Spanish (and it is remembered)\n"
                 "I also answer questions when you mention me or send me a direct message.\n"
                 "Topics: {topics}.",

@@ -1,0 +1,221 @@
+"""Team rounds in Slack: `/quiz round`, `/quiz schedule`, the clicks on a round's buttons, and the process's
+round runner.
+
+Listeners acknowledge at once and work in lazy listeners. A round asked for with `/quiz round` is posted
+right away by that request (so a channel the bot cannot post in is told privately to the person); rounds
+of schedules, the answered counts and the reveals are the runner's, in the background. All go through
+`SlackPublisher`, which turns Slack's `channel_not_found`, `not_in_channel` and `is_archived` into
+ChannelError: the round ends and its schedule pauses. Each click is graded once in the core and answered
+privately (`chat.postEphemeral`, ✅ or ❌ with the explanation); the channel message's answered count
+follows with `chat.update`, at most every few seconds per round, whichever replica got the clicks.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Awaitable
+from typing import Any
+
+from slack_bolt.async_app import AsyncRespond
+from slack_sdk.errors import SlackApiError
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.config import Settings
+from bot.errors import AlreadyAnsweredError, ChannelError
+from bot.quiz import QuizResult
+from bot.rounds import Reveal, RoundRunner, RoundView, RoundWork
+from bot.services import Services
+from bot.slack import blocks
+from bot.slack.errors import failure_message
+from bot.slack.payloads import Body, GetServices, SlackContext, button_value, channel_of, team_of, user_of
+from bot.slack.quiz import Progress
+from bot.slack.round_blocks import result_message as round_result_message
+from bot.slack.round_blocks import (
+    reveal_message,
+    round_message,
+    scheduled_message,
+    schedules_message,
+    slack_date,
+)
+from bot.slack.round_commands import (
+    AddSchedule,
+    EndRound,
+    ListSchedules,
+    Request,
+    RoundHelp,
+    StartRound,
+    is_round_command,
+    parse,
+    split_command,
+)
+from bot.slack.round_texts import rt
+from bot.slack.texts import t
+from bot.storage import Claim
+
+log = logging.getLogger(__name__)
+
+CHANNEL_GONE = frozenset({"channel_not_found", "not_in_channel", "is_archived"})
+ANSWER_ACTION = re.compile(r"^round_answer_\d{1,2}_[A-Z]$")
+
+
+class SlackPublisher:
+    """Rounds shown in Slack: the round's message (`chat.postMessage`, then `chat.update`) and the reveal."""
+
+    def __init__(self, client: AsyncWebClient) -> None:
+        self.client = client
+
+    async def post(self, view: RoundView) -> str:
+        response = await _channel_call(self.client.chat_postMessage(
+            channel=view.channel, **round_message(view), unfurl_links=False, unfurl_media=False))
+        return str(response["ts"])
+
+    async def show(self, view: RoundView) -> None:
+        if view.message_ts is not None:
+            await _channel_call(self.client.chat_update(channel=view.channel, ts=view.message_ts,
+                                                        **round_message(view)))
+
+    async def reveal(self, reveal: Reveal) -> None:
+        await _channel_call(self.client.chat_postMessage(
+            channel=reveal.round.channel, **reveal_message(reveal), unfurl_links=False, unfurl_media=False))
+
+
+async def _channel_call(call: Awaitable[Any]) -> Any:
+    try:
+        return await call
+    except SlackApiError as exc:
+        code = str(exc.response.get("error", ""))
+        if code in CHANNEL_GONE:
+            raise ChannelError(code) from None
+        raise
+
+
+def round_work(services: Services, client: AsyncWebClient) -> RoundWork:
+    return RoundWork(services.rounds, services.schedules, SlackPublisher(client), services.run)
+
+
+def round_runner(client: AsyncWebClient, get_services: GetServices, settings: Settings) -> RoundRunner:
+    """The background task that keeps this process's rounds on time (start it with the server)."""
+
+    def work() -> RoundWork | None:
+        services = get_services()
+        return round_work(services, client) if services is not None else None
+
+    return RoundRunner(work, poll=settings.rounds_poll_seconds)
+
+
+class RoundListeners:
+    def __init__(self, ctx: SlackContext, *, on_progress: Progress | None = None) -> None:
+        self.ctx = ctx
+        self.on_progress = on_progress  # told after a person's progress changed (their Home is refreshed)
+
+    async def matches(self, body: Body) -> bool:
+        """Is this `/quiz` command about rounds (`round …`, `schedule …`)?"""
+        return is_round_command(split_command(str(body.get("text", "")))[1])
+
+    # -- /quiz round, /quiz schedule ---------------------------------------------------------------
+
+    async def on_command(self, body: Body, client: AsyncWebClient, respond: AsyncRespond) -> None:
+        """In the language named (`en`, `es`), else the person's: the round's language, for everyone."""
+        named, words = split_command(str(body.get("text", "")))
+        services = self.ctx.get_services()
+        if services is None:
+            await respond(response_type="ephemeral", **blocks.text_message(
+                t(named or self.ctx.settings.default_lang, "starting")))
+            return
+        lang = named or await self.ctx.language_of(services, team_of(body), user_of(body))
+        try:
+            reply = await self._reply(services, body, client, respond, lang, parse(words, lang))
+        except Exception as exc:  # noqa: BLE001 - told to the person, logged when unexpected
+            reply = failure_message(exc, lang, "a round command")
+        if reply is not None:
+            await respond(response_type="ephemeral", **reply)
+
+    async def _reply(self, services: Services, body: Body, client: AsyncWebClient, respond: AsyncRespond,
+                     lang: str, request: Request) -> blocks.Message | None:
+        if isinstance(request, RoundHelp):
+            return blocks.text_message(rt(lang, "help"))
+        channel = str(body.get("channel_id") or "")
+        if not channel or channel.startswith("D"):
+            return blocks.text_message(rt(lang, "not_a_channel"))
+        place: dict[str, Any] = {"team": team_of(body), "channel": channel}
+        who: dict[str, Any] = {"user": user_of(body), "lang": lang}
+        admins = self.ctx.settings.admins
+        if isinstance(request, StartRound):
+            record = await services.run(services.rounds.start, **place, **who, count=request.count,
+                                        topic=request.topic, minutes=request.minutes)
+            outcome = await round_work(services, client).take(Claim("post", record, 0))
+            if outcome == "channel":
+                failed = await services.run(services.rounds.store.get, record.id)
+                code = failed.end_reason if failed is not None else "channel_not_found"
+                return blocks.text_message(rt(lang, "cant_post", code=blocks.escape(code or "")))
+            return blocks.text_message(rt(lang, "post_later")) if outcome == "retry" else None
+        if isinstance(request, EndRound):
+            record = await services.run(services.rounds.end, **place, **who, admins=admins)
+            await respond(response_type="ephemeral", **blocks.text_message(rt(lang, "ending")))
+            await round_work(services, client).due(only=record.id)
+            return None
+        if isinstance(request, AddSchedule):
+            schedule = await services.run(
+                services.schedules.add, **place, **who, weekday=request.weekday, at=request.at, count=request.count,
+                topic=request.topic, minutes=request.minutes, timezone=request.timezone)
+            return scheduled_message(schedule, lang)
+        if isinstance(request, ListSchedules):
+            return schedules_message(await services.run(services.schedules.of_channel, **place), lang)
+        change = services.schedules.cancel if request.action == "cancel" else services.schedules.resume
+        schedule = await services.run(change, **place, **who, admins=admins, schedule_id=request.schedule_id)
+        if request.action == "cancel":
+            return blocks.text_message(rt(lang, "cancelled", id=schedule.id))
+        return blocks.text_message(rt(lang, "resumed", id=schedule.id, next=slack_date(schedule.next_run)))
+
+    # -- a click on a round's button ---------------------------------------------------------------
+
+    async def on_answer(self, body: Body, client: AsyncWebClient) -> None:
+        """Grade the click (once) and tell only that person; then the channel message's count follows."""
+        services = self.ctx.get_services()
+        value = button_value(body)
+        user, channel, lang = user_of(body), channel_of(body), self.ctx.settings.default_lang
+        round_id, position, letter = value.get("r"), value.get("p"), value.get("c")
+        if not user or not channel:
+            return
+        if services is None or not isinstance(round_id, str) or not isinstance(position, int) \
+                or not isinstance(letter, str):
+            await self._tell(client, channel, user, blocks.text_message(
+                t(lang, "starting" if services is None else "bad_button")))
+            return
+        graded = False
+        team = team_of(body)
+        chosen = await self.ctx.chosen_language(services, team, user)  # else the round's
+        lang = chosen or lang
+        try:
+            result = await services.run(self._grade, services, round_id, position, user, letter, chosen)
+            graded = not result.already_answered
+            outcome = "duplicate" if result.already_answered else ("correct" if result.correct else "incorrect")
+            self.ctx.metrics.quiz_answers.labels(outcome, "slack").inc()
+            reply = round_result_message(result)
+        except Exception as exc:  # noqa: BLE001 - told to the person, logged when unexpected
+            reply = failure_message(exc, lang, "a round answer")
+        await self._tell(client, channel, user, reply)
+        if not graded:
+            return
+        try:
+            await round_work(services, client).due(only=round_id)
+        except Exception as exc:  # noqa: BLE001 - the runner shows the count later
+            log.info("the answered count waits for the runner: %s", exc.__class__.__name__)
+        if self.on_progress is not None:
+            await self.on_progress(client, user=user, team=team)
+
+    @staticmethod
+    def _grade(services: Services, round_id: str, position: int, user: str, letter: str,
+               lang: str | None) -> QuizResult:
+        try:
+            return services.rounds.answer(round_id=round_id, position=position, user=user, letter=letter, lang=lang)
+        except AlreadyAnsweredError as exc:
+            return exc.result
+
+    @staticmethod
+    async def _tell(client: AsyncWebClient, channel: str, user: str, reply: blocks.Message) -> None:
+        try:
+            await client.chat_postEphemeral(channel=channel, user=user, **reply)
+        except Exception as exc:  # noqa: BLE001 - nothing more can be said to the person
+            log.warning("could not answer a round click privately: %s", exc.__class__.__name__)
