@@ -18,9 +18,9 @@ import logging
 import os
 import shutil
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from bot.services import Services
     from bot.storage import Store
     from tests.fakes import FakeEmbedder
+    from tests.round_helpers import Kit
 
 KNOWLEDGE = PROJECT_ROOT / "knowledge"
 SEED = PROJECT_ROOT.parent / "shared" / "seeds" / "eks-training-quiz.es.txt"
@@ -286,3 +287,22 @@ def slack(settings: Settings, services: Services, fake):  # type: ignore[no-unty
 
     with bot_server(settings, services, fake) as sender:
         yield sender
+
+
+# -- team rounds -----------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def kits(db_url: str, clock: Clock) -> Iterator[Callable[..., Kit]]:
+    """Makes rounds and schedules on `db_url`, each on its own connection (a process or replica each)."""
+    from tests.round_helpers import kit
+
+    made: list[Kit] = []
+
+    def make(**kwargs: Any) -> Kit:
+        made.append(kit(db_url, clock, **kwargs))
+        return made[-1]
+
+    yield make
+    for k in made:
+        k.close()

@@ -83,8 +83,7 @@ def round_server(settings: Any, assistant: Any, url: str, fake: Any, clock: Cloc
     the database at `url`, with the test's clock: one process, or one replica, of the service."""
     from bot.api import create_app
     from bot.services import Services
-    from tests.api_helpers import running_server
-    from tests.slack_fake import SlackSender, slack_settings
+    from tests.slack_fake import serve, slack_settings
 
     configured = slack_settings(settings, fake).model_copy(update={
         "rounds_poll_seconds": poll, "admins_raw": admins, "database_url": url,
@@ -92,14 +91,8 @@ def round_server(settings: Any, assistant: Any, url: str, fake: Any, clock: Cloc
     store = Store(url, clock=clock)
     store.upgrade()
     services = Services.assemble(configured, assistant, store, clock=clock)
-    app = create_app(configured, services=services)
     try:
-        with running_server(app) as base:
-            sender = SlackSender(base, fake)
-            sender.app = app
-            try:
-                yield sender
-            finally:
-                sender.close()
+        with serve(create_app(configured, services=services), fake) as sender:
+            yield sender
     finally:
         services.close()

@@ -431,10 +431,18 @@ def bot_server(settings: Any, services: Any, fake: FakeSlack) -> Iterator[SlackS
     """The real FastAPI app (Slack on), served by uvicorn on loopback, its Web API calls going to `fake`."""
     from bot.api import create_app
     from bot.services import Services
-    from tests.api_helpers import running_server
 
     configured = slack_settings(settings, fake)
     app = create_app(configured, services=Services.assemble(configured, services.assistant, services.store))
+    with serve(app, fake) as sender:
+        yield sender
+
+
+@contextmanager
+def serve(app: Any, fake: FakeSlack) -> Iterator[SlackSender]:
+    """Serve a FastAPI app made with Slack on; yields a sender of signed requests to it."""
+    from tests.api_helpers import running_server
+
     with running_server(app) as base:
         sender = SlackSender(base, fake)
         sender.app = app

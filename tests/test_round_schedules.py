@@ -4,7 +4,7 @@ running each schedule once, on time, whichever process or replica sees it."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import UTC, datetime, time
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -15,23 +15,10 @@ from bot.config import load_settings
 from bot.errors import RoundError, UnknownTopicError
 from bot.rounds.weekly import clock_of, minutes_of, next_run, weekday_of
 from tests.quiz_helpers import Clock
-from tests.round_helpers import Kit, RecordingPublisher, kit
+from tests.round_helpers import Kit, RecordingPublisher
 from tests.test_rounds import work
 
 MADRID = ZoneInfo("Europe/Madrid")
-
-
-@pytest.fixture
-def kits(db_url: str, clock: Clock) -> Iterator[Callable[..., Kit]]:
-    made: list[Kit] = []
-
-    def make(**kwargs: Any) -> Kit:
-        made.append(kit(db_url, clock, **kwargs))
-        return made[-1]
-
-    yield make
-    for k in made:
-        k.close()
 
 
 def add(k: Kit, **kwargs: Any) -> Any:

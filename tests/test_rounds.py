@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import random
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
@@ -18,23 +18,10 @@ from bot.rounds.choose import choose
 from bot.rounds.lifecycle import COUNT_EVERY, LEASE
 from bot.storage import Score
 from tests.quiz_helpers import DOC, Clock, knowledge
-from tests.round_helpers import Kit, RecordingPublisher, kit, letter_for
+from tests.round_helpers import Kit, RecordingPublisher, letter_for
 
 T = TypeVar("T")
 ALL = [(DOC, n) for n in range(1, 16)]
-
-
-@pytest.fixture
-def kits(db_url: str, clock: Clock) -> Iterator[Callable[..., Kit]]:
-    made: list[Kit] = []
-
-    def make(**kwargs: Any) -> Kit:
-        made.append(kit(db_url, clock, **kwargs))
-        return made[-1]
-
-    yield make
-    for k in made:
-        k.close()
 
 
 async def offload(fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
