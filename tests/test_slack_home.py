@@ -86,6 +86,7 @@ def test_due_reviews_are_listed_and_review_now_sends_one_privately(home: SlackSe
     question = ask(home, fake)
     wrong = next(o["key"] for o in prompt_of(question)["options"] if o["key"] != right_letter(prompt_of(question)))
     click(home, fake, answer_button(question, wrong))
+    eventually(lambda: published_for(fake, "U1") >= 1)  # the refresh after the answer, before the Home is opened
     served: Services = home.app.state.services
     served.quiz.clock = lambda: datetime.now(UTC) + timedelta(days=2)  # the wrong answer is due again
     view = open_home(home, fake)
