@@ -171,7 +171,7 @@ def test_the_starter_or_an_admin_ends_a_round_at_once(server: SlackSender, fake:
     refused = command(server, fake, "round end en", user="U2")
     assert refused is not None and "Only whoever started the round" in refused["text"]
     ended = command(server, fake, "round end en", user="UADMIN")
-    assert ended is not None and "ends now" in ended["text"]
+    assert ended is not None and "Round ended" in ended["text"]
     [reveal] = wait_until(lambda: reveals(fake))
     assert "ended early by <@UADMIN>" in shown(reveal) and "Nobody answered this time" in shown(reveal)
     late = click(server, fake, message, 0, "A", user="U2")

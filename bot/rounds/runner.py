@@ -1,7 +1,9 @@
 """Taking rounds' steps: post, show the answered count, reveal; and the background loop that does it.
 
-`RoundWork` does each step through a `Publisher` (the Slack surface implements it) after claiming it with
-a lease, so exactly one process or replica posts a round and reveals it. Database calls run off the event
+`RoundWork` is what a surface calls, once per request (start a round and post it, end it and reveal it,
+grade a click and show the count), and what the runner calls to take due steps. It takes each step through
+a `Publisher` (the Slack surface implements it) after claiming it with a lease, so exactly one process or
+replica posts a round and reveals it. Database calls run off the event
 loop (`offload`, the services' `run`). A channel Slack refuses for good (`ChannelError`: gone, or the bot
 left) ends the round with one log line and pauses its schedule; any other failure gives the lease back
 for a later try.
@@ -20,6 +22,7 @@ from collections.abc import Awaitable, Callable
 from typing import Literal, ParamSpec, Protocol, TypeVar
 
 from bot.errors import ChannelError, QuizError, StorageError
+from bot.quiz import QuizResult
 from bot.rounds.lifecycle import Rounds
 from bot.rounds.models import Reveal, RoundView
 from bot.rounds.schedules import Schedules
@@ -59,6 +62,40 @@ class RoundWork:
         self.schedules = schedules
         self.publisher = publisher
         self.offload = offload
+
+    # -- what a person asks for (one call each) ------------------------------------------------------
+
+    async def start(self, *, team: str, channel: str, user: str, lang: str, count: int, topic: str | None,
+                    minutes: int) -> tuple[RoundRecord, Outcome]:
+        """Start a round (see `Rounds.start`) and post it now. With "channel", the round ended and its
+        `end_reason` is Slack's error; with "retry", the runner posts it shortly."""
+        record = await self.offload(self.rounds.start, team=team, channel=channel, user=user, lang=lang, count=count,
+                                    topic=topic, minutes=minutes)
+        outcome = await self.take(Claim("post", record, 0))
+        if outcome == "channel":
+            ended = await self.offload(self.rounds.store.get, record.id)
+            record = ended or record
+        return record, outcome
+
+    async def end(self, *, team: str, channel: str, user: str, lang: str, admins: frozenset[str]) -> RoundRecord:
+        """End the channel's round now (see `Rounds.end`) and reveal it."""
+        record = await self.offload(self.rounds.end, team=team, channel=channel, user=user, admins=admins, lang=lang)
+        await self.due(only=record.id)
+        return record
+
+    async def answer(self, *, round_id: str, position: int, user: str, letter: str,
+                     lang: str | None = None) -> QuizResult:
+        """Grade a click (see `Rounds.answer`: AlreadyAnsweredError for a second one), then show the round's
+        answered count when it is due."""
+        result = await self.offload(self.rounds.answer, round_id=round_id, position=position, user=user,
+                                    letter=letter, lang=lang)
+        try:
+            await self.due(only=round_id)
+        except Exception as exc:  # noqa: BLE001 - the runner shows the count later
+            log.info("the answered count waits for the runner: %s", exc.__class__.__name__)
+        return result
+
+    # -- the steps -------------------------------------------------------------------------------------
 
     async def due(self, *, only: str | None = None) -> int:
         """Take every step due now (for one round, with `only`); returns how many were taken."""

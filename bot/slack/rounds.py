@@ -23,7 +23,6 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Settings
 from bot.errors import AlreadyAnsweredError, ChannelError
-from bot.quiz import QuizResult
 from bot.rounds import Reveal, RoundRunner, RoundView, RoundWork
 from bot.services import Services
 from bot.slack import blocks
@@ -51,7 +50,6 @@ from bot.slack.round_commands import (
 )
 from bot.slack.round_texts import rt
 from bot.slack.texts import t
-from bot.storage import Claim
 
 log = logging.getLogger(__name__)
 
@@ -125,14 +123,14 @@ class RoundListeners:
             return
         lang = named or await self.ctx.language_of(services, team_of(body), user_of(body))
         try:
-            reply = await self._reply(services, body, client, respond, lang, parse(words, lang))
+            reply = await self._reply(services, body, client, lang, parse(words, lang))
         except Exception as exc:  # noqa: BLE001 - told to the person, logged when unexpected
             reply = failure_message(exc, lang, "a round command")
         if reply is not None:
             await respond(response_type="ephemeral", **reply)
 
-    async def _reply(self, services: Services, body: Body, client: AsyncWebClient, respond: AsyncRespond,
-                     lang: str, request: Request) -> blocks.Message | None:
+    async def _reply(self, services: Services, body: Body, client: AsyncWebClient, lang: str,
+                     request: Request) -> blocks.Message | None:
         if isinstance(request, RoundHelp):
             return blocks.text_message(rt(lang, "help"))
         channel = str(body.get("channel_id") or "")
@@ -142,19 +140,14 @@ class RoundListeners:
         who: dict[str, Any] = {"user": user_of(body), "lang": lang}
         admins = self.ctx.settings.admins
         if isinstance(request, StartRound):
-            record = await services.run(services.rounds.start, **place, **who, count=request.count,
-                                        topic=request.topic, minutes=request.minutes)
-            outcome = await round_work(services, client).take(Claim("post", record, 0))
+            record, outcome = await round_work(services, client).start(
+                **place, **who, count=request.count, topic=request.topic, minutes=request.minutes)
             if outcome == "channel":
-                failed = await services.run(services.rounds.store.get, record.id)
-                code = failed.end_reason if failed is not None else "channel_not_found"
-                return blocks.text_message(rt(lang, "cant_post", code=blocks.escape(code or "")))
+                return blocks.text_message(rt(lang, "cant_post", code=blocks.escape(record.end_reason or "")))
             return blocks.text_message(rt(lang, "post_later")) if outcome == "retry" else None
         if isinstance(request, EndRound):
-            record = await services.run(services.rounds.end, **place, **who, admins=admins)
-            await respond(response_type="ephemeral", **blocks.text_message(rt(lang, "ending")))
-            await round_work(services, client).due(only=record.id)
-            return None
+            await round_work(services, client).end(**place, **who, admins=admins)
+            return blocks.text_message(rt(lang, "ended"))
         if isinstance(request, AddSchedule):
             schedule = await services.run(
                 services.schedules.add, **place, **who, weekday=request.weekday, at=request.at, count=request.count,
@@ -188,7 +181,11 @@ class RoundListeners:
         chosen = await self.ctx.chosen_language(services, team, user)  # else the round's
         lang = chosen or lang
         try:
-            result = await services.run(self._grade, services, round_id, position, user, letter, chosen)
+            try:
+                result = await round_work(services, client).answer(
+                    round_id=round_id, position=position, user=user, letter=letter, lang=chosen)
+            except AlreadyAnsweredError as exc:
+                result = exc.result
             graded = not result.already_answered
             outcome = "duplicate" if result.already_answered else ("correct" if result.correct else "incorrect")
             self.ctx.metrics.quiz_answers.labels(outcome, "slack").inc()
@@ -196,22 +193,8 @@ class RoundListeners:
         except Exception as exc:  # noqa: BLE001 - told to the person, logged when unexpected
             reply = failure_message(exc, lang, "a round answer")
         await self._tell(client, channel, user, reply)
-        if not graded:
-            return
-        try:
-            await round_work(services, client).due(only=round_id)
-        except Exception as exc:  # noqa: BLE001 - the runner shows the count later
-            log.info("the answered count waits for the runner: %s", exc.__class__.__name__)
-        if self.on_progress is not None:
+        if graded and self.on_progress is not None:
             await self.on_progress(client, user=user, team=team)
-
-    @staticmethod
-    def _grade(services: Services, round_id: str, position: int, user: str, letter: str,
-               lang: str | None) -> QuizResult:
-        try:
-            return services.rounds.answer(round_id=round_id, position=position, user=user, letter=letter, lang=lang)
-        except AlreadyAnsweredError as exc:
-            return exc.result
 
     @staticmethod
     async def _tell(client: AsyncWebClient, channel: str, user: str, reply: blocks.Message) -> None:
