@@ -194,3 +194,18 @@ def test_the_runner_waits_for_the_services_and_stops_cleanly(caplog: pytest.LogC
     with caplog.at_level(logging.WARNING):
         asyncio.run(scenario())
     assert not caplog.records
+
+
+def test_the_runner_has_no_work_until_the_database_is_opened(services: Any, settings: Any) -> None:
+    from slack_sdk.web.async_client import AsyncWebClient
+
+    from bot.slack.rounds import round_runner
+    from bot.storage.startup import DatabaseStartup
+
+    loaded: list[Any] = []
+    runner = round_runner(AsyncWebClient(token="xoxb-unused"), lambda: loaded[0] if loaded else None, settings)
+    assert runner.get_work() is None  # the services are loading
+    loaded.append(services)
+    assert runner.get_work() is not None
+    services.database = DatabaseStartup(services.store, migrate=False)  # still connecting
+    assert runner.get_work() is None

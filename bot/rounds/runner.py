@@ -208,7 +208,7 @@ class RoundRunner:
     async def tick(self) -> float:
         """One pass; returns how long to wait before the next."""
         work = self.get_work()
-        if work is None:  # still loading
+        if work is None:  # still starting
             return self.poll
         try:
             await work.due()

@@ -95,9 +95,9 @@ def round_work(services: Services, client: AsyncWebClient) -> RoundWork:
 def round_runner(client: AsyncWebClient, get_services: GetServices, settings: Settings) -> RoundRunner:
     """The background task that keeps this process's rounds on time (start it with the server)."""
 
-    def work() -> RoundWork | None:
+    def work() -> RoundWork | None:  # nothing to do until the services are loaded and the database opened
         services = get_services()
-        return round_work(services, client) if services is not None else None
+        return round_work(services, client) if services is not None and services.database.ready else None
 
     return RoundRunner(work, poll=settings.rounds_poll_seconds)
 
