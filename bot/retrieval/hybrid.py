@@ -84,7 +84,10 @@ class HybridRetriever:
         keys = sorted({(c.doc_id, c.question) for c in self.chunks})
         self.keys: list[QuestionKey] = keys
         position = {key: i for i, key in enumerate(keys)}
-        self._owner = np.array([position[(c.doc_id, c.question)] for c in self.chunks], dtype=np.int64)
+        self._position: dict[object, int] = dict(position)
+        owner = np.array([position[(c.doc_id, c.question)] for c in self.chunks], dtype=np.int64)
+        self._by_owner = np.argsort(owner, kind="stable")  # chunk ids grouped by question
+        self._group_starts = np.searchsorted(owner[self._by_owner], np.arange(len(keys)))
         sentence_ids: dict[QuestionKey, list[int]] = {}
         for i, sentence in enumerate(index.sentences):
             sentence_ids.setdefault((sentence.doc_id, sentence.question), []).append(i)
@@ -105,9 +108,8 @@ class HybridRetriever:
         return replace(self.vocabulary.analyze(rest, language, self.frequency, self.glossary), set_aside=terms)
 
     def _per_question_max(self, values: np.ndarray) -> np.ndarray:
-        out = np.full(len(self.keys), -np.inf, dtype=np.float32)
-        np.maximum.at(out, self._owner, values)
-        return out
+        """The largest value of each question's chunks (chunks grouped by question once, at load)."""
+        return np.maximum.reduceat(values[self._by_owner], self._group_starts)
 
     def retrieve(self, analysis: Analysis, query_vector: np.ndarray, language: Lang) -> Retrieval:
         """Rank every question for the analysed query (in `language`, 'es' or 'en')."""
@@ -126,7 +128,7 @@ class HybridRetriever:
                 chunk_lexical += weight * scores / top
         q_dense = self._per_question_max(chunk_dense)
         q_lexical = self._per_question_max(chunk_lexical)
-        q_specific = np.array([self.specific_share(analysis, key) for key in self.keys], dtype=np.float32)
+        q_specific = self.specific_shares(analysis)
         fused = (t.dense_weight.get(language, 1.0) * q_dense + t.lexical_weight * q_lexical
                  + t.specific_weight * q_specific)
         order = np.argsort(-fused, kind="stable")
@@ -136,12 +138,16 @@ class HybridRetriever:
         ]
         return Retrieval(analysis, language, ranked, query_vector, chunk_dense, chunk_lexical)
 
-    def specific_share(self, analysis: Analysis, key: QuestionKey) -> float:
-        """The share of the query's specificity whose words the quiz question `key` uses."""
+    def specific_shares(self, analysis: Analysis) -> np.ndarray:
+        """Per question (in `keys` order), the share of the query's specificity whose words it uses."""
+        shares = np.zeros(len(self.keys), dtype=np.float32)
         total = sum(w.specificity for w in analysis.words)
         if not total:
-            return 0.0
-        return sum(w.specificity for w in analysis.words if key in w.where) / total
+            return shares
+        for word in analysis.words:
+            for key in word.where:
+                shares[self._position[key]] += word.specificity
+        return shares / total
 
     def sentence_similarity(self, query_vector: np.ndarray, key: QuestionKey) -> tuple[float, float]:
         """The query's cosine with the closest explanation sentence of the quiz question `key`, and the

@@ -2,21 +2,24 @@
 chat abbreviations and field slang, the words that frame a question, and a Spanish–English glossary.
 
 General resources, not rules for particular questions: the frequencies come from `wordfreq`'s lists
-(`bot/data/word-frequencies.json.gz`, remade by `scripts/make_word_frequencies.py`), the glossary is the
+(`bot/data/word-frequencies.npz`, remade by `scripts/make_word_frequencies.py`), the glossary is the
 usual English of technical Spanish (`bot/data/glossary-es-en.tsv`).
 """
 
 from __future__ import annotations
 
-import gzip
-import json
+import hashlib
+from array import array
+from bisect import bisect_left
 from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
 
+import numpy as np
+
 from bot.text import STOPWORDS, fold
 
-FREQUENCIES = Path(__file__).resolve().parent.parent / "data" / "word-frequencies.json.gz"
+FREQUENCIES = Path(__file__).resolve().parent.parent / "data" / "word-frequencies.npz"
 GLOSSARY = Path(__file__).resolve().parent.parent / "data" / "glossary-es-en.tsv"
 COMMON_ZIPF = 5.0  # this common or more ("set", "price", "tiempo"): specificity 0
 RARE_ZIPF = 2.5  # this rare or less, or in no word list ("karpenter", "irsa"): specificity 1
@@ -82,21 +85,38 @@ FRAME_WORDS = frozenset(fold(w) for w in """
 """.split())
 
 
-class WordFrequency:
-    """Zipf frequency of folded words and of their Snowball stems, per language (absent: rare)."""
+def term_key(term: str) -> int:
+    """A 64-bit key for a term, the same in every process (no string is kept for it)."""
+    return int.from_bytes(hashlib.blake2b(term.encode("utf-8"), digest_size=8).digest(), "little")
 
-    def __init__(self, table: dict[str, dict[str, dict[str, int]]]) -> None:
-        self._words = {lang: table[lang]["w"] for lang in STOPWORDS}
-        self._stems = {lang: table[lang]["s"] for lang in STOPWORDS}
+
+class WordFrequency:
+    """Zipf frequency of folded words and of their Snowball stems, per language (absent: rare), kept as
+    sorted arrays of term keys and Zipf × 10."""
+
+    def __init__(self, arrays: dict[str, np.ndarray]) -> None:
+        # array('Q') and bytes: compact, and bisect on them is faster than numpy on one scalar at a time.
+        self._tables = {
+            (lang, kind): (array("Q", arrays[f"{lang}_{kind}_keys"].astype(np.uint64).tobytes()),
+                           arrays[f"{lang}_{kind}_zipf"].astype(np.uint8).tobytes())
+            for lang in STOPWORDS for kind in ("w", "s")
+        }
 
     @classmethod
     @cache
     def bundled(cls) -> WordFrequency:
-        return cls(json.loads(gzip.decompress(FREQUENCIES.read_bytes())))
+        with np.load(FREQUENCIES) as data:
+            return cls({name: data[name] for name in data.files})
 
     def zipf(self, word: str, stem: str, lang: str) -> float:
         """How common `word` (folded) or its stem is in general `lang`; 0.0 when no list has it."""
-        return max(self._words[lang].get(word, 0), self._stems[lang].get(stem, 0)) / 10
+        return max(self._lookup(lang, "w", word), self._lookup(lang, "s", stem)) / 10
+
+    def _lookup(self, lang: str, kind: str, term: str) -> int:
+        keys, zipfs = self._tables[(lang, kind)]
+        key = term_key(term)
+        at = bisect_left(keys, key)
+        return zipfs[at] if at < len(keys) and keys[at] == key else 0
 
 
 class Glossary:

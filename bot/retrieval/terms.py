@@ -8,7 +8,7 @@ its subject, IRSA, appears nowhere. So every content word of a question gets
   it may stand for: an abbreviation ("ckpt", "pa", "k8s"), a typo of a knowledge word ("karpeter"),
   letters run into digits ("zero3");
 - a specificity in [0, 1] from how common the word is in general Spanish or English (Zipf frequency
-  from `bot/data/word-frequencies.json.gz`): "how" or "set" weigh nothing, "cluster" a little, "IRSA",
+  from `bot/data/word-frequencies.npz`): "how" or "set" weigh nothing, "cluster" a little, "IRSA",
   "DCGM" or `NCCL_IB_DISABLE` everything;
 - whether it names a thing (an identifier, an acronym, a word no general word list knows): only those
   are reported as "not covered" to the person asking.
