@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bot.artifact_files import read_record
 from bot.embeddings import local_model, model_identity
 from bot.errors import IndexArtifactError
 
@@ -60,14 +61,7 @@ class ExportRecord:
 
     @classmethod
     def read(cls, directory: Path) -> ExportRecord:
-        path = directory / RECORD
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            return cls(**{k: data[k] for k in cls.__dataclass_fields__})
-        except FileNotFoundError as exc:
-            raise IndexArtifactError(f"no ONNX export of the model in {directory}") from exc
-        except (ValueError, KeyError, TypeError) as exc:
-            raise IndexArtifactError(f"{path} is unreadable ({exc})") from exc
+        return read_record(cls, directory / RECORD, missing=f"no ONNX export of the model in {directory}")
 
     def write(self, directory: Path) -> None:
         """Written last and atomically, so a half-written export is never taken for a whole one."""

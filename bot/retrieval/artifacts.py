@@ -24,6 +24,7 @@ from typing import Any
 import faiss
 import numpy as np
 
+from bot.artifact_files import read_record
 from bot.chunking import Chunk, Sentence, chunk_knowledge
 from bot.embeddings import Embedder, backend_of
 from bot.errors import IndexArtifactError
@@ -63,14 +64,7 @@ class Manifest:
 
     @classmethod
     def read(cls, directory: Path) -> Manifest:
-        path = directory / MANIFEST
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            return cls(**{k: data[k] for k in cls.__dataclass_fields__})
-        except FileNotFoundError as exc:
-            raise IndexArtifactError(f"no index in {directory} yet", fix=REBUILD) from exc
-        except (ValueError, KeyError, TypeError) as exc:
-            raise IndexArtifactError(f"{path} is unreadable ({exc})", fix=REBUILD) from exc
+        return read_record(cls, directory / MANIFEST, missing=f"no index in {directory} yet", fix=REBUILD)
 
 
 @dataclass(frozen=True)
