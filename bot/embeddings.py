@@ -166,17 +166,10 @@ class SentenceTransformerEmbedder:
         self._model.eval()
         dim = self._model.get_embedding_dimension() if hasattr(
             self._model, "get_embedding_dimension") else self._model.get_sentence_embedding_dimension()
-        self._dimension = int(dim or 0)
-        self._model_id = model_identity(name)
+        self.dimension = int(dim or 0)
+        self.model_id = model_identity(name)
         self._lock = threading.Lock()
 
-    @property
-    def model_id(self) -> str:
-        return self._model_id
-
-    @property
-    def dimension(self) -> int:
-        return self._dimension
 
     def encode(self, texts: list[str]) -> np.ndarray:
         import torch

@@ -121,8 +121,8 @@ class OnnxEmbedder:
 
         record = ExportRecord.read(directory)
         self.backend = record.backend
-        self._model_id = record.model_id
-        self._dimension = record.dimension
+        self.model_id = record.model_id
+        self.dimension = record.dimension
         try:
             tokenizer = Tokenizer.from_file(str(directory / TOKENIZER_FILE))
             options = ort.SessionOptions()
@@ -141,16 +141,9 @@ class OnnxEmbedder:
         self._tokenizer = tokenizer
         self._inputs = [i.name for i in self._session.get_inputs()]
 
-    @property
-    def model_id(self) -> str:
-        return self._model_id
-
-    @property
-    def dimension(self) -> int:
-        return self._dimension
 
     def encode(self, texts: list[str]) -> np.ndarray:
-        out = np.zeros((len(texts), self._dimension), dtype=np.float32)
+        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         for start in range(0, len(order), BATCH):
             rows = order[start : start + BATCH]

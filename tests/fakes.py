@@ -30,27 +30,20 @@ class FakeEmbedder:
     that share none are nearly orthogonal. It loads nothing and takes microseconds."""
 
     def __init__(self, dimension: int = 384, model_id: str = "fake-embedder@1") -> None:
-        self._dimension = dimension
-        self._model_id = model_id
+        self.dimension = dimension
+        self.model_id = model_id
         self.calls: list[list[str]] = []
         self.threads: list[str] = []  # the thread each call ran on
 
-    @property
-    def model_id(self) -> str:
-        return self._model_id
-
-    @property
-    def dimension(self) -> int:
-        return self._dimension
 
     def encode(self, texts: list[str]) -> np.ndarray:
         self.calls.append(list(texts))
         self.threads.append(threading.current_thread().name)
-        out = np.zeros((len(texts), self._dimension), dtype=np.float32)
+        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
         for row, text in enumerate(texts):
             for word in _WORD.findall(fold(text)):
                 if word not in ALL_STOPWORDS:
-                    out[row] += _word_vector(word, self._dimension)
+                    out[row] += _word_vector(word, self.dimension)
             norm = float(np.linalg.norm(out[row]))
             if norm:
                 out[row] /= norm
