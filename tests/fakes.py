@@ -55,9 +55,9 @@ class FakeEmbedder:
 def lexical_model() -> Model:
     """An answerability `Model` for the fake embedder, whose cosines mean nothing: it answers when the
     best quiz question uses most of the question's words (`broad_found`), unless the question asks what
-    something is and the quiz only mentions it, or its specific words are unknown to the knowledge."""
+    something is and the quiz only mentions it, or it names things the knowledge never mentions."""
     weights = dict.fromkeys(FEATURES, 0.0)
-    weights.update(broad_found=12.0, specific_unknown=-8.0, undefined=-12.0)
+    weights.update(broad_found=12.0, named_unknown=-8.0, undefined=-12.0)
     return Model(
         features=FEATURES, mean=tuple(0.0 for _ in FEATURES), scale=tuple(1.0 for _ in FEATURES),
         weights=tuple(weights[name] for name in FEATURES), bias=-6.0, threshold=0.5,

@@ -15,7 +15,7 @@ from bot.answers import Assistant
 from bot.errors import IndexArtifactError
 from bot.knowledge import knowledge_digest, load_knowledge
 from bot.retrieval.artifacts import MANIFEST, build_index, load_index
-from tests.fakes import FakeEmbedder
+from tests.fakes import FakeEmbedder, lexical_model
 
 ARTIFACTS = ("chunks.faiss", "sentences.npy", "chunks.json")
 UNIQUE_WORD = "zorblaxiano"
@@ -166,7 +166,7 @@ def test_rebuild_serves_the_changed_knowledge(knowledge_copy: Path, built: Path)
     # The rebuilt index is now fresh for a load that may not rebuild.
     load_index(load_knowledge(knowledge_copy), built, FakeEmbedder(), rebuild=False)
 
-    answer = Assistant(index, embedder, threshold=0.4).answer(f"¿Qué hace el planificador {UNIQUE_WORD}?")
+    answer = Assistant(index, embedder, model=lexical_model()).answer(f"¿Qué hace el planificador {UNIQUE_WORD}?")
     assert answer.answered
     assert answer.citations[0].question == 9
     assert UNIQUE_WORD in answer.citations[0].excerpt

@@ -4,18 +4,20 @@ Finding the closest quiz question is easy; knowing that it *answers* is not. "Wh
 between Karpenter and the Cluster Autoscaler?" is close to the Karpenter question, and "What is AWS?"
 to any passage that says "AWS". The decision weighs signals that tell those apart:
 
-- **specific words**: the share of the question's specificity (`bot.retrieval.terms`) that the best
-  quiz question uses, and the share and number of specific words the knowledge never uses at all;
+- **words**: the share of the question's words (weighed by how rare they are in general language,
+  `bot.retrieval.terms`) that the best quiz question uses; the share of the words that say what is asked
+  ("back up", "cost", "upgrade") that the knowledge never uses; named things it never mentions;
 - **definitions**: a "what is X?" question needs a passage that explains X, not a passing mention
   (`bot.retrieval.definitions`);
-- **closeness and agreement**: the best cosine, and its margin over the next question's; the fused
-  score's margin; whether dense and lexical rankings agree on the best question;
+- **closeness in meaning**: the best chunk's and the best sentence's cosine, whether one fact stands out
+  from the question's other sentences, and the fused score's margin over the next question;
 - **the rest of a comparison**: "MPIJob or PyTorchJob?" is judged as "MPIJob?" once the named thing the
   knowledge never mentions is set aside (`bot.retrieval.gaps`), and answered with what it does not cover.
 
 A logistic regression over these features gives `probability`: the estimated chance that the cited
 quiz question answers the question, fitted on our own labelled questions (`eksbot calibrate`, which
-reports cross-validated figures). The bot answers when it is at least the model's threshold.
+reports cross-validated figures; the features are the ones backward elimination on that cross-validation
+kept). The bot answers when it is at least the model's threshold.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ import numpy as np
 
 from bot.errors import ConfigError
 from bot.retrieval.definitions import Definitions
-from bot.retrieval.gaps import CORE_SPECIFICITY, uncovered_terms
+from bot.retrieval.gaps import names_a_thing, uncovered_terms
 from bot.retrieval.hybrid import HybridRetriever, Retrieval
 from bot.retrieval.lexicon import RARE_ZIPF
 from bot.retrieval.terms import QueryWord, Vocabulary
@@ -52,22 +54,16 @@ FEATURES = (
     # What the best quiz question says of the question's words. A named thing the knowledge never
     # mentions, asked about beside one it explains ("MPIJob or PyTorchJob?"), was set aside before
     # retrieval (`bot.retrieval.gaps`): these judge the rest, which an answer can cover.
-    "specific_found",  # share of the question's specificity the best quiz question uses
-    "specific_unknown",  # share of it in words the knowledge never uses
-    "named_unknown",  # named things the knowledge never mentions, not set beside a known one (at most 3)
+    "named_unknown",  # named things the knowledge never mentions (at most 3)
     "broad_found",  # share of all content words (weighed from common to rare) the best question uses
-    "broad_unknown",  # share of all content words the knowledge never uses
-    "aspect_found",  # broad_found over the words that name nothing: what is asked ("back up", "cost")
-    "aspect_unknown",  # the share of those the knowledge never uses
-    "set_aside",  # named things the knowledge never mentions were set aside (see above)
-    # Closeness in meaning and agreement between rankings.
+    "aspect_unknown",  # the share of the words that name nothing (what is asked: "back up", "cost") the
+                       # knowledge never uses
+    # Closeness in meaning.
     "dense_en",  # cosine of the best question's closest chunk, for an English question
     "dense_es",  # the same for a Spanish one (the embedding model is English: it means less)
     "sentence_dense",  # cosine of the best question's closest explanation sentence
     "sentence_peak",  # that cosine minus the mean over the question's sentences: one fact, or the topic
-    "dense_margin",  # the best cosine minus the next question's
     "fused_margin",  # relative margin of the fused score over the next question's
-    "agreement",  # dense and lexical rankings agree with the fused best (0, 0.5 or 1)
     # The question's shape.
     "undefined",  # "what is X?" and the best question does not explain X
     "spanish",
@@ -175,32 +171,19 @@ class Judge:
             values["undefined"] = float(bool(analysis.definition_of))
             return values
         top, second = ranked[0], ranked[1] if len(ranked) > 1 else ranked[0]
-        values["set_aside"] = float(bool(analysis.set_aside))
-        words = list(analysis.words)
-        if words:
-            known = {w.position: w.known for w in words}
-            here = {w.position: top.key in w.where for w in words}
-            specific = {w.position: w.specificity for w in words}
-            broad = {w.position: _broad_weight(w) for w in words}
-            aspect = {w.position: broad[w.position] for w in words if not w.named}
-            values["specific_found"] = _share(specific, here)
-            values["specific_unknown"] = _share(specific, known, negate=True)
-            values["named_unknown"] = float(min(3, sum(
-                1 for w in words if not known[w.position] and w.named and w.specificity >= CORE_SPECIFICITY)))
-            values["broad_found"] = _share(broad, here)
-            values["broad_unknown"] = _share(broad, known, negate=True)
-            values["aspect_found"] = _share(aspect, here, empty=1.0)
-            values["aspect_unknown"] = _share(aspect, known, negate=True)
+        words = analysis.words
+        here = {w.position: top.key in w.where for w in words}
+        known = {w.position: w.known for w in words}
+        broad = {w.position: _broad_weight(w) for w in words}
+        aspect = {w.position: broad[w.position] for w in words if not w.named}
+        values["named_unknown"] = float(min(3, sum(1 for w in words if not w.known and names_a_thing(w))))
+        values["broad_found"] = _share(broad, here)
+        values["aspect_unknown"] = _share(aspect, known, negate=True)
         values["dense_es" if retrieval.language == "es" else "dense_en"] = top.dense
         best_sentence, mean_sentence = self.retriever.sentence_similarity(retrieval.vector, top.key)
         values["sentence_dense"] = best_sentence
         values["sentence_peak"] = best_sentence - mean_sentence
-        values["dense_margin"] = top.dense - max((s.dense for s in ranked[1:]), default=top.dense)
         values["fused_margin"] = (top.score - second.score) / max(abs(top.score), 1e-6)
-        values["agreement"] = (
-            float(max(ranked, key=lambda s: s.dense).key == top.key)
-            + float(max(ranked, key=lambda s: s.lexical).key == top.key)
-        ) / 2
         if analysis.definition_of and not self.definitions.defines(top.key, analysis.definition_of):
             values["undefined"] = 1.0
         return values
@@ -216,11 +199,11 @@ def _merge_terms(first: Sequence[str], then: Sequence[str]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _share(weights: dict[int, float], hit: dict[int, bool], *, negate: bool = False, empty: float = 0.0) -> float:
+def _share(weights: dict[int, float], hit: dict[int, bool], *, negate: bool = False) -> float:
     """The share of `weights` whose words `hit` (or do not, with `negate`)."""
     total = sum(weights.values())
     if not total:
-        return empty
+        return 0.0
     return sum(w for position, w in weights.items() if hit[position] != negate) / total
 
 

@@ -83,8 +83,7 @@ def uncovered_terms(analysis: Analysis, vocabulary: Vocabulary, only: set[int] |
     cores = [
         w for w in analysis.words
         if (only is None or w.position in only) and not known[w.position] and (
-            (w.named and (w.specificity >= CORE_SPECIFICITY or _capitalised(w)))
-            or _modifies_specific(w, by_position)
+            names_a_thing(w) or _modifies_specific(w, by_position)
         )
     ]
     spans: list[tuple[int, int]] = []
@@ -103,9 +102,10 @@ def uncovered_terms(analysis: Analysis, vocabulary: Vocabulary, only: set[int] |
     return list(dict.fromkeys(" ".join(analysis.tokens[a : b + 1]) for a, b in spans))
 
 
-def _capitalised(word: QueryWord) -> bool:
-    """A capitalised word inside the sentence is part of a name ("Pod Identity", "Capacity Blocks")."""
-    return word.position > 0 and word.text[:1].isupper()
+def names_a_thing(word: QueryWord) -> bool:
+    """A named word that can be what a question is about: a specific one, or a capitalised one inside
+    the sentence ("Jenkins", "Pod Identity", "Capacity Blocks")."""
+    return word.named and (word.specificity >= CORE_SPECIFICITY or (word.position > 0 and word.text[:1].isupper()))
 
 
 def _modifies_specific(word: QueryWord, by_position: dict[int, QueryWord]) -> bool:
