@@ -141,6 +141,11 @@ def test_a_question_defines_what_it_explains_not_what_it_mentions(
     ("¿qué recursos pide BioNeMo en EKS? ¿y se puede exponer con NIM?", ("NIM",), "BioNeMo"),
     ("How do I give pods access to S3 with EKS Pod Identity or IRSA?", (), None),  # no explained side
     ("How do I set up IRSA for training pods?", (), None),  # nothing beside it
+    ("How much memory does ZeRO-3 save? And does DeepSpeed-Ulysses support it?", ("DeepSpeed-Ulysses",), "ZeRO"),
+    # the rest points back at the unknown thing: the whole message is about it
+    ("What does NCCL_NET_GDR_LEVEL do, and should we set it on the EFA nodes?", (), None),
+    ("¿Qué hace NCCL_NET_GDR_LEVEL? ¿Hay que ponerlo en los nodos con EFA?", (), None),
+    ("We tried Kueue. Does it work with the Volcano gang scheduling?", (), None),
 ])
 def test_an_unknown_thing_beside_an_explained_one_is_set_aside(
     fake_assistant: Assistant, question: str, aside: tuple[str, ...], rest: str | None
