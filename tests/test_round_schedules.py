@@ -4,8 +4,12 @@ running each schedule once, on time, whichever process or replica sees it."""
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
 from collections.abc import Callable
 from datetime import UTC, datetime, time
+from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -70,6 +74,17 @@ def test_the_time_zone_setting_is_checked() -> None:
     assert load_settings().zone is UTC
     with pytest.raises(ValueError, match="unknown time zone"):
         load_settings(timezone="Mars/Olympus_Mons")
+
+
+def test_time_zones_resolve_on_a_system_without_its_own_zone_files(tmp_path: Path) -> None:
+    """A minimal image may have no /usr/share/zoneinfo: the zones come with the installed package."""
+    code = ("from bot.config import load_settings; import datetime as d; "
+            "z = load_settings(timezone='Europe/Madrid').zone; "
+            "print(d.datetime(2026, 7, 1, 12, tzinfo=z).utcoffset())")
+    env = {**os.environ, "PYTHONTZPATH": str(tmp_path)}  # an empty directory: no system zone files
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "2:00:00"
 
 
 # -- schedules ------------------------------------------------------------------------------------------
