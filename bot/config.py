@@ -82,6 +82,11 @@ class Settings(BaseSettings):
     unanswered_retention_days: int = Field(
         default=30, ge=1, description="Quiz questions drawn and never answered are forgotten after this many days."
     )
+    round_retention_days: int = Field(
+        default=180, ge=1, le=3650,
+        description="Team rounds that ended this many days ago are forgotten with who answered what (the answers "
+                    "still count in each person's stats).",
+    )
     timezone: str = Field(default="UTC", description="Time zone of weekly round schedules (an IANA name).")
     rounds_poll_seconds: float = Field(
         default=2.0, gt=0, le=60, description="How often each process looks for rounds to post, update or reveal."

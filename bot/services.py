@@ -96,15 +96,25 @@ class Services:
                 return
 
     def prune(self) -> int:
-        """Forget quiz questions drawn longer ago than the retention period and never answered."""
-        cutoff = datetime.now(UTC) - timedelta(days=self.settings.unanswered_retention_days)
+        """Forget quiz questions drawn longer ago than their retention period and never answered, and team
+        rounds that ended longer ago than theirs; returns how many rows of either."""
+        now = datetime.now(UTC)
+        return (
+            self._prune("unanswered quiz questions", self.store.prune_unanswered,
+                        now - timedelta(days=self.settings.unanswered_retention_days))
+            + self._prune("team rounds", self.rounds.store.prune,
+                          now - timedelta(days=self.settings.round_retention_days))
+        )
+
+    @staticmethod
+    def _prune(what: str, prune: Callable[[datetime], int], cutoff: datetime) -> int:
         try:
-            pruned = self.store.prune_unanswered(cutoff)
-        except StorageError as exc:  # only housekeeping: tried again at the next round
-            log.warning("could not prune unanswered quiz questions: %s", exc)
+            pruned = prune(cutoff)
+        except StorageError as exc:  # only housekeeping: tried again at the next pass
+            log.warning("could not prune %s: %s", what, exc)
             return 0
         if pruned:
-            log.info("pruned unanswered quiz questions", extra={"count": pruned})
+            log.info("pruned %s", what, extra={"count": pruned})
         return pruned
 
     @classmethod

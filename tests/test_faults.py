@@ -9,6 +9,7 @@ directories are small tmpfs mounts (root only: skipped with the reason elsewhere
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import subprocess
@@ -249,12 +250,24 @@ def test_the_server_prunes_unanswered_quiz_questions_once_the_database_is_open(
 ) -> None:
     from datetime import UTC, datetime, timedelta
 
-    from bot.storage import AttemptRecord, Store
+    from bot.storage import AttemptRecord, RoundStore, Store
+    from tests.quiz_helpers import Clock
+    from tests.round_helpers import RecordingPublisher, kit
+    from tests.test_rounds import work
 
     with Store(sqlite_url) as store:
         store.upgrade()
         store.create_attempt(AttemptRecord(
             id="forgotten", team="T1", user="U1", doc_id="quiz", question=1, lang="en", option_order=("A", "B"),
             created_at=datetime.now(UTC) - timedelta(days=31)))
-        with serving(settings, fake_assistant, database_url=sqlite_url, unanswered_retention_days=30):
+        clock = Clock(datetime.now(UTC) - timedelta(days=200))  # a team round played 200 days ago
+        k = kit(sqlite_url, clock)
+        record = k.rounds.start(team="T1", channel="C1", user="U1", lang="en", count=1, minutes=30)
+        record = asyncio.run(work(k, RecordingPublisher()).post(record))
+        clock.advance(minutes=30)
+        asyncio.run(work(k, RecordingPublisher()).due())
+        k.close()
+        with serving(settings, fake_assistant, database_url=sqlite_url, unanswered_retention_days=30,
+                     round_retention_days=180):
             wait_for(lambda: store.get_attempt("forgotten") is None, 10)
+            wait_for(lambda: RoundStore(store).get(record.id) is None, 10)

@@ -8,6 +8,7 @@ import random
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
 from typing import Any, TypeVar
 
 import pytest
@@ -244,3 +245,31 @@ def test_the_answered_count_is_shown_at_most_every_few_seconds(kits: Callable[..
     assert [v.people for v in publisher.shown] == [1, 3]
     clock.advance(seconds=COUNT_EVERY.total_seconds())
     assert asyncio.run(work(k, publisher).due()) == 0  # no change, nothing to show
+
+
+# -- retention ------------------------------------------------------------------------------------------
+
+
+def test_rounds_that_ended_long_ago_are_forgotten_and_their_answers_still_count(
+    kits: Callable[..., Kit], clock: Clock
+) -> None:
+    k = kits()
+    publisher = RecordingPublisher()
+    old = post(k, start(k, count=1, minutes=30), publisher)
+    k.rounds.answer(round_id=old.id, position=0, user="U2", letter=letter_for(old, 0))
+    clock.advance(minutes=30)
+    assert asyncio.run(work(k, publisher).due()) == 1  # revealed and closed
+    clock.advance(days=100)
+    recent = post(k, start(k, count=1, minutes=30), publisher)
+    k.rounds.answer(round_id=recent.id, position=0, user="U2", letter=letter_for(recent, 0, right=False))
+    clock.advance(minutes=30)
+    assert asyncio.run(work(k, publisher).due()) == 1
+    live = post(k, start(k, count=1, minutes=60, channel="C2"), publisher)
+
+    assert k.rounds.store.prune(clock.now - timedelta(days=90)) == 1
+    assert k.rounds.store.get(old.id) is None and k.rounds.store.answers(old.id) == []
+    assert k.rounds.store.get(recent.id) is not None and len(k.rounds.store.answers(recent.id)) == 1
+    assert k.rounds.store.get(live.id) is not None  # never a round still running, however old
+    stats = k.rounds.quiz.stats("U2", team="T1")
+    assert (stats.answered, stats.correct) == (2, 1)  # the forgotten round's answer still counts
+    assert k.rounds.store.prune(clock.now - timedelta(days=90)) == 0

@@ -151,6 +151,13 @@ def finish(conn: sa.Connection, round_id: str, owner: str, *, status: str, reaso
                           lease_owner=None, lease_until=None)
 
 
+def prune_rounds(conn: sa.Connection, older_than: datetime) -> int:
+    """Forget rounds that ended before `older_than`, with who answered what; returns how many rounds.
+    The attempts they made stay: they are each person's stats and reviews."""
+    ended = sa.select(rounds.c.id).where(rounds.c.status.in_(("closed", "failed")), rounds.c.closed_at < older_than)
+    conn.execute(round_answers.delete().where(round_answers.c.round_id.in_(ended)))
+    return int(conn.execute(rounds.delete().where(rounds.c.id.in_(ended))).rowcount)
+
 def release(conn: sa.Connection, round_id: str, owner: str, *, show_again: bool = False) -> bool:
     """Give the lease back without a change of state; `show_again`: the answered count was not shown."""
     values: dict[str, Any] = {"lease_owner": None, "lease_until": None}

@@ -61,6 +61,11 @@ class RoundStore:
         with self.store.writing() as conn:
             return sql.finish(conn, round_id, owner, status=status, reason=reason, now=now)
 
+    def prune(self, older_than: datetime) -> int:
+        """Forget rounds that ended before `older_than` and their answers; returns how many rounds."""
+        with self.store.writing() as conn:
+            return sql.prune_rounds(conn, older_than)
+
     def release(self, round_id: str, owner: str, *, show_again: bool = False) -> bool:
         with self.store.writing() as conn:
             return sql.release(conn, round_id, owner, show_again=show_again)
