@@ -8,6 +8,11 @@ process (1 query: p50; batch of 16: queries/s, median of rounds); `eksbot serve`
 generator in C that costs little CPU; the Debian package `wrk`), RSS after 1,000 queries or more; `eksbot ask`
 wall time; and the image's size when one is present (docker, podman or buildah). Then the targets, as ratios
 measured in the same run. The machine may be shared: compare ratios, not absolute figures.
+
+The ONNX backends are served, and `eksbot ask` run, by the serving install when there is one
+(`scripts/bootstrap.sh runtime` makes `.venv-runtime` from requirements/runtime.lock, as the image installs):
+the development environment also holds PyTorch, SciPy and the test tools, and a library that finds SciPy
+imports it (about 40 MiB more resident memory than the image's process).
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.common import percentile, queries, rss_mib, start_server  # noqa: E402
 
 EKSBOT = str(Path(sys.executable).parent / "eksbot")
+RUNTIME_EKSBOT = Path(__file__).resolve().parent.parent / ".venv-runtime" / "bin" / "eksbot"
 MIN_QUERIES = 1000
 
 
@@ -110,12 +116,17 @@ def wrk(base: str, script: Path, *, clients: int, seconds: int) -> tuple[float, 
     return float(p50.group(1)) * scale, float(rate.group(1)), int(total.group(1)), errors
 
 
+def serving_eksbot(backend: str) -> str:
+    """The install that serves `backend`: the serving one (no PyTorch) when present, for the ONNX backends."""
+    return str(RUNTIME_EKSBOT) if backend != "torch" and RUNTIME_EKSBOT.exists() else EKSBOT
+
+
 def served(backend: str, index_dir: Path, data_dir: Path, script: Path | None, args: argparse.Namespace,
            figures: Figures) -> None:
     env = {**os.environ, "EKSBOT_EMBEDDING_BACKEND": backend, "EKSBOT_INDEX_DIR": str(index_dir),
            "EKSBOT_DATA_DIR": str(data_dir), "EKSBOT_AUTO_REBUILD": "false", "EKSBOT_RATE_LIMIT": "0",
            "EKSBOT_LOG_LEVEL": "WARNING"}
-    base, server, figures.cold_start = start_server(env)
+    base, server, figures.cold_start = start_server(env, serving_eksbot(backend))
     try:
         httpx.post(f"{base}/v1/query", json={"question": "warm up"}, timeout=60)
         figures.rss_idle = rss_mib(server.pid)
@@ -148,8 +159,8 @@ def ask(backend: str, index_dir: Path, figures: Figures) -> None:
     runs = []
     for _ in range(3):
         t0 = time.perf_counter()
-        subprocess.run([EKSBOT, "ask", "--json", "How do I request EFA devices in a pod spec?"], env=env,
-                       check=True, capture_output=True, timeout=300)
+        subprocess.run([serving_eksbot(backend), "ask", "--json", "How do I request EFA devices in a pod spec?"],
+                       env=env, check=True, capture_output=True, timeout=300)
         runs.append(time.perf_counter() - t0)
     figures.ask = statistics.median(runs)
 
@@ -231,6 +242,9 @@ def main() -> None:
     qs = queries()
     print(f"{len(qs)} queries; {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at start "
           "(a shared machine: figures move with its load, ratios less)")
+    print("served by", RUNTIME_EKSBOT.parent.parent if RUNTIME_EKSBOT.exists() else
+          f"{Path(EKSBOT).parent.parent} (the development install: run scripts/bootstrap.sh runtime for the "
+          "serving one)", "(torch: the development install)")
     has_wrk = shutil.which("wrk") is not None
     if not has_wrk:
         print("wrk is missing: HTTP latency and throughput are not measured (apt-get install wrk)")

@@ -57,11 +57,12 @@ def rss_mib(pid: int) -> float:
     return float("nan")
 
 
-def start_server(env: dict[str, str]) -> tuple[str, subprocess.Popen[bytes], float]:
-    """`eksbot serve` on a free loopback port: (base URL, process, seconds from start to /readyz 200)."""
+def start_server(env: dict[str, str], eksbot: str | None = None) -> tuple[str, subprocess.Popen[bytes], float]:
+    """`eksbot serve` (this environment's, or `eksbot`) on a free loopback port: (base URL, process, seconds
+    from start to /readyz 200)."""
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    eksbot = str(Path(sys.executable).parent / "eksbot")
+    eksbot = eksbot or str(Path(sys.executable).parent / "eksbot")
     started = time.perf_counter()
     server = subprocess.Popen([eksbot, "serve", "--port", str(port)], cwd=ROOT, env=env,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

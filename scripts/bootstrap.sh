@@ -2,10 +2,20 @@
 # Create or update the virtual environment at .venv. Safe to run again: it skips what is done.
 #   scripts/bootstrap.sh        the application and its build tools (ONNX export and index build)
 #   scripts/bootstrap.sh dev    the same and the test tools
+#   scripts/bootstrap.sh runtime   .venv-runtime: what serving needs and nothing else, from the hash-locked
+#                               requirements/runtime.lock as the image installs it (benchmarks serve with it)
 # The serving process itself needs neither PyTorch nor sentence-transformers (see deploy/Dockerfile for an
 # install without them); the build tools make the model's ONNX export and the index on this machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+if [ "${1:-}" = "runtime" ]; then
+    [ -x .venv-runtime/bin/python ] || "${PYTHON:-python3}" -m venv .venv-runtime
+    .venv-runtime/bin/pip install --quiet --require-hashes -r requirements/runtime.lock
+    .venv-runtime/bin/pip install --quiet --no-deps -e .
+    echo ".venv-runtime ready: $(.venv-runtime/bin/eksbot --version)"
+    exit 0
+fi
 
 extras="[build]"
 [ "${1:-}" = "dev" ] && extras="[dev]"
