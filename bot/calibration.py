@@ -20,7 +20,9 @@ import numpy as np
 
 from bot.answers import Assistant
 from bot.evaluation import EvalQuery
-from bot.retrieval.answerability import FEATURES, Model, fit_logistic
+from bot.retrieval.answerability import FEATURES, Judge, Model, fit_logistic
+from bot.retrieval.exemplars import Exemplars, text_key
+from bot.retrieval.hybrid import Retrieval
 
 THRESHOLD = 0.5
 L2 = 1.0
@@ -32,20 +34,30 @@ class Examples:
     queries: list[EvalQuery]
     x: np.ndarray  # one row of FEATURES per query
     y: np.ndarray  # 1.0 when the best quiz question answers the query
+    exemplars: Exemplars | None = None  # the queries as exemplars (see `bot.retrieval.exemplars`)
 
 
 def examples(assistant: Assistant, queries: list[EvalQuery], batch: int = 64) -> Examples:
-    rows: list[list[float]] = []
-    labels: list[float] = []
+    """Features and labels of labelled queries. The queries are also the exemplars: each one's features are
+    computed with itself (and any copy of its text) left out, as a new question would see them."""
+    retrievals: list[Retrieval] = []
     for start in range(0, len(queries), batch):
         part = queries[start : start + batch]
-        retrievals = assistant.retrieve_many([assistant.prepare(q.q, None) for q in part])
-        for query, retrieval in zip(part, retrievals, strict=True):
-            values = assistant.judge.features(retrieval)
-            rows.append([values[name] for name in FEATURES])
-            best = retrieval.ranked[0].key[1] if retrieval.ranked else None
-            labels.append(float(best in query.expect))
-    return Examples(queries, np.array(rows, dtype=np.float64), np.array(labels, dtype=np.float64))
+        retrievals += assistant.retrieve_many([assistant.prepare(q.q, None) for q in part])
+    texts = [r.analysis.search_text for r in retrievals]
+    exemplars = Exemplars.of(assistant.embedder.model_id, np.array([r.vector for r in retrievals]), texts,
+                             [q.expect for q in queries], [r.ranked[0].key[1] if r.ranked else -1 for r in retrievals]
+                             ) if retrievals else None
+    judge = Judge(assistant.retriever, assistant.judge.definitions, assistant.judge.model, exemplars)
+    rows: list[list[float]] = []
+    labels: list[float] = []
+    for query, retrieval, text in zip(queries, retrievals, texts, strict=True):
+        values = judge.features(retrieval, leave_out=text_key(text))
+        rows.append([values[name] for name in FEATURES])
+        best = retrieval.ranked[0].key[1] if retrieval.ranked else None
+        labels.append(float(best in query.expect))
+    return Examples(queries, np.array(rows, dtype=np.float64).reshape(len(rows), len(FEATURES)),
+                    np.array(labels, dtype=np.float64), exemplars)
 
 
 def fit(data: Examples, *, l2: float = L2, threshold: float = THRESHOLD, about: dict[str, object] | None = None

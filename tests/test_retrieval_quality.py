@@ -6,6 +6,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from bot.answers import Answer, Assistant
@@ -149,10 +150,17 @@ def test_the_bundled_answerability_model_is_what_calibrate_fits_on_the_fit_set(a
     """Nobody edits the model by hand: refitting on tests/eval/fit.jsonl gives the bundled weights."""
     from bot import calibration
     from bot.retrieval.answerability import Model
+    from bot.retrieval.exemplars import Exemplars
 
     bundled = Model.bundled()
-    refit = calibration.fit(calibration.examples(assistant, read_queries(FIT)))
+    data = calibration.examples(assistant, read_queries(FIT))
+    refit = calibration.fit(data)
     assert refit.features == bundled.features and refit.threshold == bundled.threshold
     assert refit.weights == pytest.approx(bundled.weights, abs=1e-3)
     assert refit.mean == pytest.approx(bundled.mean, abs=1e-3)
     assert refit.bias == pytest.approx(bundled.bias, abs=1e-3)
+    exemplars = Exemplars.bundled()  # and its exemplars are the fit set's questions, as embedded now
+    assert data.exemplars is not None and exemplars.model_id == data.exemplars.model_id
+    assert (exemplars.keys == data.exemplars.keys).all() and (exemplars.answers == data.exemplars.answers).all()
+    assert (exemplars.cited == data.exemplars.cited).all()
+    assert np.abs(exemplars.vectors - data.exemplars.vectors).max() < 2e-3  # stored as float16

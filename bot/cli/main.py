@@ -134,6 +134,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     from bot.answers import Assistant
     from bot.evaluation import read_queries
     from bot.retrieval.answerability import MODEL_FILE, Model
+    from bot.retrieval.exemplars import exemplars_beside
 
     queries = []
     for name in args.files:
@@ -149,10 +150,13 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
                                          "cross_validation": report})
     out = Path(args.out) if args.out else MODEL_FILE
     model.write(out)
+    if data.exemplars is not None:
+        data.exemplars.write(exemplars_beside(out))
     print(json.dumps(report, ensure_ascii=False, indent=1))
     for name, weight in calibration.describe(model):
         print(f"{name:22s} {weight:+.3f}")
-    print(f"model written to {out} ({len(queries)} questions, {int(data.y.sum())} answerable)")
+    print(f"model written to {out} and its exemplars to {exemplars_beside(out)} ({len(queries)} questions, "
+          f"{int(data.y.sum())} answerable)")
     return 0
 
 
@@ -183,7 +187,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     cal = sub.add_parser("calibrate", help="fit the answerability model on labelled JSONL files")
     cal.add_argument("files", nargs="+", help="JSONL files of labelled questions (the same shape as for eval)")
-    cal.add_argument("--out", help="where to write the model (default: the bundled bot/data/answerability.json)")
+    cal.add_argument("--out", help="where to write the model (default: the bundled bot/data/answerability.json); "
+                                   "its exemplars go beside it (NAME-exemplars.npz)")
     cal.set_defaults(func=cmd_calibrate)
 
     for register in _extensions():

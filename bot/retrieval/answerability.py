@@ -13,6 +13,8 @@ to any passage that says "AWS". The decision weighs signals that tell those apar
   from the question's other sentences, and the fused score's margin over the next question;
 - **the rest of a comparison**: "MPIJob or PyTorchJob?" is judged as "MPIJob?" once the named thing the
   knowledge never mentions is set aside (`bot.retrieval.gaps`), and answered with what it does not cover.
+- **how people ask**: whether the question is closer to our labelled questions the cited quiz question
+  answers than to those nothing answers (`bot.retrieval.exemplars`).
 
 A logistic regression over these features gives `probability`: the estimated chance that the cited
 quiz question answers the question, fitted on our own labelled questions (`eksbot calibrate`, which
@@ -23,6 +25,7 @@ kept). The bot answers when it is at least the model's threshold.
 from __future__ import annotations
 
 import json
+import logging
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -33,12 +36,14 @@ import numpy as np
 
 from bot.errors import ConfigError
 from bot.retrieval.definitions import Definitions
+from bot.retrieval.exemplars import Exemplars
 from bot.retrieval.gaps import names_a_thing, uncovered_terms
 from bot.retrieval.hybrid import HybridRetriever, Retrieval
 from bot.retrieval.lexicon import RARE_ZIPF
 from bot.retrieval.terms import QueryWord, Vocabulary
 
 MODEL_FILE = Path(__file__).resolve().parent.parent / "data" / "answerability.json"
+log = logging.getLogger(__name__)
 RELATED_SPECIFICITY = 0.5  # a quiz question is "related" when it uses a word this specific of the question
 BROAD_COMMON_ZIPF = 6.5  # in the broad coverage features, words weigh from 0 (this common) to 1 (rare)
 
@@ -64,6 +69,7 @@ FEATURES = (
     "sentence_dense",  # cosine of the best question's closest explanation sentence
     "sentence_peak",  # that cosine minus the mean over the question's sentences: one fact, or the topic
     "fused_margin",  # relative margin of the fused score over the next question's
+    "exemplar",  # closest labelled question the best one answers, minus closest one nothing answers (cosines)
     # The question's shape.
     "undefined",  # "what is X?" and the best question does not explain X
     "spanish",
@@ -140,11 +146,14 @@ class Model:
 class Judge:
     """Features of a retrieval, the model's decision, and the terms an answer does not cover."""
 
-    def __init__(self, retriever: HybridRetriever, definitions: Definitions, model: Model | None = None) -> None:
+    def __init__(self, retriever: HybridRetriever, definitions: Definitions, model: Model | None = None,
+                 exemplars: Exemplars | None = None) -> None:
         self.retriever = retriever
         self.vocabulary: Vocabulary = retriever.vocabulary
         self.definitions = definitions
         self.model = model or Model.bundled()
+        self.exemplars = exemplars or _bundled_exemplars(retriever.index.manifest.model_id,
+                                                         retriever.index.manifest.dimension)
 
     def judge(self, retrieval: Retrieval) -> Judgement:
         values = self.features(retrieval)
@@ -162,7 +171,8 @@ class Judge:
             related=related, features=values,
         )
 
-    def features(self, retrieval: Retrieval) -> dict[str, float]:
+    def features(self, retrieval: Retrieval, *, leave_out: int | None = None) -> dict[str, float]:
+        """The features of a retrieval; `leave_out` (fitting): the `text_key` of exemplars to skip."""
         analysis = retrieval.analysis
         ranked = retrieval.ranked
         values = dict.fromkeys(FEATURES, 0.0)
@@ -184,9 +194,26 @@ class Judge:
         values["sentence_dense"] = best_sentence
         values["sentence_peak"] = best_sentence - mean_sentence
         values["fused_margin"] = (top.score - second.score) / max(abs(top.score), 1e-6)
+        if self.exemplars is not None:
+            values["exemplar"] = self.exemplars.margin(retrieval.vector, top.key[1], leave_out=leave_out)
         if analysis.definition_of and not self.definitions.defines(top.key, analysis.definition_of):
             values["undefined"] = 1.0
         return values
+
+
+def _bundled_exemplars(model_id: str, dimension: int) -> Exemplars | None:
+    """The bundled exemplars, when they were embedded by the model the index uses (else the feature is left
+    out: 0, and the answerability model should be refitted for that model with `eksbot calibrate`)."""
+    try:
+        exemplars = Exemplars.bundled()
+    except ConfigError as exc:
+        log.warning("answering without exemplars: %s", exc)
+        return None
+    if exemplars.model_id != model_id or exemplars.dimension != dimension:
+        log.warning("answering without exemplars: they were embedded by %s, the index uses %s; run 'eksbot "
+                    "calibrate tests/eval/fit.jsonl' for this model", exemplars.model_id, model_id)
+        return None
+    return exemplars
 
 
 def _merge_terms(first: Sequence[str], then: Sequence[str]) -> tuple[str, ...]:

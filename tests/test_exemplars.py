@@ -1,0 +1,88 @@
+"""Labelled questions as exemplars for the answerability decision: which ones count for a cited quiz
+question, a question leaving itself out while fitting, the bundled file, and a model they were not embedded
+by. Small vectors made by hand: no model is loaded."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bot.answers import Assistant
+from bot.errors import ConfigError
+from bot.retrieval.exemplars import Exemplars, exemplars_beside, text_key
+
+
+def unit(*values: float) -> np.ndarray:
+    v = np.array(values, dtype=np.float32)
+    return v / np.linalg.norm(v)
+
+
+def labelled() -> Exemplars:
+    vectors = np.array([unit(1, 0, 0), unit(0.8, 0.6, 0), unit(0, 1, 0), unit(0, 0, 1), unit(0.6, 0.8, 0)])
+    texts = ["how does ZeRO-3 offload", "ZeRO-3 vs FSDP", "how do we set up ZeRO-Infinity on NVMe",
+             "what is the weather", "HOW  does zero-3 offload"]  # the last repeats the first
+    expects: list[list[int]] = [[12], [12], [], [], [12, 11]]
+    cited = [12, 12, 12, 5, 12]
+    return Exemplars.of("minilm", vectors, texts, expects, cited)
+
+
+def test_the_same_text_counts_once_with_the_numbers_of_both() -> None:
+    exemplars = labelled()
+    assert len(exemplars.vectors) == 4
+    assert exemplars.answers[0, 12] and exemplars.answers[0, 11]
+    assert text_key("How does ZeRO-3  offload") == text_key("how does zero-3 offload")
+
+
+def test_the_margin_weighs_what_the_cited_question_answers_against_what_nothing_answers() -> None:
+    exemplars = labelled()
+    query = unit(0.9, 0.1, 0)  # close to the answered ZeRO-3 questions
+    best_answered = max(float(unit(1, 0, 0) @ query), float(unit(0.8, 0.6, 0) @ query))
+    nearest_unanswerable = float(unit(0, 1, 0) @ query)
+    assert exemplars.margin(query, 12) == pytest.approx(best_answered - nearest_unanswerable, abs=1e-6)
+    # a question nothing answers that retrieval cites another quiz question for is no evidence either way
+    assert exemplars.margin(unit(0, 0.1, 0.9), 5) == pytest.approx(0.0 - float(unit(0, 0, 1) @ unit(0, 0.1, 0.9)))
+    assert exemplars.margin(query, 12) > 0 > exemplars.margin(unit(0.1, 0.9, 0), 12)
+    assert exemplars.margin(query, 99) == 0.0  # no exemplar of that quiz question, either side: no evidence
+
+
+def test_while_fitting_a_question_leaves_itself_out() -> None:
+    exemplars = labelled()
+    itself = unit(1, 0, 0)
+    assert exemplars.margin(itself, 12) == pytest.approx(1.0 - float(unit(0, 1, 0) @ itself), abs=1e-6)
+    without = exemplars.margin(itself, 12, leave_out=text_key("how does ZeRO-3 offload"))
+    assert without == pytest.approx(float(unit(0.8, 0.6, 0) @ itself) - float(unit(0, 1, 0) @ itself), abs=1e-6)
+
+
+def test_exemplars_are_written_beside_the_model_and_read_back(tmp_path) -> None:
+    exemplars = labelled()
+    path = exemplars_beside(tmp_path / "answerability.json")
+    assert path.name == "answerability-exemplars.npz"
+    exemplars.write(path)
+    back = Exemplars.read(path)
+    assert back.model_id == "minilm" and back.dimension == 3
+    assert (back.answers == exemplars.answers).all() and (back.cited == exemplars.cited).all()
+    assert (back.keys == exemplars.keys).all()
+    assert np.abs(back.vectors - exemplars.vectors).max() < 1e-3
+    query = unit(0.9, 0.1, 0)
+    assert back.margin(query, 12) == pytest.approx(exemplars.margin(query, 12), abs=2e-3)
+
+
+def test_a_damaged_exemplars_file_is_refused_with_how_to_remake_it(tmp_path) -> None:
+    path = tmp_path / "answerability-exemplars.npz"
+    path.write_bytes(b"not a numpy archive")
+    with pytest.raises(ConfigError, match="cannot read the answerability exemplars"):
+        Exemplars.read(path)
+    exemplars = labelled()
+    np.savez(path, model_id=np.array("minilm"), vectors=exemplars.vectors, answers=exemplars.answers[:2],
+             cited=exemplars.cited, keys=exemplars.keys)
+    with pytest.raises(ConfigError, match="eksbot calibrate"):
+        Exemplars.read(path)
+
+
+def test_the_bundled_exemplars_are_only_compared_with_vectors_of_their_own_model(fake_assistant: Assistant) -> None:
+    bundled = Exemplars.bundled()
+    assert bundled.model_id != fake_assistant.embedder.model_id and len(bundled.vectors) > 500
+    assert fake_assistant.judge.exemplars is None
+    text, lang = fake_assistant.prepare("How does ZeRO-3 offload parameters?")
+    retrieval = fake_assistant.retrieve_many([(text, lang)])[0]
+    assert fake_assistant.judge.features(retrieval)["exemplar"] == 0.0
