@@ -103,7 +103,7 @@ class Exemplars:
 
     @cached_property
     def _unanswerable(self) -> np.ndarray:
-        return ~self.answers.any(axis=1)
+        return np.asarray(~self.answers.any(axis=1), dtype=bool)
 
     def margin(self, vector: np.ndarray, number: int, *, leave_out: int | None = None) -> float:
         """Cosine of the closest exemplar quiz question `number` answers minus that of the closest one nothing
