@@ -31,6 +31,8 @@ class Excerpts:
         for i, s in enumerate(index.sentences):
             self._sentences_of.setdefault((s.doc_id, s.question, s.lang), []).append(i)
         self._sentence_terms = [frozenset(tokens(s.text, s.lang)) for s in index.sentences]
+        self._vectors_of = {key: np.ascontiguousarray(index.sentence_vectors[ids])
+                            for key, ids in self._sentences_of.items()}  # each question's, together
         self._rows_of: dict[tuple[str, int, str], list[tuple[Chunk, frozenset[str]]]] = {}
         for c in index.chunks:
             if c.kind == "table_row":
@@ -51,7 +53,7 @@ class Excerpts:
         terms = set(tokens(retrieval.analysis.search_text, question.lang))
         candidates: list[tuple[float, int, str]] = []
         if ids:
-            sims = self._index.sentence_vectors[ids] @ vector
+            sims = self._vectors_of[key] @ vector
             for order, (i, sim) in enumerate(zip(ids, sims, strict=True)):
                 sentence = self._index.sentences[i].text
                 note = _OPTION_NOTE.match(sentence)

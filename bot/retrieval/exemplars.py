@@ -102,18 +102,39 @@ class Exemplars:
         return int(self.vectors.shape[1])
 
     @cached_property
-    def _unanswerable(self) -> np.ndarray:
-        return np.asarray(~self.answers.any(axis=1), dtype=bool)
+    def _by_number(self) -> dict[int, tuple[_Side, _Side]]:
+        return {}
+
+    def _sides(self, number: int) -> tuple[_Side, _Side]:
+        """The exemplars quiz question `number` answers, and the unanswerable ones retrieval cites it for, each
+        as (vectors, keys) kept together: a question compares with a few dozen exemplars, not all of them."""
+        sides = self._by_number.get(number)
+        if sides is None:
+            answered = (self.answers[:, number] if 0 <= number < self.answers.shape[1]
+                        else np.zeros(len(self.keys), dtype=bool))
+            unanswerable = ~self.answers.any(axis=1) & (self.cited == number)
+            sides = ((np.ascontiguousarray(self.vectors[answered]), self.keys[answered]),
+                     (np.ascontiguousarray(self.vectors[unanswerable]), self.keys[unanswerable]))
+            self._by_number[number] = sides
+        return sides
 
     def margin(self, vector: np.ndarray, number: int, *, leave_out: int | None = None) -> float:
         """Cosine of the closest exemplar quiz question `number` answers minus that of the closest one nothing
         answers that retrieval cites `number` for (0 for a side with none); `leave_out`: the `text_key` of
         exemplars to skip."""
-        cosines = self.vectors @ np.asarray(vector, dtype=np.float32)
-        if leave_out is not None:
-            cosines = np.where(self.keys == leave_out, -1.0, cosines)
-        answered = self.answers[:, number] if 0 <= number < self.answers.shape[1] else np.zeros(len(cosines), bool)
-        unanswerable = self._unanswerable & (self.cited == number)
-        best = float(cosines[answered].max()) if answered.any() else 0.0
-        nearest_unanswerable = float(cosines[unanswerable].max()) if unanswerable.any() else 0.0
-        return best - nearest_unanswerable
+        query = np.asarray(vector, dtype=np.float32)
+        answered, unanswerable = self._sides(number)
+        return _closest(answered, query, leave_out) - _closest(unanswerable, query, leave_out)
+
+
+_Side = tuple[np.ndarray, np.ndarray]  # (vectors, keys) of some exemplars
+
+
+def _closest(side: _Side, query: np.ndarray, leave_out: int | None) -> float:
+    vectors, keys = side
+    if not len(keys):
+        return 0.0
+    cosines = vectors @ query
+    if leave_out is not None:
+        cosines = np.where(keys == leave_out, -1.0, cosines)
+    return float(cosines.max())

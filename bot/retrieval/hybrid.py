@@ -91,7 +91,8 @@ class HybridRetriever:
         sentence_ids: dict[QuestionKey, list[int]] = {}
         for i, sentence in enumerate(index.sentences):
             sentence_ids.setdefault((sentence.doc_id, sentence.question), []).append(i)
-        self._sentences_of = {k: np.array(v, dtype=np.int64) for k, v in sentence_ids.items()}
+        self._sentence_vectors_of = {k: np.ascontiguousarray(index.sentence_vectors[np.array(v, dtype=np.int64)])
+                                     for k, v in sentence_ids.items()}  # each question's, together
 
     def analyze(self, question: str, language: str) -> Analysis:
         """Read a clean question: its content words, their specificity, and the text to search with.
@@ -152,10 +153,10 @@ class HybridRetriever:
     def sentence_similarity(self, query_vector: np.ndarray, key: QuestionKey) -> tuple[float, float]:
         """The query's cosine with the closest explanation sentence of the quiz question `key`, and the
         mean cosine over its sentences."""
-        ids = self._sentences_of.get(key)
-        if ids is None or not len(ids):
+        vectors = self._sentence_vectors_of.get(key)
+        if vectors is None or not len(vectors):
             return 0.0, 0.0
-        cosines = self.index.sentence_vectors[ids] @ query_vector
+        cosines = vectors @ query_vector
         return float(cosines.max()), float(cosines.mean())
 
 
