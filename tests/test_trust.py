@@ -22,7 +22,8 @@ def shown(answer: Answer) -> str:
     "¿Cómo monitorizo la utilización de las GPU con DCGM exporter y Prometheus?",
     "How do I set expireAfter on a Karpenter NodePool so GPU nodes get recycled every 30 days?",
     "¿Cómo activo MIG en los nodos H100 para partir una GPU en trozos más pequeños?",
-    # the second question refers back ("ponerlo") to the setting the knowledge never mentions
+    # the rest of the message refers back ("it", "ponerlo") to the setting the knowledge never mentions
+    "What does NCCL_NET_GDR_LEVEL do, and should we set it on the EFA nodes?",
     "¿Qué hace NCCL_NET_GDR_LEVEL? ¿Hay que ponerlo en los nodos con EFA?",
 ])
 def test_near_domain_questions_are_not_answered(assistant: Assistant, question: str) -> None:
