@@ -73,6 +73,10 @@ def test_a_damaged_exemplars_file_is_refused_with_how_to_remake_it(tmp_path) -> 
     with pytest.raises(ConfigError, match="cannot read the answerability exemplars"):
         Exemplars.read(path)
     exemplars = labelled()
+    exemplars.write(path)
+    path.write_bytes(path.read_bytes()[:200])  # cut short
+    with pytest.raises(ConfigError, match="cannot read the answerability exemplars"):
+        Exemplars.read(path)
     np.savez(path, model_id=np.array("minilm"), vectors=exemplars.vectors, answers=exemplars.answers[:2],
              cited=exemplars.cited, keys=exemplars.keys)
     with pytest.raises(ConfigError, match="eksbot calibrate"):

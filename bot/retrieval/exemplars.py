@@ -18,6 +18,7 @@ question leaves itself (and any copy of its text) out, so the feature is measure
 from __future__ import annotations
 
 import hashlib
+import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache, cached_property
@@ -78,7 +79,7 @@ class Exemplars:
             with np.load(path, allow_pickle=False) as data:
                 exemplars = cls(str(data["model_id"]), data["vectors"].astype(np.float32), data["answers"].astype(bool),
                                 data["cited"].astype(np.int64), data["keys"].astype(np.int64))
-        except (OSError, ValueError, KeyError) as exc:
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
             raise ConfigError(f"cannot read the answerability exemplars {path} ({exc})") from exc
         n = len(exemplars.vectors)
         if (exemplars.vectors.ndim != 2 or exemplars.answers.shape[0] != n or exemplars.keys.shape != (n,)
