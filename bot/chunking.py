@@ -70,14 +70,30 @@ def chunk_knowledge(kb: KnowledgeBase) -> tuple[list[Chunk], list[Sentence]]:
                     )
                 )
             for block in question.blocks:
-                # Short labels ("Ejemplo de uso:") introduce; long ones are real sentences.
-                if block.kind in ("text", "list") and not (block.is_label and len(block.text) <= 60):
+                # Labels ("Ejemplo de uso:", "Key capabilities:") introduce; sentences that do ("In addition,
+                # pods must request EFA devices:", "BF16 is supported on:") say something themselves.
+                if block.kind in ("text", "list") and not (block.is_label and _is_label(block.text)):
                     sents.extend(
                         Sentence(doc.doc_id, doc.lang, question.number, s)
                         for s in sentences(block.text)
-                        if not s.endswith(":") or len(s) > 60
+                        if not (s.endswith(":") and _is_label(s))
                     )
     return chunks, sents
+
+
+# Finite verbs (and auxiliaries) that make a line ending with a colon a sentence rather than a label.
+_FINITE = frozenset("""
+    is are was were be must should can could may does do did need needs require requires provides provide
+    has have will uses use runs run allows
+    es son está están era debe deben debería puede pueden hay necesita necesitan requiere requieren proporciona
+    proporcionan tiene tienen usa usan permite permiten
+""".split())
+
+
+def _is_label(text: str) -> bool:
+    """A short line ending with a colon and no finite verb: a heading for what follows, not a statement."""
+    words = [w.strip(",.;:()").lower() for w in text.split()]
+    return len(text) <= 60 and not any(w in _FINITE for w in words)
 
 
 def _question_pieces(q: Question) -> list[tuple[ChunkKind, str, str, int, str | None]]:

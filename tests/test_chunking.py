@@ -110,6 +110,18 @@ def test_a_label_names_the_section_that_follows(chunked: Chunked) -> None:
     assert "NeuronTrainer" in code[0].text
 
 
+def test_a_line_ending_with_a_colon_is_a_sentence_when_it_states_something(chunked: Chunked) -> None:
+    """"In addition, pods must request EFA devices:" answers "how do I request EFA devices?"; "Usage example:"
+    and "Key capabilities:" only introduce what follows."""
+    _, sentences = chunked
+    texts = {(s.lang, s.text) for s in sentences}
+    assert ("en", "In addition, pods must request EFA devices:") in texts
+    assert ("es", "Además, los pods deben solicitar dispositivos EFA:") in texts
+    assert ("en", "BF16 is supported on:") in texts
+    for label in ("Usage example:", "Key capabilities:", "Ejemplo de uso:", "Trade-offs:"):
+        assert all(text != label for _, text in texts), label
+
+
 def test_sentences_exist_for_every_question(kb: KnowledgeBase, chunked: Chunked) -> None:
     _, sentences = chunked
     for q in questions(kb):

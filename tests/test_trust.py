@@ -137,3 +137,16 @@ def test_the_explanation_of_a_wrong_option_is_never_quoted_as_the_answer(assista
     assert answer.answered and answer.citations[0].question == 15, shown(answer)
     for wrong in ("A)", "C)", "D)", "consolidationPolicy: Contr", "capacity-type: spot: Det"):
         assert wrong not in answer.citations[0].excerpt, answer.citations[0].excerpt
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("How do I request EFA devices in a pod spec?", "pods must request EFA devices"),
+    ("¿Cómo pide un pod dispositivos EFA?", "los pods deben solicitar dispositivos EFA"),
+])
+def test_the_excerpt_quotes_the_sentence_that_answers_before_its_snippet(
+    assistant: Assistant, question: str, expected: str
+) -> None:
+    answer = assistant.answer(question)
+    assert answer.answered and answer.citations[0].question == 5, shown(answer)
+    assert expected in answer.citations[0].excerpt, answer.citations[0].excerpt
+    assert "vpc.amazonaws.com/efa" in (answer.citations[0].snippet or "")
