@@ -14,7 +14,7 @@ to any passage that says "AWS". The decision weighs signals that tell those apar
 - **the rest of a comparison**: "MPIJob or PyTorchJob?" is judged as "MPIJob?" once the named thing the
   knowledge never mentions is set aside (`bot.retrieval.gaps`), and answered with what it does not cover.
 - **how people ask**: whether the question is closer to our labelled questions the cited quiz question
-  answers than to those nothing answers (`bot.retrieval.exemplars`).
+  answers than to those it is cited for and nothing answers (`bot.retrieval.exemplars`).
 
 A logistic regression over these features gives `probability`: the estimated chance that the cited
 quiz question answers the question, fitted on our own labelled questions (`eksbot calibrate`, which
@@ -69,7 +69,8 @@ FEATURES = (
     "sentence_dense",  # cosine of the best question's closest explanation sentence
     "sentence_peak",  # that cosine minus the mean over the question's sentences: one fact, or the topic
     "fused_margin",  # relative margin of the fused score over the next question's
-    "exemplar",  # closest labelled question the best one answers, minus closest one nothing answers (cosines)
+    "exemplar",  # closest labelled question the best one answers, minus closest one it is cited for and
+                 # nothing answers (cosines; `bot.retrieval.exemplars`)
     # The question's shape.
     "undefined",  # "what is X?" and the best question does not explain X
     "spanish",
