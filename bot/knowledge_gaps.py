@@ -61,9 +61,13 @@ class KnowledgeGaps:
         self._next_prune = 0.0
         self._lock = threading.Lock()
 
+    def shows_gap(self, answer: Answer) -> bool:
+        """Whether recording `answer` would record anything: a question not answered, or terms not covered."""
+        return self.enabled and (not answer.answered or bool(answer.uncovered))
+
     def record_answer(self, question: str, answer: Answer) -> None:
         """The gaps an answer shows: the question when not answered, else each term it does not cover."""
-        if not self.enabled:
+        if not self.shows_gap(answer):
             return
         text = _stored(question)
         if not text:

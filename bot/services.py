@@ -154,7 +154,8 @@ class Services:
         else:
             reading = self.conversation.read(question, (), lang)  # validation only: no thread needed
         answer = await self.answer(reading.text, reading.language)
-        await self._quietly(None, self.gaps.record_answer, reading.text, answer)
+        if self.gaps.shows_gap(answer):  # most answers show none: no trip to the database thread
+            await self._quietly(None, self.gaps.record_answer, reading.text, answer)
         if conversation is not None:
             topic = await self.run(reading.topic, self.assistant) if answer.answered else None
             await self._quietly(None, self.memory.remember, conversation, reading, topic)

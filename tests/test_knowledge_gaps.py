@@ -50,6 +50,8 @@ def test_uncovered_terms_of_partial_answers_and_downvotes_go_in(store: Store, cl
     gaps.record_answer("MPIJob or PyTorchJob for 8 GPUs per node?", partial("PyTorchJob"))
     gaps.record_answer("Is a PyTorchJob better than slotsPerWorker?", partial("PyTorchJob"))
     gaps.record_answer("How do I set slotsPerWorker?", partial())  # fully answered: no gap
+    assert not gaps.shows_gap(partial()) and gaps.shows_gap(partial("PyTorchJob")) and gaps.shows_gap(unanswered())
+    assert not gaps_of(store, clock, enabled=False).shows_gap(unanswered())
     gaps.record_downvote("How do I set slotsPerWorker?", cited=13, lang="en")
     gaps.record_downvote("how do i set slotsperworker", cited=13, lang="en")
     by_kind = {g.kind: g for g in gaps.listing()}
