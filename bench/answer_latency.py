@@ -17,9 +17,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import percentile, queries, summary  # noqa: E402
-from bot.answers import Assistant  # noqa: E402
+from bot.answering.assistant import Assistant  # noqa: E402
 from bot.config import load_settings  # noqa: E402
-from bot.embeddings import load_embedder  # noqa: E402
+from bot.embedding.backends import load_embedder
 from bot.knowledge import load_knowledge  # noqa: E402
 from bot.retrieval.artifacts import build_index, load_index  # noqa: E402
 

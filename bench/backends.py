@@ -64,7 +64,7 @@ def build(backend: str, index_dir: Path) -> None:
 
 def bare(backend: str, index_dir: Path, qs: list[str], rounds: int, figures: Figures) -> None:
     from bot.config import load_settings
-    from bot.embeddings import load_embedder
+    from bot.embedding.backends import load_embedder
 
     started = time.perf_counter()
     embedder = load_embedder(load_settings(index_dir=index_dir, embedding_backend=backend, auto_rebuild=False))

@@ -65,7 +65,7 @@ def main() -> None:
     port = int(base.rsplit(":", 1)[1])
     try:
         from bot.config import load_settings
-        from bot.embeddings import load_embedder
+        from bot.embedding.backends import load_embedder
 
         embedder = load_embedder(load_settings())  # the server's backend (EKSBOT_EMBEDDING_BACKEND)
         for q in qs[:10]:

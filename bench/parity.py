@@ -16,9 +16,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import DEV_NEAR_NEGATIVES, DEV_SET, OWN_SET  # noqa: E402
-from bot.answers import Assistant  # noqa: E402
+from bot.answering.assistant import Assistant  # noqa: E402
 from bot.config import load_settings  # noqa: E402
-from bot.evaluation import evaluate, read_queries, summarize  # noqa: E402
+from bot.evaluation.queries import evaluate, read_queries, summarize  # noqa: E402
 
 BACKENDS = ("torch", "onnx", "onnx-int8")
 FIGURES = ("recall@1", "recall@3", "abstention", "false_abstention")

@@ -13,7 +13,6 @@
         ├── UnknownAttemptError
         ├── AttemptOwnerError
         ├── InvalidChoiceError
-        ├── AlreadyAnsweredError
         ├── UnknownTopicError
         └── RoundError         a team round cannot be started, answered, ended or scheduled as asked
             └── RoundClosedError   the round is over: answers no longer count
@@ -22,10 +21,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:  # types only: the quiz imports this module, not the other way round
-    from bot.quiz.models import QuizResult
 
 
 class EksBotError(Exception):
@@ -99,14 +94,6 @@ class AttemptOwnerError(QuizError):
 
 class InvalidChoiceError(QuizError):
     pass
-
-
-class AlreadyAnsweredError(QuizError):
-    """The attempt was graded before; carries the earlier result so callers can show it again."""
-
-    def __init__(self, message: str, result: QuizResult) -> None:
-        super().__init__(message)
-        self.result = result
 
 
 class UnknownTopicError(QuizError):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.knowledge_gaps import KnowledgeGaps
+from bot.answering.knowledge_gaps import KnowledgeGaps
 from bot.lang import Lang
 from bot.quiz import DueQuestion, LeaderboardEntry, QuestionStat, QuizEngine, UserStats
 from bot.storage import GapRecord

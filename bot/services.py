@@ -18,16 +18,16 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import ParamSpec, TypeVar
 
-from bot.answers import Answer, Assistant
-from bot.batcher import AnswerBatcher
+from bot.answering.assistant import Answer, Assistant
+from bot.answering.batcher import AnswerBatcher
+from bot.answering.conversation import Conversation, ConversationMemory, Reading
+from bot.answering.knowledge_gaps import KnowledgeGaps
+from bot.answering.model_thread import ModelThread
 from bot.config import Settings
-from bot.conversation import Conversation, ConversationMemory, Reading
-from bot.embeddings import Embedder
+from bot.embedding.embedder import Embedder
 from bot.errors import StorageError
 from bot.home import HomeView, home_view
-from bot.knowledge_gaps import KnowledgeGaps
 from bot.lang import Lang
-from bot.model_thread import ModelThread
 from bot.quiz import QuizEngine
 from bot.rounds import Rounds, Schedules
 from bot.storage import RoundStore, Store

@@ -28,9 +28,9 @@ from bot.config import PROJECT_ROOT, Settings, load_settings
 from tests.quiz_helpers import Clock
 
 if TYPE_CHECKING:
-    from bot.answers import Assistant
-    from bot.embeddings import Embedder
-    from bot.retrieval.answerability import Model
+    from bot.answering.answerability import Model
+    from bot.answering.assistant import Assistant
+    from bot.embedding.embedder import Embedder
     from bot.services import Services
     from bot.storage import Store
     from tests.fakes import FakeEmbedder
@@ -74,7 +74,7 @@ def real_index_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def real_embedder(real_index_path: Path) -> Embedder:
     """The model EKSBOT_EMBEDDING_MODEL names (the bundled all-MiniLM-L6-v2 by default) on the backend
     EKSBOT_EMBEDDING_BACKEND names (ONNX by default: exported once per session)."""
-    from bot.embeddings import load_embedder
+    from bot.embedding.backends import load_embedder
 
     return load_embedder(load_settings(knowledge_dir=KNOWLEDGE, index_dir=real_index_path, auto_rebuild=True))
 
@@ -133,7 +133,7 @@ def _built_index(directory: Path, embedder: Embedder) -> Path:
 
 
 def _assistant(index_dir: Path, embedder: Embedder, model: Model | None = None) -> Assistant:
-    from bot.answers import Assistant
+    from bot.answering.assistant import Assistant
 
     settings = load_settings(knowledge_dir=KNOWLEDGE, index_dir=index_dir, auto_rebuild=False)
     return Assistant.from_settings(settings, embedder=embedder, model=model)

@@ -9,8 +9,9 @@ from functools import lru_cache
 
 import numpy as np
 
-from bot.retrieval.answerability import FEATURES, Model
-from bot.text import ALL_STOPWORDS, fold
+from bot.answering.answerability import FEATURES, Model
+from bot.text.normalise import fold
+from bot.text.tokens import ALL_STOPWORDS
 
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -23,7 +24,7 @@ def _word_vector(word: str, dimension: int) -> np.ndarray:
 
 
 class FakeEmbedder:
-    """An `Embedder` (bot/embeddings.py) for tests: the sum of a random direction per content word,
+    """An `Embedder` (bot/embedding/embedder.py) for tests: the sum of a random direction per content word,
     L2-normalised float32.
 
     The same text always gives the same vector; texts that share words (stop words aside) are close, texts

@@ -82,7 +82,6 @@ def wrong_letter(prompt: QuizPrompt | Mapping[str, Any]) -> str:
 
 def answer_worker(url: str, user: str, attempts: list[tuple[str, str]], barrier: Any, results: Any) -> None:
     """Answer each (attempt id, letter) right after the other process is ready to answer it too."""
-    from bot.errors import AlreadyAnsweredError
     from bot.quiz import QuizEngine
     from bot.storage import Store
 
@@ -91,11 +90,8 @@ def answer_worker(url: str, user: str, attempts: list[tuple[str, str]], barrier:
     try:
         for attempt_id, letter in attempts:
             barrier.wait(timeout=60)
-            try:
-                engine.answer(user, attempt_id, letter)
-                results.put((attempt_id, ("graded", letter)))
-            except AlreadyAnsweredError:
-                results.put((attempt_id, ("already", letter)))
+            result = engine.answer(user, attempt_id, letter)
+            results.put((attempt_id, ("already" if result.already_answered else "graded", letter)))
     except Exception as exc:  # noqa: BLE001 - reported to the test instead of lost in the child
         results.put(("error", repr(exc)))
     finally:

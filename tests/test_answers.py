@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.answers import Answer, Assistant
+from bot.answering.assistant import Answer, Assistant
 from bot.errors import InputError
 from tests.conftest import KNOWLEDGE
 

@@ -23,13 +23,17 @@ PACKAGE = PROJECT_ROOT / "bot"
 SURFACES = ("api", "slack", "cli")
 FORBIDDEN = frozenset({"fastapi", "starlette", "slack_bolt", "slack_sdk"})
 # (lower layer, what it must never reach)
-FLOORS = [("bot.quiz", "bot.answers"), ("bot.storage", "bot.quiz"), ("bot.slack", "bot.api"),
+FLOORS = [("bot.quiz", "bot.answering"), ("bot.storage", "bot.quiz"), ("bot.slack", "bot.api"),
           ("bot.knowledge", "bot.retrieval"), ("bot.quiz", "bot.rounds"), ("bot.storage", "bot.rounds"),
-          ("bot.rounds", "bot.answers"), ("bot.rounds", "bot.services")]
-CORE_PACKAGES = ("bot.knowledge", "bot.retrieval", "bot.answers", "bot.quiz", "bot.storage", "bot.services",
-                 "bot.lang", "bot.citations", "bot.batcher", "bot.model_thread", "bot.text", "bot.chunking",
-                 "bot.embeddings", "bot.evaluation", "bot.config", "bot.errors", "bot.messages", "bot.conversation",
-                 "bot.conversation_eval", "bot.knowledge_gaps", "bot.home", "bot.rounds")
+          ("bot.rounds", "bot.answering"), ("bot.rounds", "bot.services"), ("bot.retrieval", "bot.answering"),
+          ("bot.knowledge", "bot.answering"), ("bot.text", "bot.knowledge"), ("bot.text", "bot.retrieval"),
+          ("bot.embedding", "bot.knowledge"), ("bot.embedding", "bot.retrieval"), ("bot.answering", "bot.services"),
+          ("bot.answering", "bot.evaluation"), ("bot.services", "bot.evaluation"), ("bot.storage", "bot.answering")]
+CORE_PACKAGES = ("bot.text", "bot.knowledge", "bot.embedding", "bot.retrieval", "bot.answering", "bot.evaluation",
+                 "bot.quiz", "bot.rounds", "bot.storage", "bot.services", "bot.home", "bot.config", "bot.errors",
+                 "bot.lang", "bot.messages", "bot.logs", "bot.metrics")
+# Modules that sit loose in bot/ (everything else lives in a package named for its one job).
+LOOSE_AT_MOST = 10
 
 
 def imported_modules(source: str, filename: str = "<source>") -> Iterator[tuple[int, str]]:
@@ -156,7 +160,7 @@ def test_detector_finds_every_import_form() -> None:
     ])
     lines = [int(problem.split(":")[1]) for problem in forbidden_imports(source)]
     assert sorted(lines) == [1, 2, 3, 4, 6, 7, 9]
-    allowed = "import numpy\nfrom bot.answers import Answer\nfrom . import slack_sdk\nimport fastapi_like\n"
+    allowed = "import numpy\nfrom bot.answering.assistant import Answer\nfrom . import slack_sdk\nimport fastapi_like\n"
     assert forbidden_imports(allowed) == []
 
 
@@ -164,17 +168,18 @@ def test_the_graph_follows_chains_parents_and_lazy_imports_but_not_types() -> No
     graph = import_graph()
     assert "bot.quiz.engine" in graph["bot.services"] or "bot.quiz" in graph["bot.services"]
     assert "bot.quiz" in graph["bot.quiz.models"]  # importing a module runs its package first
-    assert "bot.text" in graph["bot.retrieval.artifacts"]  # imported inside a function
-    assert "bot.answers" in graph["bot.cli.main"]  # in a function, next to a TYPE_CHECKING import
-    assert not any(m.startswith("bot.quiz") for m in graph["bot.errors"])  # types only
-    assert chain_to("bot.services", "bot.text") is not None
-    assert chain_to("bot.text", "bot.services") is None
+    assert "bot.text.tokens" in graph["bot.retrieval.artifacts"]  # imported inside a function
+    assert "bot.answering.assistant" in graph["bot.cli.main"]  # in a function, next to a TYPE_CHECKING import
+    assert "bot.config" not in graph["bot.embedding.backends"]  # types only
+    assert chain_to("bot.services", "bot.text.tokens") is not None
+    assert chain_to("bot.text.tokens", "bot.services") is None
 
 
 def test_walk_covers_the_core() -> None:
     names = {path.relative_to(PACKAGE).as_posix() for path in core_files()}
-    assert {"answers.py", "text.py", "retrieval/hybrid.py", "knowledge/parser.py", "quiz/engine.py",
-            "storage/store.py", "services.py", "lang.py", "citations.py", "batcher.py"} <= names
+    assert {"answering/assistant.py", "text/tokens.py", "retrieval/hybrid.py", "knowledge/parser.py",
+            "quiz/engine.py", "storage/store.py", "services.py", "lang.py", "knowledge/citations.py",
+            "answering/batcher.py"} <= names
     assert not any(name.split("/")[0] in SURFACES for name in names)
     modules = core_modules()
     assert set(CORE_PACKAGES) <= set(modules)
@@ -219,7 +224,7 @@ def test_importing_the_core_loads_no_web_or_slack_package() -> None:
 
 def test_importing_the_quiz_and_storage_loads_no_retrieval() -> None:
     """The quiz, its storage and the team rounds serve without FAISS, the model or the answers."""
-    heavy = ("faiss", "torch", "sentence_transformers", "bm25s", "bot.answers", "bot.retrieval", "bot.embeddings")
+    heavy = ("faiss", "torch", "sentence_transformers", "bm25s", "bot.answering", "bot.retrieval", "bot.embedding")
     code = (
         "import sys, bot.quiz, bot.storage, bot.rounds\n"
         f"print(sorted(m for m in sys.modules if m.startswith({heavy!r})))\n"
@@ -230,3 +235,121 @@ def test_importing_the_quiz_and_storage_loads_no_retrieval() -> None:
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]", result.stdout
+
+
+# -- cycles ---------------------------------------------------------------------------------------
+
+def explicit_graph() -> dict[str, frozenset[str]]:
+    """Each bot module -> the bot modules its import statements name, wherever they stand (at the top, inside
+    a function, or under TYPE_CHECKING), each resolved to the most specific module it names. The package a
+    module sits in is not counted: Python runs it first, but no statement chose it."""
+    files = {module_name(path): path for path in PACKAGE.rglob("*.py") if "migrations" not in path.parts}
+    graph: dict[str, frozenset[str]] = {}
+    for name, path in files.items():
+        graph[name] = frozenset(_named_modules(path.read_text(encoding="utf-8"), name, path.name == "__init__.py",
+                                               set(files)) - {name})
+    return graph
+
+
+def _named_modules(source: str, name: str, is_package: bool, known: set[str]) -> set[str]:
+    package = name if is_package else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, *([base] if base else [])])
+            targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base for alias in node.names]
+        else:
+            continue
+        for target in targets:
+            while target and target not in known:
+                target = target.rpartition(".")[0]
+            if target:
+                found.add(target)
+    return found
+
+
+def cycles(graph: dict[str, frozenset[str]]) -> list[list[str]]:
+    """The groups of modules that import one another, directly or through others (Tarjan's strongly
+    connected components of more than one module), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        on_stack.add(module)
+        for following in sorted(graph.get(module, ())):
+            if following not in index:
+                visit(following)
+                low[module] = min(low[module], low[following])
+            elif following in on_stack:
+                low[module] = min(low[module], index[following])
+        if low[module] == index[module]:
+            group: list[str] = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.append(member)
+                if member == module:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for module in sorted(graph):
+        if module not in index:
+            visit(module)
+    return found
+
+
+def test_the_cycle_finder_sees_lazy_and_type_only_imports() -> None:
+    known = {"bot.a", "bot.b", "bot.c"}
+    assert _named_modules("def f():\n    from bot.b import x\n", "bot.a", False, known) == {"bot.b"}
+    typed = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from bot.a import Y\n"
+    assert _named_modules(typed, "bot.b", False, known) == {"bot.a"}
+    graph = {"bot.a": frozenset({"bot.b"}), "bot.b": frozenset({"bot.c"}), "bot.c": frozenset({"bot.a"}),
+             "bot.d": frozenset({"bot.a"})}
+    assert cycles(graph) == [["bot.a", "bot.b", "bot.c"]]
+    assert cycles({**graph, "bot.c": frozenset()}) == []
+
+
+def test_no_import_cycles() -> None:
+    graph = explicit_graph()
+    found = cycles(graph)
+    described = [" <-> ".join(group) + ": " + "; ".join(
+        f"{m} -> {', '.join(sorted(graph[m] & set(group)))}" for m in group) for group in found]
+    assert not found, "modules that import one another:\n" + "\n".join(described)
+
+
+def test_errors_depend_on_nothing_and_model_identity_on_errors_only() -> None:
+    graph = explicit_graph()
+    assert graph["bot.errors"] == frozenset()
+    assert graph["bot.embedding.model"] <= {"bot.errors"}
+    backends = {m for m in graph if m.startswith("bot.embedding.") and m.endswith("_backend")}
+    assert backends == {"bot.embedding.onnx_backend", "bot.embedding.torch_backend"}
+    knows_backends = sorted(m for m, named in graph.items() if named & backends and m not in backends)
+    assert knows_backends == ["bot.embedding.backends", "bot.embedding.export"], knows_backends
+    assert "bot.embedding.torch_backend" not in graph["bot.embedding.export"]
+
+
+def test_only_the_command_line_imports_the_evaluation_tools() -> None:
+    graph = explicit_graph()
+    importers = sorted(m for m, named in graph.items()
+                       if any(n.startswith("bot.evaluation") for n in named) and not m.startswith("bot.evaluation"))
+    assert importers and all(m.startswith("bot.cli") for m in importers), importers
+
+
+def test_the_package_root_has_room_signs() -> None:
+    loose = sorted(path.name for path in PACKAGE.glob("*.py"))
+    assert len(loose) <= LOOSE_AT_MOST, f"{len(loose)} modules loose in bot/: {loose}"
+    for package in (path for path in PACKAGE.iterdir() if path.is_dir() and path.name not in ("data", "__pycache__")):
+        init = package / "__init__.py"
+        assert init.is_file() and ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))), (
+            f"{package.name}/ says what it is for in its __init__ docstring")

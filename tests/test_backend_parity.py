@@ -30,8 +30,8 @@ def eval_sets() -> list[Path]:
 @pytest.fixture(scope="module")
 def figures(tmp_path_factory: pytest.TempPathFactory, index_dir: Path) -> dict[str, dict[str, Summary]]:
     """backend -> evaluation set -> summary."""
-    from bot.answers import Assistant
-    from bot.evaluation import evaluate, read_queries, summarize
+    from bot.answering.assistant import Assistant
+    from bot.evaluation.queries import evaluate, read_queries, summarize
 
     out: dict[str, dict[str, Summary]] = {}
     for backend in ("torch", "onnx", "onnx-int8"):

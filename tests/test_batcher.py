@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from bot.answers import Answer, Assistant
-from bot.batcher import AnswerBatcher
+from bot.answering.assistant import Answer, Assistant
+from bot.answering.batcher import AnswerBatcher
+from bot.answering.model_thread import ModelThread
 from bot.config import Settings
 from bot.errors import InputError
 from bot.knowledge import load_knowledge
-from bot.model_thread import ModelThread
 from bot.retrieval.artifacts import load_index
 from bot.services import Services
 from bot.storage import open_store

@@ -6,9 +6,9 @@ from collections import Counter
 
 import pytest
 
-from bot.chunking import Chunk, Sentence, chunk_knowledge
 from bot.knowledge import KnowledgeBase, Question, load_knowledge
-from bot.text import fold
+from bot.knowledge.chunks import Chunk, Sentence, chunk_knowledge
+from bot.text.normalise import fold
 from tests.conftest import KNOWLEDGE
 
 KINDS = {"question", "explanation", "code", "table_row"}

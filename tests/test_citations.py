@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from bot.answers import Answer
-from bot.citations import Citation, cut_code
+from bot.answering.assistant import Answer
+from bot.knowledge.citations import Citation, cut_code
 from bot.slack import blocks
 
 YAML = """requirements:

@@ -13,7 +13,7 @@ import pytest
 import uvicorn
 from fastapi import FastAPI
 
-from bot.answers import Assistant
+from bot.answering.assistant import Assistant
 from bot.cli.main import build_parser, main
 from bot.config import Settings
 from bot.errors import ConfigError

@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from bot.answers import Assistant
+from bot.answering.assistant import Assistant
 from bot.cli.main import main
 from bot.cli.render import render_answer
 from bot.config import load_settings
-from bot.embeddings import model_identity
+from bot.embedding.model import model_identity
 from bot.knowledge import load_knowledge
 from bot.retrieval.artifacts import build_index
 from tests.conftest import KNOWLEDGE
@@ -95,7 +95,7 @@ def bad_knowledge(tmp_path: Path) -> tuple[Path, int]:
 def configured_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """An index that names the configured model and backend, built with the fake embedder (the check only
     compares identities: it loads no model). The backend is torch here, which has no ONNX export to check
-    (tests/test_onnx_model.py checks those)."""
+    (tests/test_onnx_backend.py checks those)."""
     monkeypatch.setenv("EKSBOT_EMBEDDING_BACKEND", "torch")
     index = tmp_path / "configured-index"
     embedder = FakeEmbedder(model_id=model_identity(load_settings().embedding_model))

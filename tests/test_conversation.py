@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import pytest
 
-from bot.answers import Assistant
-from bot.conversation import CONTEXT_TURNS, Conversation
-from bot.conversation_eval import read_conversations
+from bot.answering.assistant import Assistant
+from bot.answering.conversation import CONTEXT_TURNS, Conversation
 from bot.errors import InputError
+from bot.evaluation.conversations import read_conversations
 from tests.conftest import FOLLOWUPS
 
 EFA = "¿Qué variables de entorno necesito para que NCCL use EFA?"

@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bot.answers import Assistant
+from bot.answering.assistant import Assistant
+from bot.answering.exemplars import Exemplars, exemplars_beside, text_key
 from bot.errors import ConfigError
-from bot.retrieval.exemplars import Exemplars, exemplars_beside, text_key
 
 
 def unit(*values: float) -> np.ndarray:

@@ -23,7 +23,7 @@ import sqlalchemy as sa
 from fastapi.testclient import TestClient
 from sqlalchemy.engine import make_url
 
-from bot.answers import Assistant
+from bot.answering.assistant import Assistant
 from bot.api import create_app
 from bot.config import Settings
 from bot.services import Services

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bot.answers import Assistant
+from bot.answering.assistant import Assistant
 from bot.errors import IndexArtifactError
 from bot.knowledge import knowledge_digest, load_knowledge
 from bot.retrieval.artifacts import MANIFEST, build_index, load_index

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.answers import Assistant
+from bot.answering.assistant import Assistant
 from bot.errors import KnowledgeError
 from bot.knowledge import KnowledgeBase, load_knowledge
 from bot.knowledge.parser import parse_file

@@ -7,9 +7,9 @@ from datetime import timedelta
 
 import sqlalchemy as sa
 
-from bot.answers import Answer
-from bot.citations import Citation
-from bot.knowledge_gaps import KnowledgeGaps, gap_key
+from bot.answering.assistant import Answer
+from bot.answering.knowledge_gaps import KnowledgeGaps, gap_key
+from bot.knowledge.citations import Citation
 from bot.storage import Store
 from tests.quiz_helpers import Clock
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bot.answers import Answer, Assistant
-from bot.evaluation import evaluate, read_queries, summarize
+from bot.answering.assistant import Answer, Assistant
+from bot.evaluation.queries import evaluate, read_queries, summarize
 from tests.conftest import DEV_NEAR_NEGATIVES, DEV_QUERIES, FIT, HOLDOUT, OWN_QUERIES
 
 pytestmark = pytest.mark.slow
@@ -148,9 +148,9 @@ def test_out_of_domain_questions_are_not_answered(assistant: Assistant, question
 
 def test_the_bundled_answerability_model_is_what_calibrate_fits_on_the_fit_set(assistant: Assistant) -> None:
     """Nobody edits the model by hand: refitting on tests/eval/fit.jsonl gives the bundled weights."""
-    from bot import calibration
-    from bot.retrieval.answerability import Model
-    from bot.retrieval.exemplars import Exemplars
+    from bot.answering.answerability import Model
+    from bot.answering.exemplars import Exemplars
+    from bot.evaluation import calibration
 
     bundled = Model.bundled()
     data = calibration.examples(assistant, read_queries(FIT))

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from bot.answers import Answer, Assistant
-from bot.citations import Citation
+from bot.answering.assistant import Answer, Assistant
+from bot.knowledge.citations import Citation
 from bot.lang import Lang
 from bot.quiz import LeaderboardEntry, QuizOption, QuizPrompt, QuizResult, TopicTally, UserStats
 from bot.slack import blocks

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from bot.conversation import MEMORY, ConversationMemory, Reading
+from bot.answering.conversation import MEMORY, ConversationMemory, Reading
 from bot.storage import Store
 from tests.quiz_helpers import Clock
 

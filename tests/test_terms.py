@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.answers import Assistant
-from bot.retrieval import gaps
+from bot.answering.assistant import Assistant
+from bot.retrieval import uncovered
 from bot.retrieval.lexicon import Glossary, WordFrequency, spanish_forms, specificity
 from bot.retrieval.terms import Analysis, QueryWord
 
@@ -170,4 +170,4 @@ def test_terms_the_knowledge_never_mentions_are_named_as_written(
     text, lang = fake_assistant.prepare(question)
     analysis = fake_assistant.retriever.vocabulary.analyze(
         text, lang, fake_assistant.retriever.frequency, fake_assistant.retriever.glossary)
-    assert gaps.uncovered_terms(analysis, fake_assistant.retriever.vocabulary) == terms
+    assert uncovered.uncovered_terms(analysis, fake_assistant.retriever.vocabulary) == terms

@@ -4,15 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from bot.text import (
-    clean_question,
-    detect_language,
-    edition_vocabulary,
-    fold,
-    sentences,
-    strip_accents,
-    tokens,
-)
+from bot.text.language import detect_language, edition_vocabulary
+from bot.text.markup import clean_question
+from bot.text.normalise import fold, strip_accents
+from bot.text.sentences import sentences
+from bot.text.tokens import tokens
 
 
 def test_fold_removes_accents_and_case() -> None:

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from bot.answers import Answer, Assistant
+from bot.answering.assistant import Answer, Assistant
 
 pytestmark = pytest.mark.slow
 

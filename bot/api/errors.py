@@ -12,7 +12,6 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from bot.errors import (
-    AlreadyAnsweredError,
     AttemptOwnerError,
     InputError,
     InvalidChoiceError,
@@ -30,7 +29,6 @@ QUIZ_STATUS: dict[type[QuizError], int] = {
     UnknownAttemptError: 404,
     AttemptOwnerError: 403,
     InvalidChoiceError: 422,
-    AlreadyAnsweredError: 409,
     UnknownTopicError: 404,
 }
 
@@ -87,8 +85,6 @@ def install_error_handlers(app: FastAPI) -> None:
         body: dict[str, object] = {"error": str(exc)}
         if isinstance(exc, UnknownTopicError):
             body["topics"] = exc.topics
-        if isinstance(exc, AlreadyAnsweredError):
-            body["result"] = exc.result.to_dict()
         return JSONResponse(body, status_code=status)
 
     @app.exception_handler(StorageError)

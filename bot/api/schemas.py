@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictStr
 
-from bot.conversation import MAX_TURN_CHARS, MAX_TURNS
+from bot.answering.conversation import MAX_TURN_CHARS, MAX_TURNS
 from bot.lang import Lang
 
 

@@ -13,9 +13,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from bot.answering.knowledge_gaps import KnowledgeGaps
 from bot.cli.common import settings_from_args
 from bot.errors import InputError
-from bot.knowledge_gaps import KnowledgeGaps
 from bot.storage import open_store
 from bot.storage.gap_records import KINDS
 

@@ -19,18 +19,18 @@ from bot.errors import EksBotError, InputError, KnowledgeError, StorageError, Un
 from bot.lang import LANGUAGES
 
 if TYPE_CHECKING:
-    from bot.answers import Assistant
+    from bot.answering.assistant import Assistant
 
 
 def _assistant(settings: Settings) -> Assistant:
-    from bot.answers import Assistant
+    from bot.answering.assistant import Assistant
 
     return Assistant.from_settings(settings)
 
 
 
 def cmd_index_build(args: argparse.Namespace) -> int:
-    from bot.embeddings import load_embedder
+    from bot.embedding.backends import load_embedder
     from bot.knowledge import load_knowledge
     from bot.retrieval.artifacts import build_index
 
@@ -47,7 +47,7 @@ def cmd_index_build(args: argparse.Namespace) -> int:
 
 
 def cmd_index_check(args: argparse.Namespace) -> int:
-    from bot.embeddings import configured_model_id
+    from bot.embedding.backends import configured_model_id, export_problem
     from bot.knowledge import load_knowledge
     from bot.retrieval.artifacts import Manifest, stale_reason
 
@@ -61,23 +61,10 @@ def cmd_index_check(args: argparse.Namespace) -> int:
         print(str(exc))
         return 1
     reason = stale_reason(manifest, kb, configured_model_id(settings),
-                          backend=settings.embedding_backend) or _export_problem(settings)
+                          backend=settings.embedding_backend) or export_problem(settings)
     state = "up to date" if reason is None else f"STALE: {reason}"
     print(f"index built {manifest.built_at} with {manifest.model_id} on {manifest.backend}: {state}")
     return 0 if reason is None else 1
-
-
-def _export_problem(settings: Settings) -> str | None:
-    """What is wrong with the ONNX export the settings' backend reads (its files' sha256 included)."""
-    if settings.embedding_backend == "torch":
-        return None
-    from bot.onnx_model import damaged_export_files, export_dir, stale_export_reason
-
-    directory = export_dir(settings.index_dir, settings.embedding_backend)
-    reason = stale_export_reason(directory, settings.embedding_model, settings.embedding_backend)
-    if reason is None and (damaged := damaged_export_files(directory)):
-        reason = f"the ONNX export in {directory} has damaged files: {', '.join(damaged)}"
-    return reason
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
@@ -95,13 +82,13 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     from bot.cli.render import render_conversation_eval, render_eval
-    from bot.conversation_eval import (
+    from bot.evaluation.conversations import (
         evaluate_conversations,
         is_conversation_file,
         read_conversations,
         summarize_conversations,
     )
-    from bot.evaluation import evaluate, read_queries, summarize
+    from bot.evaluation.queries import evaluate, read_queries, summarize
 
     path = Path(args.file)
     if not path.is_file():
@@ -130,11 +117,11 @@ def _report(args: argparse.Namespace, results: Sequence[Any], summary: dict[str,
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
     """Fit the answerability model on labelled files; print cross-validated figures; write the model."""
-    from bot import calibration
-    from bot.answers import Assistant
-    from bot.evaluation import read_queries
-    from bot.retrieval.answerability import MODEL_FILE, Model
-    from bot.retrieval.exemplars import exemplars_beside
+    from bot.answering.answerability import MODEL_FILE, Model
+    from bot.answering.assistant import Assistant
+    from bot.answering.exemplars import exemplars_beside
+    from bot.evaluation import calibration
+    from bot.evaluation.queries import read_queries
 
     queries = []
     for name in args.files:

@@ -17,7 +17,7 @@ from bot.cli.common import settings_from_args
 from bot.cli.quiz_view import Session, prompt_panel, show_result, show_stats
 from bot.cli.texts import say
 from bot.config import Settings
-from bot.errors import AlreadyAnsweredError, InvalidChoiceError
+from bot.errors import InvalidChoiceError
 from bot.knowledge import KnowledgeBase, load_knowledge
 from bot.lang import LANGUAGES
 from bot.quiz import QuizEngine, QuizResult, TopicMatcher
@@ -55,7 +55,7 @@ def build_engine(settings: Settings, store: Store, topic: str | None) -> QuizEng
     knowledge = load_knowledge(settings.knowledge_dir)
     matcher: TopicMatcher | None = None
     if topic and topic.strip() and not names_a_topic(knowledge, topic):
-        from bot.answers import Assistant
+        from bot.answering.assistant import Assistant
 
         matcher = Assistant.from_settings(settings)
     return QuizEngine(knowledge, store, topics=matcher)
@@ -126,8 +126,6 @@ def answer(engine: QuizEngine, console: Console, read: ReadLine, attempt_id: str
             return engine.answer(user, attempt_id, letter, confidence=confidence)
         except InvalidChoiceError as exc:
             console.print(Text(str(exc), style="yellow"))
-        except AlreadyAnsweredError as exc:
-            return exc.result
 
 
 def parse_answer(line: str) -> tuple[str, str | None]:

@@ -13,8 +13,8 @@ from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
-from bot.citations import SNIPPET_LINES, cut_code
 from bot.cli.texts import say
+from bot.knowledge.citations import SNIPPET_LINES, cut_code
 from bot.messages import say as bot_say
 from bot.quiz import QuizPrompt, QuizResult, UserStats
 

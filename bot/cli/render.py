@@ -11,10 +11,10 @@ from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
-from bot.answers import Answer
-from bot.citations import SNIPPET_LINES, cut_code
-from bot.conversation_eval import ConversationResult
-from bot.evaluation import EvalResult
+from bot.answering.assistant import Answer
+from bot.evaluation.conversations import ConversationResult
+from bot.evaluation.queries import EvalResult
+from bot.knowledge.citations import SNIPPET_LINES, cut_code
 from bot.messages import say
 
 

@@ -1,6 +1,6 @@
 """The quiz: questions drawn per person on a spaced-review schedule, graded, and tallied."""
 
-from bot.quiz.engine import QuizEngine
+from bot.quiz.engine import QuizEngine, already_answered_text
 from bot.quiz.models import (
     DueQuestion,
     LeaderboardEntry,
@@ -15,5 +15,5 @@ from bot.quiz.models import (
 
 __all__ = [
     "DueQuestion", "LeaderboardEntry", "QuestionStat", "QuizEngine", "QuizOption", "QuizPrompt", "QuizResult",
-    "TopicMatcher", "TopicTally", "UserStats",
+    "TopicMatcher", "TopicTally", "UserStats", "already_answered_text",
 ]

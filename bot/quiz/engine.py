@@ -15,7 +15,6 @@ from dataclasses import replace
 from datetime import UTC, date, datetime
 
 from bot.errors import (
-    AlreadyAnsweredError,
     AttemptOwnerError,
     InvalidChoiceError,
     UnknownAttemptError,
@@ -107,7 +106,8 @@ class QuizEngine:
         )
 
     def answer(self, user: str, attempt_id: str, choice: str, *, confidence: str | None = None) -> QuizResult:
-        """Grade `choice`, a letter as shown; a second answer raises AlreadyAnsweredError with the first."""
+        """Grade `choice`, a letter as shown; a second answer changes nothing and returns the first result, with
+        `already_answered` set."""
         record = self._own_attempt(user, attempt_id)
         return self.grade(record, choice, confidence=confidence, save=self._finish)
 
@@ -116,8 +116,8 @@ class QuizEngine:
         """Grade `choice` (a letter as shown) of an attempt, and keep it with its question's new schedule.
 
         `save(graded, schedule)` stores the graded attempt and the review `schedule` returns, in one
-        transaction, and returns False when the attempt was graded before: then AlreadyAnsweredError
-        carries the first result. A team round saves its answers this way, next to its own rows."""
+        transaction, and returns False when the attempt was graded before: then the first result comes back,
+        with `already_answered` set. A team round saves its answers this way, next to its own rows."""
         lang = record.lang
         question = self._question_of(record)
         shown = letters(len(record.option_order))
@@ -127,7 +127,7 @@ class QuizEngine:
         if confidence is not None and confidence not in CONFIDENCES:
             raise InvalidChoiceError(say(lang, "invalid_confidence", confidence=confidence))
         if record.answered_at is not None:
-            raise self._already_answered(record, question)
+            return self._earlier_result(record, question)
 
         chosen = record.option_order[shown.index(letter)]
         correct = chosen == question.answer
@@ -148,7 +148,7 @@ class QuizEngine:
         if not save(graded, reschedule):
             first = self.store.get_attempt(record.id)
             assert first is not None
-            raise self._already_answered(first, question)
+            return self._earlier_result(first, question)
         return self._result(record, question, chosen, already=False, next_review=rescheduled[-1].due)
 
     def result(self, user: str, attempt_id: str) -> QuizResult:
@@ -297,10 +297,6 @@ class QuizEngine:
             raise UnknownAttemptError(say(record.lang, "unknown_attempt"))
         return question
 
-    def _already_answered(self, record: AttemptRecord, question: Question) -> AlreadyAnsweredError:
-        result = self._earlier_result(record, question)
-        return AlreadyAnsweredError(say(record.lang, "already_answered", choice=result.choice), result=result)
-
     def _earlier_result(self, record: AttemptRecord, question: Question) -> QuizResult:
         assert record.choice is not None
         review = self.store.review(record.team, record.user, record.doc_id, record.question)
@@ -320,6 +316,11 @@ class QuizEngine:
             explanation=explanation(question), citation=citation(question), already_answered=already,
             next_review=next_review,
         )
+
+
+def already_answered_text(result: QuizResult) -> str:
+    """What to tell whoever answers an attempt a second time: the first answer counts."""
+    return say(result.lang, "already_answered", choice=result.choice)
 
 
 def _days(moments: Iterable[datetime | None]) -> list[date]:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from bot.citations import Citation
 from bot.knowledge import Block, Question
+from bot.knowledge.citations import Citation
 
 
 def explanation(question: Question) -> str:

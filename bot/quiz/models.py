@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal, Protocol, TypedDict
 
-from bot.citations import Citation
+from bot.knowledge.citations import Citation
 from bot.lang import Lang
 
 Reason = Literal["due", "new", "review"]

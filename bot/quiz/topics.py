@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bot.knowledge import Question
-from bot.text import fold
+from bot.text.normalise import fold
 
 MIN_CONTAINED = 4  # a topic name this long or longer also matches when the request contains it
 

@@ -5,7 +5,7 @@ Artifacts: `chunks.faiss` (inner product over normalised chunk vectors), `senten
 explanation sentences, for excerpts), `chunks.json` (chunk and sentence metadata) and `manifest.json`
 (backend, model id, dimension, knowledge digest, build time) written last, so a half-written build is never
 taken for a whole one. The ONNX backends keep the model's export next to these files (`onnx/` or
-`onnx-int8/`, see `bot.onnx_model`).
+`onnx-int8/`, see `bot.embedding.onnx_backend`).
 """
 
 from __future__ import annotations
@@ -24,11 +24,11 @@ from typing import Any
 import faiss
 import numpy as np
 
-from bot.artifact_files import read_record
-from bot.chunking import Chunk, Sentence, chunk_knowledge
-from bot.embeddings import Embedder, backend_of
+from bot.embedding.embedder import Embedder, backend_of
+from bot.embedding.records import read_record
 from bot.errors import IndexArtifactError
 from bot.knowledge import KnowledgeBase
+from bot.knowledge.chunks import Chunk, Sentence, chunk_knowledge
 
 FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
@@ -39,12 +39,14 @@ log = logging.getLogger(__name__)
 
 
 def pipeline_digest() -> str:
-    """Names the code that shapes the index (parsing, chunking, text): changing it makes the index stale."""
-    from bot import chunking, text
-    from bot.knowledge import parser
+    """Names the code that shapes what the index holds (parsing, chunking, and the text rules of words, tokens
+    and sentences): changing it makes the index stale. Rules used only when a question is read (chat markup,
+    language detection) are left out, so editing them keeps a built index."""
+    from bot.knowledge import chunks, parser
+    from bot.text import identifiers, normalise, sentences, tokens
 
     digest = hashlib.sha256()
-    for module in (parser, chunking, text):
+    for module in (parser, chunks, normalise, identifiers, tokens, sentences):
         digest.update(Path(str(module.__file__)).read_bytes())
     return digest.hexdigest()[:16]
 

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from bot.chunking import Chunk
+from bot.knowledge.chunks import Chunk
 from bot.lang import Lang
-from bot.retrieval import gaps
+from bot.retrieval import uncovered
 from bot.retrieval.artifacts import LoadedIndex
 from bot.retrieval.lexical import LexicalIndex
 from bot.retrieval.lexicon import Glossary, WordFrequency
@@ -98,14 +98,14 @@ class HybridRetriever:
         """Read a clean question: its content words, their specificity, and the text to search with.
 
         A named thing the knowledge never mentions, asked about beside one it explains ("MPIJob or
-        PyTorchJob?"), is set aside: the rest is what gets searched and judged (`bot.retrieval.gaps`).
+        PyTorchJob?"), is set aside: the rest is what gets searched and judged (`bot.retrieval.uncovered`).
         """
         analysis = self.vocabulary.analyze(question, language, self.frequency, self.glossary)
-        aside = gaps.set_aside(analysis, self.vocabulary)
+        aside = uncovered.set_aside(analysis, self.vocabulary)
         if not aside.named:
             return analysis
-        rest = gaps.remainder(analysis, question, aside)
-        terms = tuple(gaps.uncovered_terms(analysis, self.vocabulary, only=set(aside.named)))
+        rest = uncovered.remainder(analysis, question, aside)
+        terms = tuple(uncovered.uncovered_terms(analysis, self.vocabulary, only=set(aside.named)))
         return replace(self.vocabulary.analyze(rest, language, self.frequency, self.glossary), set_aside=terms)
 
     def _per_question_max(self, values: np.ndarray) -> np.ndarray:

@@ -7,8 +7,8 @@ import logging
 import bm25s
 import numpy as np
 
-from bot.chunking import Chunk
-from bot.text import tokens
+from bot.knowledge.chunks import Chunk
+from bot.text.tokens import tokens
 
 logging.getLogger("bm25s").setLevel(logging.WARNING)
 

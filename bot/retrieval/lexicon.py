@@ -17,7 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from bot.text import STOPWORDS, fold
+from bot.text.normalise import fold
+from bot.text.tokens import STOPWORDS
 
 FREQUENCIES = Path(__file__).resolve().parent.parent / "data" / "word-frequencies.npz"
 GLOSSARY = Path(__file__).resolve().parent.parent / "data" / "glossary-es-en.tsv"

@@ -3,16 +3,9 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
-from bot.text import fold, strip_accents
-
-if TYPE_CHECKING:
-    from bot.retrieval.terms import QueryWord
-
-_WORD = re.compile(r"[A-Za-z0-9]+(?:[_.\-/][A-Za-z0-9]+)*/?")
-
+from bot.text.identifiers import QUERY_WORD
+from bot.text.normalise import fold, strip_accents
 
 _DEFINITION = re.compile(
     r"^\s*(?:¿\s*)?(?:(?:me\s+)?(?:explicas|puedes\s+explicar(?:me)?|podr[ií]as\s+explicar(?:me)?|"
@@ -59,17 +52,16 @@ COMPARISON = re.compile(
 )
 
 
-def definition_subject(question: str, words: Sequence[QueryWord]) -> list[QueryWord]:
-    """For "what is X?" questions, the content words of X; [] for any other question."""
+def definition_subject(question: str) -> frozenset[str]:
+    """For "what is X?" questions, the folded words of X; empty for any other question (or an X of more than
+    four words, which names no one thing)."""
     plain = strip_accents(question)
     meaning = _MEANING.match(plain)
     match = meaning or _DEFINITION.match(plain)
     if not match:
-        return []
+        return frozenset()
     subject = _QUALIFIER_TAIL.sub("", match.group("subject") or match.group("first") or "").strip()
     if not subject or _PURPOSE.search(subject) or fold(subject.split()[0]) in _NOT_A_SUBJECT:
-        return []  # "what is X for?", "what's the difference between…": not a definition
-    wanted = {fold(w) for w in _WORD.findall(subject)}
-    if not wanted or len(wanted) > 4:
-        return []
-    return [w for w in words if set(fold(w.text).split()) <= wanted]
+        return frozenset()  # "what is X for?", "what's the difference between…": not a definition
+    wanted = frozenset(fold(w) for w in QUERY_WORD.findall(subject))
+    return wanted if len(wanted) <= 4 else frozenset()

@@ -31,7 +31,10 @@ from bot.retrieval.lexicon import (
 )
 from bot.retrieval.questions import COMPARISON, QUESTION_END, SEGMENT_BREAK, definition_subject
 from bot.retrieval.spelling import Spelling
-from bot.text import ALL_STOPWORDS, fold, strip_accents, word_terms
+from bot.text.identifiers import QUERY_WORD, is_code_name
+from bot.text.identifiers import parts as identifier_parts
+from bot.text.normalise import fold, strip_accents
+from bot.text.tokens import ALL_STOPWORDS, word_terms
 
 NAMED_ZIPF = 3.2  # rarer than this: not a common word (a typo of a knowledge word may be meant)
 CAPITALISED_NAMED_ZIPF = 5.0  # a capitalised word inside a sentence, rarer than this, is part of a name
@@ -42,12 +45,9 @@ COMPOUND_MIN_LENGTH = 7  # two words read as one knowledge word ("node set": "no
 
 Form = tuple[str, ...]  # index terms of one reading of a word: the main term, then an identifier's parts
 
-_WORD = re.compile(r"[A-Za-z0-9]+(?:[_.\-/][A-Za-z0-9]+)*/?")
 _LETTERS_DIGITS = re.compile(r"(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])")
-_CAMEL = re.compile(r"[a-z][A-Z]")
 _SUPERLATIVE = re.compile(r"\b(\w{3,}?)[ií]sim[oa]s?\b")  # "lentísimo" is as common as "lento"
 _QUANTITY = re.compile(r"^~?\d+(?:[.,]\d+)?(?:[kmbtg]|gb|tb|mb|gib|tib|gbps|ms|x|h|m|s|b-?params?)?$")
-_PARTS = re.compile(r"[_.\-/]|(?<=[a-z])(?=[A-Z])")
 
 
 @dataclass(frozen=True)
@@ -114,7 +114,8 @@ class Vocabulary:
             terms = {t for word in word_terms(text, lang, frozenset()) for t in word} | _surfaces(text)
             by_key.setdefault(key, {}).setdefault(lang, set()).update(terms)
             everywhere.setdefault(lang, set()).update(terms)
-            surface.update(w for w in (fold(m.group(0)) for m in _WORD.finditer(strip_accents(text))) if len(w) >= 4)
+            written = (fold(m.group(0)) for m in QUERY_WORD.finditer(strip_accents(text)))
+            surface.update(w for w in written if len(w) >= 4)
         self.of_key = {key: {lang: frozenset(t) for lang, t in langs.items()} for key, langs in by_key.items()}
         self.everywhere = {lang: frozenset(t) for lang, t in everywhere.items()}
         keys_of: dict[str, dict[str, set[object]]] = {}
@@ -144,11 +145,11 @@ class Vocabulary:
         search: list[str] = []
         plain = strip_accents(question)
         shown = question if len(plain) == len(question) else plain  # show words with their accents
-        matches = list(_WORD.finditer(plain))
+        matches = list(QUERY_WORD.finditer(plain))
         raw_tokens = [_token(m) for m in matches]
         breaks = [m.end() for m in SEGMENT_BREAK.finditer(plain)]
         segments = tuple(sum(1 for b in breaks if b <= m.start()) for m in matches)
-        displayed = [_token(m, shown) for m in _WORD.finditer(plain)]
+        displayed = [_token(m, shown) for m in QUERY_WORD.finditer(plain)]
         joined = self._compounds(raw_tokens)
         english = self._english(raw_tokens, glossary) if glossary is not None and lang == "es" else {}
         for position, raw in enumerate(raw_tokens):
@@ -165,7 +166,7 @@ class Vocabulary:
             chat = CHAT_ABBREVIATIONS[lang].get(folded)
             if chat is not None and not (position and raw_tokens[position - 1].isdigit()):  # "1 TB" is no "tb"
                 search.append(chat)
-                if all(w in ALL_STOPWORDS for w in _WORD.findall(fold(chat))):
+                if all(w in ALL_STOPWORDS for w in QUERY_WORD.findall(fold(chat))):
                     continue  # "pa", "q", "tb": function words
                 words.append(self._word(raw, frequency, langs, extra=[chat], position=position))
                 continue
@@ -185,7 +186,7 @@ class Vocabulary:
         return Analysis(
             words=tuple(words), tokens=tuple(raw_tokens), spans=tuple(m.span() for m in matches),
             segments=segments, search_text=" ".join(search),
-            definition_of=tuple(definition_subject(question, words)), comparison=bool(COMPARISON.search(question)),
+            definition_of=_subject_words(question, words), comparison=bool(COMPARISON.search(question)),
             questions=max(1, len(QUESTION_END.findall(question))),
         )
 
@@ -252,7 +253,7 @@ class Vocabulary:
                    position: int, english: list[str] | None) -> QueryWord:
         folded = fold(raw)
         readings = [raw, *(extra or [])]
-        identifier = _is_identifier(raw)
+        identifier = is_code_name(raw)
         if not extra and not identifier and not self._known(folded, langs):
             correction = self._typos.closest(folded) or self._typos.ending(folded)
             if correction and not _is_common(folded, langs, frequency):
@@ -312,10 +313,10 @@ def _surfaces(text: str) -> set[str]:
     """Words as written (folded), and the joins of an identifier's parts: "SlurmNodeSet" gives
     "slurmnodeset", "slurmnode" and "nodeset", so "nodeset" finds it."""
     out: set[str] = set()
-    for match in _WORD.finditer(strip_accents(text)):
+    for match in QUERY_WORD.finditer(strip_accents(text)):
         token = match.group(0).rstrip("/")
         out.add(fold(token))
-        parts = [fold(p) for p in _PARTS.split(token) if p]
+        parts = [fold(p) for p in identifier_parts(token)]
         for i in range(len(parts)):
             for j in range(i + 2, len(parts) + 1):
                 out.add("".join(parts[i:j]))
@@ -329,7 +330,7 @@ def _forms(folded: str, lang: str) -> list[Form]:
 def _zipf(text: str, langs: list[str], frequency: WordFrequency) -> float:
     """How common the words of `text` are in general language: the rarest word decides."""
     zipfs = []
-    for word in _WORD.findall(_SUPERLATIVE.sub(r"\1o", text)):
+    for word in QUERY_WORD.findall(_SUPERLATIVE.sub(r"\1o", text)):
         if word in ALL_STOPWORDS:
             continue
         best = 0.0
@@ -346,10 +347,10 @@ def _is_common(folded: str, langs: list[str], frequency: WordFrequency) -> bool:
     return _zipf(folded, langs, frequency) >= NAMED_ZIPF
 
 
-def _is_identifier(raw: str) -> bool:
-    return bool(_CAMEL.search(raw)) or any(c in raw for c in "_./") or (
-        any(c.isdigit() for c in raw) and any(c.isalpha() for c in raw)
-    ) or ("-" in raw and not raw.replace("-", "").isalpha())
+def _subject_words(question: str, words: Iterable[QueryWord]) -> tuple[QueryWord, ...]:
+    """The words of X in "what is X?"; () for any other question."""
+    wanted = definition_subject(question)
+    return tuple(w for w in words if wanted and set(fold(w.text).split()) <= wanted)
 
 
 def _is_acronym(raw: str) -> bool:

@@ -103,8 +103,8 @@ class Rounds:
 
     def answer(self, *, round_id: str, position: int, user: str, letter: str,
                lang: str | None = None) -> QuizResult:
-        """Grade a person's click on a round's question, once: a second click raises AlreadyAnsweredError
-        with the first result, a click after the end RoundClosedError. The result is in `lang` (the
+        """Grade a person's click on a round's question, once: a second click changes nothing and returns
+        the first result (`already_answered`), a click after the end RoundClosedError. The result is in `lang` (the
         person's language), else in the round's."""
         record = self.store.get(round_id)
         language = check_lang(lang or (record.lang if record else "en"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from bot.citations import Citation
+from bot.knowledge.citations import Citation
 from bot.lang import Lang
 from bot.quiz import QuizOption
 

@@ -11,7 +11,8 @@ from bot.quiz.engine import letters
 from bot.quiz.explain import citation, explanation
 from bot.rounds.models import OptionCount, QuestionReveal, Reveal, RoundView, Standing
 from bot.storage import RoundAnswerRecord, RoundQuestion
-from bot.text import fold, sentences
+from bot.text.normalise import fold
+from bot.text.sentences import sentences
 
 SENTENCE_CHARS = 400
 

@@ -85,7 +85,7 @@ class RoundWork:
 
     async def answer(self, *, round_id: str, position: int, user: str, letter: str,
                      lang: str | None = None) -> QuizResult:
-        """Grade a click (see `Rounds.answer`: AlreadyAnsweredError for a second one), then show the round's
+        """Grade a click (see `Rounds.answer`: a second one returns the first result), then show the round's
         answered count when it is due."""
         result = await self.offload(self.rounds.answer, round_id=round_id, position=position, user=user,
                                     letter=letter, lang=lang)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 
-from bot.text import fold
+from bot.text.normalise import fold
 
 WEEKDAYS: dict[str, int] = {
     **dict.fromkeys(("mon", "monday", "lun", "lunes"), 0),

@@ -30,7 +30,7 @@ from bot.slack.answering import AnswerListeners, conversation_id, message_key
 from bot.slack.errors import failure_message
 from bot.slack.payloads import Body, SlackContext, team_of
 from bot.slack.texts import t
-from bot.text import clean_question
+from bot.text.markup import clean_question
 
 log = logging.getLogger(__name__)
 

@@ -13,8 +13,8 @@ import json
 import re
 from typing import Any
 
-from bot.answers import Answer
-from bot.citations import SNIPPET_LINES, Citation, cut_code
+from bot.answering.assistant import Answer
+from bot.knowledge.citations import SNIPPET_LINES, Citation, cut_code
 from bot.messages import say
 from bot.quiz import LeaderboardEntry, QuizPrompt, QuizResult, UserStats
 from bot.slack.texts import t

@@ -13,7 +13,7 @@ from typing import Any, Protocol
 from slack_bolt.async_app import AsyncRespond
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.errors import AlreadyAnsweredError, QuizError, UnknownTopicError
+from bot.errors import QuizError, UnknownTopicError
 from bot.lang import Lang, is_lang
 from bot.quiz import QuizResult
 from bot.services import Services
@@ -21,7 +21,7 @@ from bot.slack import blocks
 from bot.slack.errors import failure_message
 from bot.slack.payloads import Body, SlackContext, button_value, channel_of, team_of, user_of
 from bot.slack.texts import t
-from bot.text import clean_question
+from bot.text.markup import clean_question
 
 log = logging.getLogger(__name__)
 
@@ -118,10 +118,7 @@ class QuizListeners:
         user, attempt_id, choice = user_of(body), value["a"], value["c"]
 
         def grade() -> QuizResult:
-            try:
-                return services.quiz.answer(user, attempt_id, choice)
-            except AlreadyAnsweredError as exc:
-                return exc.result
+            return services.quiz.answer(user, attempt_id, choice)
 
         async def reply() -> dict[str, Any]:
             result = await services.run(grade)

@@ -22,7 +22,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Settings
-from bot.errors import AlreadyAnsweredError, ChannelError
+from bot.errors import ChannelError
 from bot.rounds import Reveal, RoundRunner, RoundView, RoundWork
 from bot.services import Services
 from bot.slack import blocks
@@ -181,11 +181,8 @@ class RoundListeners:
         chosen = await self.ctx.chosen_language(services, team, user)  # else the round's
         lang = chosen or lang
         try:
-            try:
-                result = await round_work(services, client).answer(
-                    round_id=round_id, position=position, user=user, letter=letter, lang=chosen)
-            except AlreadyAnsweredError as exc:
-                result = exc.result
+            result = await round_work(services, client).answer(
+                round_id=round_id, position=position, user=user, letter=letter, lang=chosen)
             graded = not result.already_answered
             outcome = "duplicate" if result.already_answered else ("correct" if result.correct else "incorrect")
             self.ctx.metrics.quiz_answers.labels(outcome, "slack").inc()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
+from fastapi.responses import JSONResponse
 
 from bot.api.deps import Authorized, MetricsDep, QuizServicesDep, SettingsDep, TokenDep, acting_for
 from bot.api.schemas import (
@@ -18,6 +19,7 @@ from bot.api.schemas import (
     error_responses,
 )
 from bot.lang import Lang
+from bot.quiz import already_answered_text
 
 router = APIRouter(prefix="/v1/quiz", tags=["quiz"], dependencies=[Authorized])
 
@@ -52,12 +54,14 @@ async def next_question(body: QuizNextRequest, services: QuizServicesDep, settin
 
 @router.post("/answer", response_model=QuizResultOut, responses=ERRORS, summary="Answer an attempt")
 async def answer(body: QuizAnswerRequest, request: Request, services: QuizServicesDep,
-                 metrics: MetricsDep, token: TokenDep) -> dict[str, object]:
+                 metrics: MetricsDep, token: TokenDep) -> dict[str, object] | JSONResponse:
     """Grade the choice once: a second answer to the same attempt gets 409 and changes nothing."""
     acting_for(token, user=body.user.strip())
     result = await services.run(
         services.quiz.answer, body.user.strip(), body.attempt_id, body.choice, confidence=body.confidence
     )
+    if result.already_answered:
+        return JSONResponse({"error": already_answered_text(result), "result": result.to_dict()}, status_code=409)
     metrics.quiz_answers.labels("correct" if result.correct else "incorrect", "http").inc()
     request.state.outcome = "correct" if result.correct else "incorrect"
     return result.to_dict()

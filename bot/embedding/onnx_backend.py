@@ -5,7 +5,7 @@ model it was made from (name, id and the sha256 of every source file), the sha25
 tokenizer's limits and the versions of the tools that made it. The graph ends in the model's mean pooling and
 L2 normalisation, as sentence-transformers computes them, so one run gives the sentence vectors.
 
-Nothing here imports PyTorch: making the export is `bot.onnx_export`'s job, with the build tools.
+Nothing here imports PyTorch: making the export is `bot.embedding.export`'s job, with the build tools.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from bot.artifact_files import read_record
-from bot.embeddings import local_model, model_identity
+from bot.embedding.model import local_model, model_identity
+from bot.embedding.records import read_record
 from bot.errors import IndexArtifactError
 
 EXPORT_FORMAT = 1

@@ -10,10 +10,9 @@ from pathlib import Path
 import pytest
 
 from bot.config import PROJECT_ROOT, load_settings
-from bot.embeddings import configured_model_id, load_embedder, model_identity
-from bot.errors import IndexArtifactError
-from bot.knowledge import load_knowledge
-from bot.onnx_model import (
+from bot.embedding.backends import configured_model_id, load_embedder
+from bot.embedding.model import model_identity
+from bot.embedding.onnx_backend import (
     EXPORT_FORMAT,
     MODEL_FILE,
     TOKENIZER_FILE,
@@ -23,6 +22,8 @@ from bot.onnx_model import (
     sha256_of,
     stale_export_reason,
 )
+from bot.errors import IndexArtifactError
+from bot.knowledge import load_knowledge
 from bot.retrieval.artifacts import build_index, load_index
 from tests.conftest import KNOWLEDGE
 from tests.fakes import FakeEmbedder
@@ -106,7 +107,7 @@ def test_serving_code_imports_no_pytorch() -> None:
     """Importing what `serve`, `ask`, `quiz` and `slack` run loads neither PyTorch nor its model libraries
     (the slow tests check real processes that answer)."""
     modules = ["bot.cli.main", "bot.cli.serve", "bot.cli.quiz", "bot.cli.slack", "bot.api.app", "bot.services",
-               "bot.embeddings", "bot.onnx_model", "bot.slack.app", "bot.slack.socket_mode"]
+               "bot.embedding.backends", "bot.embedding.onnx_backend", "bot.slack.app", "bot.slack.socket_mode"]
     code = "import sys\n" + "".join(f"import {m}\n" for m in modules) + (
         "print(sorted({m.split('.')[0] for m in sys.modules} & {'torch', 'transformers', 'sentence_transformers'}))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=PROJECT_ROOT,

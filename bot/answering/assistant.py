@@ -15,19 +15,22 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bot.citations import Citation  # also importable from here, as before
+from bot.answering.answerability import Judge, Judgement, Model
+from bot.answering.definitions import Definitions
+from bot.answering.excerpts import Excerpts
 from bot.config import Settings
-from bot.embeddings import Embedder, load_embedder
+from bot.embedding.backends import load_embedder
+from bot.embedding.embedder import Embedder
 from bot.errors import InputError
-from bot.excerpts import Excerpts
 from bot.knowledge import KnowledgeBase, load_knowledge
+from bot.knowledge.citations import Citation  # also importable from here, as before
 from bot.lang import LANGUAGES, Lang, check_lang
 from bot.messages import say
-from bot.retrieval.answerability import Judge, Judgement, Model
 from bot.retrieval.artifacts import LoadedIndex, load_index
-from bot.retrieval.definitions import Definitions
 from bot.retrieval.hybrid import HybridRetriever, Retrieval, ScoredQuestion, Tuning
-from bot.text import clean_question, detect_language, edition_vocabulary, fold
+from bot.text.language import detect_language, edition_vocabulary
+from bot.text.markup import clean_question
+from bot.text.normalise import fold
 
 RELATED_RATIO = 0.85  # other questions cited when their score is this close to the best one's
 MAX_CITATIONS = 3

@@ -24,10 +24,12 @@ from typing import TYPE_CHECKING
 
 from bot.lang import Lang
 from bot.storage import GapRecord, Store
-from bot.text import clean_question, fold, word_terms
+from bot.text.markup import clean_question
+from bot.text.normalise import fold
+from bot.text.tokens import word_terms
 
 if TYPE_CHECKING:  # types only: recording needs no model
-    from bot.answers import Answer
+    from bot.answering.assistant import Answer
 
 log = logging.getLogger(__name__)
 

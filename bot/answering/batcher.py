@@ -14,8 +14,8 @@ import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bot.answers import Answer, Assistant
-from bot.model_thread import ModelThread
+from bot.answering.assistant import Answer, Assistant
+from bot.answering.model_thread import ModelThread
 
 
 @dataclass

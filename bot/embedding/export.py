@@ -21,9 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from bot.embeddings import local_model, model_identity, resolve_model
-from bot.errors import ConfigError
-from bot.onnx_model import (
+from bot.embedding.model import go_offline, local_model, model_identity, resolve_model
+from bot.embedding.onnx_backend import (
     EXPORT_FORMAT,
     MODEL_FILE,
     OUTPUT,
@@ -32,6 +31,7 @@ from bot.onnx_model import (
     OnnxEmbedder,
     sha256_of,
 )
+from bot.errors import ConfigError
 
 OPSET = 17
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
@@ -51,9 +51,7 @@ log = logging.getLogger(__name__)
 
 def export_onnx(model: str, directory: Path, *, quantize: bool) -> ExportRecord:
     """Write `model.onnx` (int8 weights when `quantize`), `tokenizer.json` and `export.json` into `directory`."""
-    for name, value in (("HF_HUB_OFFLINE", "1"), ("TRANSFORMERS_OFFLINE", "1"), ("TOKENIZERS_PARALLELISM", "false"),
-                        ("HF_HUB_DISABLE_PROGRESS_BARS", "1"), ("TRANSFORMERS_VERBOSITY", "error")):
-        os.environ.setdefault(name, value)
+    go_offline()
     import torch
     from sentence_transformers import SentenceTransformer
 

@@ -8,13 +8,13 @@ to any passage that says "AWS". The decision weighs signals that tell those apar
   `bot.retrieval.terms`) that the best quiz question uses; the share of the words that say what is asked
   ("back up", "cost", "upgrade") that the knowledge never uses; named things it never mentions;
 - **definitions**: a "what is X?" question needs a passage that explains X, not a passing mention
-  (`bot.retrieval.definitions`);
+  (`bot.answering.definitions`);
 - **closeness in meaning**: the best chunk's and the best sentence's cosine, whether one fact stands out
   from the question's other sentences, and the fused score's margin over the next question;
 - **the rest of a comparison**: "MPIJob or PyTorchJob?" is judged as "MPIJob?" once the named thing the
-  knowledge never mentions is set aside (`bot.retrieval.gaps`), and answered with what it does not cover.
+  knowledge never mentions is set aside (`bot.retrieval.uncovered`), and answered with what it does not cover.
 - **how people ask**: whether the question is closer to our labelled questions the cited quiz question
-  answers than to those it is cited for and nothing answers (`bot.retrieval.exemplars`).
+  answers than to those it is cited for and nothing answers (`bot.answering.exemplars`).
 
 A logistic regression over these features gives `probability`: the estimated chance that the cited
 quiz question answers the question, fitted on our own labelled questions (`eksbot calibrate`, which
@@ -32,15 +32,13 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-import numpy as np
-
+from bot.answering.definitions import Definitions
+from bot.answering.exemplars import Exemplars
 from bot.errors import ConfigError
-from bot.retrieval.definitions import Definitions
-from bot.retrieval.exemplars import Exemplars
-from bot.retrieval.gaps import names_a_thing, uncovered_terms
 from bot.retrieval.hybrid import HybridRetriever, Retrieval
 from bot.retrieval.lexicon import RARE_ZIPF
 from bot.retrieval.terms import QueryWord, Vocabulary
+from bot.retrieval.uncovered import names_a_thing, uncovered_terms
 
 MODEL_FILE = Path(__file__).resolve().parent.parent / "data" / "answerability.json"
 log = logging.getLogger(__name__)
@@ -58,7 +56,7 @@ def _broad_weight(word: QueryWord) -> float:
 FEATURES = (
     # What the best quiz question says of the question's words. A named thing the knowledge never
     # mentions, asked about beside one it explains ("MPIJob or PyTorchJob?"), was set aside before
-    # retrieval (`bot.retrieval.gaps`): these judge the rest, which an answer can cover.
+    # retrieval (`bot.retrieval.uncovered`): these judge the rest, which an answer can cover.
     "named_unknown",  # named things the knowledge never mentions (at most 3)
     "broad_found",  # share of all content words (weighed from common to rare) the best question uses
     "aspect_unknown",  # the share of the words that name nothing (what is asked: "back up", "cost") the
@@ -70,7 +68,7 @@ FEATURES = (
     "sentence_peak",  # that cosine minus the mean over the question's sentences: one fact, or the topic
     "fused_margin",  # relative margin of the fused score over the next question's
     "exemplar",  # closest labelled question the best one answers, minus closest one it is cited for and
-                 # nothing answers (cosines; `bot.retrieval.exemplars`)
+                 # nothing answers (cosines; `bot.answering.exemplars`)
     # The question's shape.
     "undefined",  # "what is X?" and the best question does not explain X
     "spanish",
@@ -233,23 +231,3 @@ def _share(weights: dict[int, float], hit: dict[int, bool], *, negate: bool = Fa
     if not total:
         return 0.0
     return sum(w for position, w in weights.items() if hit[position] != negate) / total
-
-
-def fit_logistic(x: np.ndarray, y: np.ndarray, sample_weight: np.ndarray | None = None,
-                 l2: float = 1.0, iterations: int = 50) -> tuple[np.ndarray, float]:
-    """Weights and bias of an L2-regularised logistic regression (Newton's method) on standardised x."""
-    n, d = x.shape
-    sw = np.ones(n) if sample_weight is None else sample_weight
-    design = np.hstack([x, np.ones((n, 1))])
-    beta = np.zeros(d + 1)
-    penalty = np.full(d + 1, l2)
-    penalty[-1] = 0.0  # the bias is not shrunk
-    for _ in range(iterations):
-        p = 1.0 / (1.0 + np.exp(-np.clip(design @ beta, -40, 40)))
-        gradient = design.T @ (sw * (p - y)) + penalty * beta
-        hessian = (design * (sw * p * (1 - p))[:, None]).T @ design + np.diag(penalty)
-        step = np.linalg.solve(hessian, gradient)
-        beta -= step
-        if float(np.abs(step).max()) < 1e-8:
-            break
-    return beta[:-1], float(beta[-1])

@@ -20,9 +20,11 @@ from dataclasses import dataclass
 from bot.lang import LANGUAGES
 from bot.retrieval.artifacts import LoadedIndex
 from bot.retrieval.terms import QueryWord
-from bot.text import ALL_STOPWORDS, fold, strip_accents, word_terms
+from bot.text.identifiers import WORD_PATTERN
+from bot.text.normalise import fold, strip_accents
+from bot.text.tokens import ALL_STOPWORDS, word_terms
 
-_TOKEN = re.compile(r"[A-Za-z0-9]+(?:[_.\-/][A-Za-z0-9]+)*|[(:,—)]")
+_TOKEN = re.compile(WORD_PATTERN + r"|[(:,—)]")  # words, and the punctuation that sets a definition off
 _PUNCTUATION = frozenset("(:,—)")
 _PARENTHESES = re.compile(r"\(([^()]*)\)")
 _ALIAS_WORDS = frozenset({"also", "called", "known", "as", "tambien", "llamado", "llamada", "conocido", "or", "o",

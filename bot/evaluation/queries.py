@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bot.answers import Assistant
+from bot.answering.assistant import Assistant
 from bot.errors import InputError
 
 SHAPE = '{"q": str, "lang": "es"|"en", "expect": [int], "kind"?: str, "uncovered"?: [str]}'

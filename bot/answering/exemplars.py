@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from bot.errors import ConfigError
-from bot.text import fold
+from bot.text.normalise import fold
 
 
 def exemplars_beside(model_file: Path) -> Path:

@@ -31,11 +31,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from bot.answers import Assistant
+from bot.answering.assistant import Assistant
 from bot.lang import Lang
 from bot.retrieval.terms import Analysis, QueryWord
 from bot.storage import Store
-from bot.text import clean_question, fold
+from bot.text.markup import clean_question
+from bot.text.normalise import fold
 
 log = logging.getLogger(__name__)
 

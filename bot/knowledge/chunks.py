@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass
 from typing import Literal
 
 from bot.knowledge import KnowledgeBase, Question
-from bot.text import sentences
+from bot.text.sentences import sentences
 
 ChunkKind = Literal["question", "explanation", "code", "table_row"]
 

@@ -1,7 +1,7 @@
 """Measure how follow-ups are read, on a JSONL set of short conversations.
 
 Each line is {"turns": [str, ...], "lang": "es"|"en", "expect": [question numbers], "kind": str}: the last
-turn is answered given the earlier ones (`bot.conversation`), and `expect` lists the quiz questions that
+turn is answered given the earlier ones (`bot.answering.conversation`), and `expect` lists the quiz questions that
 answer it in that context (`[]`: the bot must say it does not know). Kinds: "elliptic" (means something
 only with the earlier turns), "self-contained" (to be read alone) and "off-topic" (outside the knowledge,
 whatever the thread was about). The same last turns answered alone are the baseline.
@@ -14,10 +14,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot.answers import Assistant
-from bot.conversation import Conversation, Reading
+from bot.answering.assistant import Assistant
+from bot.answering.conversation import Conversation, Reading
 from bot.errors import InputError
-from bot.evaluation import EvalQuery, EvalResult, summarize
+from bot.evaluation.queries import EvalQuery, EvalResult, summarize
 
 SHAPE = '{"turns": [str, ...], "lang": "es"|"en", "expect": [int], "kind": str}'
 BATCH = 32

@@ -7,12 +7,13 @@ import re
 
 import numpy as np
 
-from bot.chunking import Chunk
 from bot.knowledge import KnowledgeBase, Question
+from bot.knowledge.chunks import Chunk
 from bot.lang import LANGUAGES
 from bot.retrieval.artifacts import LoadedIndex
 from bot.retrieval.hybrid import Retrieval
-from bot.text import sentences, tokens
+from bot.text.sentences import sentences
+from bot.text.tokens import tokens
 
 EXCERPT_SENTENCES = 3
 EXCERPT_MARGIN = 0.15  # sentences this far below the best one are left out

@@ -18,10 +18,10 @@ from datetime import UTC, datetime
 
 import numpy as np
 
-from bot.answers import Assistant
-from bot.evaluation import EvalQuery
-from bot.retrieval.answerability import FEATURES, Judge, Model, fit_logistic
-from bot.retrieval.exemplars import Exemplars, text_key
+from bot.answering.answerability import FEATURES, Judge, Model
+from bot.answering.assistant import Assistant
+from bot.answering.exemplars import Exemplars, text_key
+from bot.evaluation.queries import EvalQuery
 from bot.retrieval.hybrid import Retrieval
 
 THRESHOLD = 0.5
@@ -34,7 +34,7 @@ class Examples:
     queries: list[EvalQuery]
     x: np.ndarray  # one row of FEATURES per query
     y: np.ndarray  # 1.0 when the best quiz question answers the query
-    exemplars: Exemplars | None = None  # the queries as exemplars (see `bot.retrieval.exemplars`)
+    exemplars: Exemplars | None = None  # the queries as exemplars (see `bot.answering.exemplars`)
 
 
 def examples(assistant: Assistant, queries: list[EvalQuery], batch: int = 64) -> Examples:
@@ -134,3 +134,23 @@ def _folds(queries: list[EvalQuery], folds: int, seed: int) -> list[list[int]]:
 def describe(model: Model) -> list[tuple[str, float]]:
     """Features by the weight the model gives them (standardised), strongest first."""
     return sorted(zip(model.features, model.weights, strict=True), key=lambda fw: -math.fabs(fw[1]))
+
+
+def fit_logistic(x: np.ndarray, y: np.ndarray, sample_weight: np.ndarray | None = None,
+                 l2: float = 1.0, iterations: int = 50) -> tuple[np.ndarray, float]:
+    """Weights and bias of an L2-regularised logistic regression (Newton's method) on standardised x."""
+    n, d = x.shape
+    sw = np.ones(n) if sample_weight is None else sample_weight
+    design = np.hstack([x, np.ones((n, 1))])
+    beta = np.zeros(d + 1)
+    penalty = np.full(d + 1, l2)
+    penalty[-1] = 0.0  # the bias is not shrunk
+    for _ in range(iterations):
+        p = 1.0 / (1.0 + np.exp(-np.clip(design @ beta, -40, 40)))
+        gradient = design.T @ (sw * (p - y)) + penalty * beta
+        hessian = (design * (sw * p * (1 - p))[:, None]).T @ design + np.diag(penalty)
+        step = np.linalg.solve(hessian, gradient)
+        beta -= step
+        if float(np.abs(step).max()) < 1e-8:
+            break
+    return beta[:-1], float(beta[-1])

@@ -1,0 +1,26 @@
+"""What the index needs of an embedding model, whatever runs it."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import numpy as np
+
+CUSTOM_BACKEND = "custom"  # what an index built by any other Embedder implementation records
+
+
+class Embedder(Protocol):
+    """Turns texts into L2-normalised float32 vectors (one row per text)."""
+
+    @property
+    def model_id(self) -> str: ...
+
+    @property
+    def dimension(self) -> int: ...
+
+    def encode(self, texts: list[str]) -> np.ndarray: ...
+
+
+def backend_of(embedder: Embedder) -> str:
+    """The backend an embedder runs on ("onnx", "onnx-int8", "torch"); "custom" for other implementations."""
+    return str(getattr(embedder, "backend", CUSTOM_BACKEND))

@@ -1,0 +1,40 @@
+"""Words as written in code and configuration: the one pattern for a word, and what makes it an identifier.
+
+A word is letters and digits, optionally joined by `_ . - /` to more of them: `FI_PROVIDER`,
+`vpc.amazonaws.com/efa`, `multi-node`, `slotsPerWorker`, `zero3`. Indexing and querying both read words with
+`WORD`; a question may also end a path with a slash (`QUERY_WORD`: "nvidia.com/").
+"""
+
+from __future__ import annotations
+
+import re
+
+WORD_PATTERN = r"[A-Za-z0-9]+(?:[_.\-/][A-Za-z0-9]+)*"
+WORD = re.compile(WORD_PATTERN)
+QUERY_WORD = re.compile(WORD_PATTERN + "/?")
+_CAMEL = re.compile(r"[a-z][A-Z]")
+_PARTS = re.compile(r"[_.\-/]|(?<=[a-z])(?=[A-Z])")
+
+
+def is_identifier(raw: str) -> bool:
+    """snake_case, dotted.names, dashed-names, paths, camelCase, or letters with digits: indexed whole and
+    in parts."""
+    return bool(_CAMEL.search(raw)) or any(c in raw for c in "_.-/") or (
+        any(c.isdigit() for c in raw) and any(c.isalpha() for c in raw)
+    )
+
+
+def is_hyphenated_word(raw: str) -> bool:
+    """Letters joined by hyphens only ("multi-node", "fine-tune"): an identifier for the index, which keeps it
+    whole and in parts, but an ordinary compound word when a question is read, never a named thing."""
+    return "-" in raw and raw.replace("-", "").isalpha() and not _CAMEL.search(raw)
+
+
+def is_code_name(raw: str) -> bool:
+    """An identifier that is not merely a hyphenated word: a name in code or configuration."""
+    return is_identifier(raw) and not is_hyphenated_word(raw)
+
+
+def parts(raw: str) -> list[str]:
+    """An identifier's parts: `slotsPerWorker` -> slots, Per, Worker; `FI_PROVIDER` -> FI, PROVIDER."""
+    return [p for p in _PARTS.split(raw) if p]
