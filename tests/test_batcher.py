@@ -30,7 +30,7 @@ QUESTIONS = [
 
 
 @pytest.fixture
-def assistant(fake_index_dir: Path, fake_embedder: FakeEmbedder) -> Assistant:
+def counted(fake_index_dir: Path, fake_embedder: FakeEmbedder) -> Assistant:
     """An assistant of its own, so that the test sees every call to its embedder."""
     index = load_index(load_knowledge(KNOWLEDGE), fake_index_dir, fake_embedder, rebuild=False)
     return Assistant(index, fake_embedder, threshold=0.4)
@@ -54,34 +54,34 @@ def ask_together(batcher: AnswerBatcher, questions: list[str]) -> list[Answer | 
 
 
 def test_questions_asked_together_share_one_model_call_on_the_model_thread(
-    assistant: Assistant, fake_embedder: FakeEmbedder, model: ModelThread
+    counted: Assistant, fake_embedder: FakeEmbedder, model: ModelThread
 ) -> None:
     sizes: list[int] = []
-    answers = ask_together(AnswerBatcher(assistant, model, on_batch=sizes.append), QUESTIONS)
+    answers = ask_together(AnswerBatcher(counted, model, on_batch=sizes.append), QUESTIONS)
     assert sizes == [len(QUESTIONS)]
-    searched = [assistant.retriever.analyze(*assistant.prepare(q)).search_text for q in QUESTIONS]
+    searched = [counted.retriever.analyze(*counted.prepare(q)).search_text for q in QUESTIONS]
     assert fake_embedder.calls == [searched] and fake_embedder.threads[0].startswith("model")
-    assert answers == [assistant.answer(q) for q in QUESTIONS]  # the same as one by one
+    assert answers == [counted.answer(q) for q in QUESTIONS]  # the same as one by one
 
 
 def test_a_bad_question_is_refused_alone_and_at_once(
-    assistant: Assistant, fake_embedder: FakeEmbedder, model: ModelThread
+    counted: Assistant, fake_embedder: FakeEmbedder, model: ModelThread
 ) -> None:
     sizes: list[int] = []
-    batcher = AnswerBatcher(assistant, model, on_batch=sizes.append)
+    batcher = AnswerBatcher(counted, model, on_batch=sizes.append)
     answers = ask_together(batcher, ["   ", QUESTIONS[0], "x" * 3000, QUESTIONS[1]])
     assert isinstance(answers[0], InputError) and "empty" in str(answers[0])
     assert isinstance(answers[2], InputError) and "2000" in str(answers[2])
-    assert answers[1] == assistant.answer(QUESTIONS[0]) and answers[3] == assistant.answer(QUESTIONS[1])
+    assert answers[1] == counted.answer(QUESTIONS[0]) and answers[3] == counted.answer(QUESTIONS[1])
     assert sizes == [2]
 
 
 def test_a_question_that_breaks_its_batch_fails_alone(
-    assistant: Assistant, model: ModelThread, monkeypatch: pytest.MonkeyPatch
+    counted: Assistant, model: ModelThread, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     broken = "EFA \ud800 NCCL"  # passes the quick check, then breaks the whole call it is part of
     calls: list[int] = []
-    answer_many = assistant.answer_many
+    answer_many = counted.answer_many
 
     def strict(questions: list[tuple[str, str | None]]) -> list[Answer]:
         calls.append(len(questions))
@@ -89,10 +89,10 @@ def test_a_question_that_breaks_its_batch_fails_alone(
             raise InputError("not valid Unicode text")
         return answer_many(questions)
 
-    monkeypatch.setattr(assistant, "answer_many", strict)
+    monkeypatch.setattr(counted, "answer_many", strict)
     questions = [*QUESTIONS[:2], broken, *QUESTIONS[2:]]
     sizes: list[int] = []
-    answers = ask_together(AnswerBatcher(assistant, model, on_batch=sizes.append), questions)
+    answers = ask_together(AnswerBatcher(counted, model, on_batch=sizes.append), questions)
     assert sizes == [len(questions)]
     assert isinstance(answers[2], InputError)
     assert [a for i, a in enumerate(answers) if i != 2] == [answer_many([(q, None)])[0] for q in QUESTIONS]
@@ -100,10 +100,10 @@ def test_a_question_that_breaks_its_batch_fails_alone(
 
 
 def test_a_failed_lone_question_is_not_asked_twice(
-    assistant: Assistant, model: ModelThread, monkeypatch: pytest.MonkeyPatch
+    counted: Assistant, model: ModelThread, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     calls: list[int] = []
-    answer_many = assistant.answer_many
+    answer_many = counted.answer_many
 
     def flaky(questions: list[tuple[str, str | None]]) -> list[Answer]:
         calls.append(len(questions))
@@ -111,8 +111,8 @@ def test_a_failed_lone_question_is_not_asked_twice(
             raise RuntimeError("model crashed")
         return answer_many(questions)
 
-    monkeypatch.setattr(assistant, "answer_many", flaky)
-    batcher = AnswerBatcher(assistant, model)
+    monkeypatch.setattr(counted, "answer_many", flaky)
+    batcher = AnswerBatcher(counted, model)
     assert [str(a) for a in ask_together(batcher, QUESTIONS[:1])] == ["model crashed"]
     assert ask_together(batcher, QUESTIONS[2:]) == [answer_many([(q, None)])[0] for q in QUESTIONS[2:]]
     assert calls == [1, 2]
@@ -124,9 +124,9 @@ def test_model_work_asked_from_the_model_thread_runs_there_directly(model: Model
 
 
 def test_only_free_text_quiz_topics_use_the_model_and_on_its_thread(
-    settings: Settings, assistant: Assistant, fake_embedder: FakeEmbedder
+    settings: Settings, counted: Assistant, fake_embedder: FakeEmbedder
 ) -> None:
-    services = Services.assemble(settings, assistant, open_store(settings))
+    services = Services.assemble(settings, counted, open_store(settings))
     try:
         named = asyncio.run(services.run(services.quiz.next_question, "ana", topic="karpenter", lang="en"))
         assert named.topic == "Karpenter" and fake_embedder.calls == []

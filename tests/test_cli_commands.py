@@ -21,13 +21,8 @@ from bot.logs import JsonFormatter, TextFormatter
 from bot.services import Services
 from bot.storage import Store
 from bot.storage.migrate import head_revision
+from tests.cli_helpers import run
 from tests.conftest import UNREACHABLE_DATABASE
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    code = main(argv)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def directories(tmp_path: Path) -> tuple[list[str], Path, Path]:

@@ -10,17 +10,18 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from rich.console import Console
 
 from bot.answering.assistant import Assistant
-from bot.cli.main import main
 from bot.cli.render import render_answer
 from bot.config import load_settings
 from bot.embedding.model import model_identity
 from bot.knowledge import load_knowledge
 from bot.retrieval.artifacts import build_index
+from tests.cli_helpers import run
 from tests.conftest import KNOWLEDGE
 from tests.fakes import FakeEmbedder
 
@@ -43,12 +44,6 @@ Answer: F
 
 Explanation: there is no option F.
 """
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    code = main(argv)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def dirs(index_dir: Path, knowledge_dir: Path = KNOWLEDGE) -> list[str]:
@@ -98,8 +93,7 @@ def configured_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (tests/test_onnx_backend.py checks those)."""
     monkeypatch.setenv("EKSBOT_EMBEDDING_BACKEND", "torch")
     index = tmp_path / "configured-index"
-    embedder = FakeEmbedder(model_id=model_identity(load_settings().embedding_model))
-    embedder.backend = "torch"
+    embedder = FakeEmbedder(model_id=model_identity(load_settings().embedding_model), backend="torch")
     build_index(load_knowledge(KNOWLEDGE), index, embedder)
     return index
 
@@ -181,7 +175,7 @@ def test_ask_with_an_empty_question_is_bad_input(index_dir: Path, capsys: pytest
 def test_eval_json_prints_results_then_summary(
     index_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    queries = [
+    queries: list[dict[str, Any]] = [
         {"q": "¿Qué variable de entorno habilita EFA en NCCL?", "lang": "es", "expect": [5]},
         {"q": "What does slotsPerWorker mean in an MPIJob?", "lang": "en", "expect": [13]},
         {"q": "How do I make sourdough bread?", "lang": "en", "expect": []},
@@ -190,7 +184,7 @@ def test_eval_json_prints_results_then_summary(
     path.write_text("\n".join(json.dumps(q, ensure_ascii=False) for q in queries) + "\n", encoding="utf-8")
     code, out, err = run([*dirs(index_dir), "eval", str(path), "--json"], capsys)
     assert code == 0, err
-    lines = [json.loads(line) for line in out.splitlines() if line.strip()]
+    lines: list[dict[str, Any]] = [json.loads(line) for line in out.splitlines() if line.strip()]
     assert len(lines) == len(queries) + 1
     for query, result in zip(queries, lines[:-1], strict=True):
         assert set(result) >= {"q", "expect", "ranked", "answered"}

@@ -16,7 +16,6 @@ from bot.quiz import QuizOption
 from bot.quiz.explain import citation
 from bot.rounds import OptionCount, QuestionReveal, QuestionView, Reveal, RoundRunner, RoundView, Standing
 from bot.rounds.lifecycle import MAX_QUESTIONS
-from bot.slack.blocks import MAX_ACTIONS, MAX_BLOCKS, SECTION_LIMIT, VALUE_LIMIT
 from bot.slack.round_blocks import reveal_message, round_message
 from bot.slack.round_commands import (
     AddSchedule,
@@ -29,6 +28,7 @@ from bot.slack.round_commands import (
     parse,
     split_command,
 )
+from tests.block_kit import check_limits
 from tests.quiz_helpers import DOC, knowledge
 from tests.slack_fake import SPECIAL_MENTIONS, texts
 
@@ -60,33 +60,27 @@ def reveal(count: int = MAX_QUESTIONS) -> Reveal:
     return Reveal(round=shown, questions=questions, standings=standings, people=60, ended_by="U2")
 
 
-def check_limits(message: dict[str, Any]) -> None:
-    assert 0 < len(message["blocks"]) <= MAX_BLOCKS
-    for block in message["blocks"]:
-        if block["type"] == "actions":
-            assert len(block["elements"]) <= MAX_ACTIONS
-            for element in block["elements"]:
-                assert len(element["value"]) <= VALUE_LIMIT
-        if "text" in block:
-            assert len(block["text"]["text"]) <= SECTION_LIMIT
+def check_fits_and_escapes(message: dict[str, Any]) -> None:
+    """Block Kit's limits (tests.block_kit), and no mention or link of the hostile text shown live."""
+    check_limits(message)
     shown = " ".join(texts(message))
     assert not any(s in shown for s in SPECIAL_MENTIONS) and "<https://evil" not in shown and "<@U999>" not in shown
 
 
 def test_a_round_of_ten_questions_fits_slack_and_escapes_knowledge_text() -> None:
     message = round_message(view())
-    check_limits(message)
+    check_fits_and_escapes(message)
     assert len([b for b in message["blocks"] if b["type"] == "actions"]) == MAX_QUESTIONS
     assert "&lt;!channel&gt;" in " ".join(texts(message))
     closed = round_message(view(closed=True))
-    check_limits(closed)
+    check_fits_and_escapes(closed)
     assert not [b for b in closed["blocks"] if b["type"] == "actions"]
     assert "Round over" in " ".join(texts(closed))
 
 
 def test_a_reveal_of_ten_questions_and_sixty_people_fits_slack() -> None:
     message = reveal_message(reveal())
-    check_limits(message)
+    check_fits_and_escapes(message)
     text = " ".join(texts(message))
     assert "ended early by <@U2>" in text and "60 people have answered" in text
     assert "10. <@U009>" in text and "11. " not in text  # the top ten
