@@ -30,7 +30,8 @@ class FakeEmbedder:
     The same text always gives the same vector; texts that share words (stop words aside) are close, texts
     that share none are nearly orthogonal. It loads nothing and takes microseconds."""
 
-    def __init__(self, dimension: int = 384, model_id: str = "fake-embedder@1") -> None:
+    def __init__(self, dimension: int = 384, model_id: str = "fake-embedder@1", backend: str = "custom") -> None:
+        self.backend = backend  # what an index built with it records ("custom", as any other implementation)
         self.dimension = dimension
         self.model_id = model_id
         self.calls: list[list[str]] = []

@@ -13,11 +13,14 @@ from typing import Any
 
 import pytest
 import schemathesis
+from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 from pydantic import SecretStr
+from schemathesis import Case
+from schemathesis.core.result import Ok
 
 from bot.api import create_app
 from bot.config import Settings
@@ -27,23 +30,29 @@ from tests.slack_fake import FakeSlack, sign, slack_settings
 FORM = "application/x-www-form-urlencoded"
 
 
+def operations_of(app: FastAPI) -> list[Any]:
+    """Every operation of the application's OpenAPI schema (each must load)."""
+    results = list(schemathesis.openapi.from_asgi("/openapi.json", app).get_all_operations())
+    assert all(isinstance(result, Ok) for result in results), results
+    return [result.ok() for result in results if isinstance(result, Ok)]
+
+
 @pytest.fixture
-def app(settings: Settings, services: Services, fake: FakeSlack):  # type: ignore[no-untyped-def]
+def app(settings: Settings, services: Services, fake: FakeSlack) -> FastAPI:
     secured = slack_settings(settings, fake).model_copy(
         update={"rate_limit": 0, "api_tokens_raw": SecretStr("fuzz-token")})
     return create_app(secured, services=Services.assemble(secured, services.assistant, services.store))
 
 
-def test_no_operation_answers_5xx_and_200s_match_the_schema(app) -> None:  # type: ignore[no-untyped-def]
+def test_no_operation_answers_5xx_and_200s_match_the_schema(app: FastAPI) -> None:
     auth = {"Authorization": "Bearer fuzz-token"}
-    schema = schemathesis.openapi.from_asgi("/openapi.json", app)
-    operations = [result.ok() for result in schema.get_all_operations()]
+    operations = operations_of(app)
     assert {"/v1/query", "/slack/events"} <= {op.path for op in operations}
     for operation in operations:
 
         @given(case=operation.as_strategy())
         @hypothesis_settings(max_examples=50, deadline=None, suppress_health_check=list(HealthCheck))
-        def check(case) -> None:  # type: ignore[no-untyped-def]
+        def check(case: Case) -> None:
             response = case.call(headers=auth)
             assert response.status_code < 500, f"{case.method} {case.path}: {response.status_code} {response.text}"
             if case.path == "/slack/events":
@@ -62,14 +71,13 @@ def _encoded(case: Any) -> tuple[bytes, str]:
     return json.dumps(case.body).encode(), "application/json"
 
 
-def test_signed_slack_requests_never_get_a_5xx(app) -> None:  # type: ignore[no-untyped-def]
-    schema = schemathesis.openapi.from_asgi("/openapi.json", app)
-    (operation,) = [r.ok() for r in schema.get_all_operations() if r.ok().path == "/slack/events"]
+def test_signed_slack_requests_never_get_a_5xx(app: FastAPI) -> None:
+    (operation,) = [op for op in operations_of(app) if op.path == "/slack/events"]
     client = TestClient(app)
 
     @given(case=operation.as_strategy())
     @hypothesis_settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
-    def check(case) -> None:  # type: ignore[no-untyped-def]
+    def check(case: Case) -> None:
         body, content_type = _encoded(case)
         now = int(time.time())
         response = client.post("/slack/events", content=body, headers={
@@ -100,8 +108,8 @@ def _mutated(data: st.DataObject, value: Any) -> Any:
     return data.draw(JSON_VALUES) if data.draw(st.booleans()) else value
 
 
-def test_signed_slack_shaped_requests_with_any_field_changed_never_get_a_5xx(  # type: ignore[no-untyped-def]
-    app, fake: FakeSlack
+def test_signed_slack_shaped_requests_with_any_field_changed_never_get_a_5xx(
+    app: FastAPI, fake: FakeSlack
 ) -> None:
     """Real Slack bodies (an event, a click, a command), one field anywhere replaced or removed."""
     from tests.slack_fake import action_payload, command_form, event_body, message_event
@@ -127,8 +135,8 @@ def test_signed_slack_shaped_requests_with_any_field_changed_never_get_a_5xx(  #
             body, content_type = urllib.parse.urlencode({"payload": json.dumps(changed)}).encode(), FORM
         else:
             fields = changed if isinstance(changed, dict) else {"text": changed}
-            body = urllib.parse.urlencode({k: v if isinstance(v, str) else json.dumps(v) for k, v in fields.items()})
-            body, content_type = body.encode(), FORM
+            form = urllib.parse.urlencode({k: v if isinstance(v, str) else json.dumps(v) for k, v in fields.items()})
+            body, content_type = form.encode(), FORM
         now = int(time.time())
         response = client.post("/slack/events", content=body, headers={
             "content-type": content_type, "x-slack-request-timestamp": str(now), "x-slack-signature": sign(body, now)})

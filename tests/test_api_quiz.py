@@ -16,7 +16,7 @@ def client(settings: Settings, services: Services) -> TestClient:
     return TestClient(create_app(settings, services=services))
 
 
-def draw(client: TestClient, user: str = "alice", **extra: object) -> dict:  # type: ignore[type-arg]
+def draw(client: TestClient, user: str = "alice", **extra: object) -> dict:
     response = client.post("/v1/quiz/next", json={"user": user, **extra})
     assert response.status_code == 200, response.text
     return response.json()
@@ -92,7 +92,7 @@ def test_topic_filter_and_unknown_topic(client: TestClient) -> None:
         ({"user": "   "}, 422),
     ],
 )
-def test_bad_answers_get_4xx_with_a_reason(client: TestClient, change: dict, status: int) -> None:  # type: ignore[type-arg]
+def test_bad_answers_get_4xx_with_a_reason(client: TestClient, change: dict, status: int) -> None:
     prompt = draw(client, lang="en")
     payload = {"user": "alice", "attempt_id": prompt["attempt_id"], "choice": "A", **change}
     response = client.post("/v1/quiz/answer", json=payload)
@@ -113,7 +113,7 @@ def test_bad_draws_get_422(client: TestClient) -> None:
     "payload",
     [{"user": "u" * 129}, {"user": "a\x00b"}, {"user": "ok", "team": "t" * 65}, {"user": "ok", "team": "   "}],
 )
-def test_users_and_teams_that_cannot_be_stored_are_422(client: TestClient, payload: dict) -> None:  # type: ignore[type-arg]
+def test_users_and_teams_that_cannot_be_stored_are_422(client: TestClient, payload: dict) -> None:
     response = client.post("/v1/quiz/next", json=payload)
     assert response.status_code == 422 and response.json()["error"]
 
@@ -142,7 +142,7 @@ def test_while_the_database_is_down_quiz_routes_are_503_and_questions_are_still_
      ("/v1/quiz/leaderboard", {"team": "a\x00"}), ("/v1/quiz/stats", {"user": "alice", "team": "\x1b"}),
      ("/v1/quiz/stats", {"user": " "}), ("/v1/quiz/questions", {"team": "t" * 65})],
 )
-def test_query_parameters_are_checked_like_body_fields(client: TestClient, path: str, params: dict) -> None:  # type: ignore[type-arg]
+def test_query_parameters_are_checked_like_body_fields(client: TestClient, path: str, params: dict) -> None:
     response = client.get(path, params=params)
     assert response.status_code == 422 and response.json()["error"]
 

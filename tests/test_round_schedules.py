@@ -152,7 +152,7 @@ def test_a_schedule_is_refused_for_an_unknown_topic_a_bad_size_or_too_many(kits:
 def test_cancel_and_resume_by_the_owner_or_an_admin(kits: Callable[..., Kit], clock: Clock) -> None:
     k = kits()
     first = add(k)
-    rules = {"team": "T1", "channel": "C1", "lang": "en"}
+    rules: dict[str, Any] = {"team": "T1", "channel": "C1", "lang": "en"}
     with pytest.raises(RoundError, match="Only whoever scheduled"):
         k.schedules.cancel(user="U2", admins=frozenset(), **rules)
     second = add(k, weekday=3, user="U2")

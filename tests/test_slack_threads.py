@@ -7,6 +7,7 @@ answered in.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -32,7 +33,7 @@ def start_thread(slack: SlackSender, fake: FakeSlack, question: str = BF16) -> N
     fake.wait_for("reactions.remove")
 
 
-def reply(text: str, ts: str, **extra: object) -> dict[str, object]:
+def reply(text: str, ts: str, **extra: Any) -> dict[str, Any]:
     return message_event(text, kind="message", channel="C1", ts=ts, thread_ts=ROOT, **extra)
 
 
