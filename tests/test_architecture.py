@@ -99,6 +99,21 @@ def _with_parents(name: str) -> list[str]:
     return [".".join(parts[: i + 1]) for i in range(len(parts))]
 
 
+def _imports(tree: ast.AST, package: str) -> Iterator[tuple[ast.AST, str, list[str]]]:
+    """(node, base module, the names it imports from it) for every import statement, relative ones resolved
+    against `package`."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node, alias.name, []
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, *([base] if base else [])])
+            yield node, base, [alias.name for alias in node.names]
+
+
 @cache
 def import_graph() -> dict[str, frozenset[str]]:
     """Each bot module -> the bot modules it imports when it runs (at import or inside a function)."""
@@ -109,19 +124,10 @@ def import_graph() -> dict[str, frozenset[str]]:
         skip = _type_only(tree)
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
         found: set[str] = set()
-        for node in ast.walk(tree):
+        for node, base, names in _imports(tree, package):
             if id(node) in skip:
                 continue
-            if isinstance(node, ast.Import):
-                targets = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
-                    base = ".".join([*anchor, *([base] if base else [])])
-                targets = [base, *(f"{base}.{alias.name}" for alias in node.names)]
-            else:
-                continue
+            targets = [base, *(f"{base}.{n}" for n in names)]
             found |= {m for target in targets for m in _with_parents(target) if m in files and m != name}
         graph[name] = frozenset(found | {m for m in _with_parents(name)[:-1] if m in files})
     return graph
@@ -254,18 +260,8 @@ def explicit_graph() -> dict[str, frozenset[str]]:
 def _named_modules(source: str, name: str, is_package: bool, known: set[str]) -> set[str]:
     package = name if is_package else name.rpartition(".")[0]
     found: set[str] = set()
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            targets = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
-                base = ".".join([*anchor, *([base] if base else [])])
-            targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base for alias in node.names]
-        else:
-            continue
-        for target in targets:
+    for _node, base, names in _imports(ast.parse(source), package):
+        for target in [f"{base}.{n}" if f"{base}.{n}" in known else base for n in names] or [base]:
             while target and target not in known:
                 target = target.rpartition(".")[0]
             if target:
