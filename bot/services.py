@@ -25,17 +25,17 @@ from bot.answering.knowledge_gaps import KnowledgeGaps
 from bot.answering.model_thread import ModelThread
 from bot.config import Settings
 from bot.embedding.embedder import Embedder
-from bot.errors import StorageError
 from bot.home import HomeView, home_view
 from bot.lang import Lang
 from bot.quiz import QuizEngine
 from bot.rounds import Rounds, Schedules
 from bot.storage import RoundStore, Store
 from bot.storage.startup import DatabaseStartup
+from bot.storage.store import EVENT_MEMORY
 
 log = logging.getLogger(__name__)
 
-PRUNE_EVERY = 3600.0  # seconds between two clean-ups of unanswered quiz questions
+RETENTION_EVERY = 3600.0  # seconds between two retention passes
 P = ParamSpec("P")
 T = TypeVar("T")
 
@@ -87,34 +87,41 @@ class Services:
         return services
 
     def _database_thread(self) -> None:
-        """Open the database (retried until it answers), then keep it tidy until the services close."""
+        """Open the database (retried until it answers), then run the retention pass at once and every
+        `RETENTION_EVERY` seconds until the services close."""
         if not self.database.run(self._stop):
             return
         while True:
             self.prune()
-            if self._stop.wait(PRUNE_EVERY):
+            if self._stop.wait(RETENTION_EVERY):
                 return
 
     def prune(self) -> int:
-        """Forget quiz questions drawn longer ago than their retention period and never answered, and team
-        rounds that ended longer ago than theirs; returns how many rows of either."""
+        """The retention pass: forget every kind of row kept for a while once its period is over (quiz
+        questions drawn and never answered, ended team rounds, knowledge gaps, also while recording is off,
+        conversation topics and Slack event ids); returns how many rows. Each kind is pruned on its own: one
+        that fails is tried again at the next pass and stops none of the others. Answer feedback has no
+        retention period: votes are kept."""
         now = datetime.now(UTC)
-        return (
-            self._prune("unanswered quiz questions", self.store.prune_unanswered,
-                        now - timedelta(days=self.settings.unanswered_retention_days))
-            + self._prune("team rounds", self.rounds.store.prune,
-                          now - timedelta(days=self.settings.round_retention_days))
-        )
+        kinds: dict[str, Callable[[], int]] = {
+            "unanswered quiz questions": lambda: self.store.prune_unanswered(
+                now - timedelta(days=self.settings.unanswered_retention_days)),
+            "team rounds": lambda: self.rounds.store.prune(now - timedelta(days=self.settings.round_retention_days)),
+            "knowledge gaps": self.gaps.prune,
+            "conversation topics": self.memory.prune,
+            "Slack event ids": lambda: self.store.prune_events(now - EVENT_MEMORY),
+        }
+        return sum(self._prune(kind, prune) for kind, prune in kinds.items())
 
     @staticmethod
-    def _prune(what: str, prune: Callable[[datetime], int], cutoff: datetime) -> int:
+    def _prune(kind: str, prune: Callable[[], int]) -> int:
         try:
-            pruned = prune(cutoff)
-        except StorageError as exc:  # only housekeeping: tried again at the next pass
-            log.warning("could not prune %s: %s", what, exc)
+            pruned = prune()
+        except Exception as exc:  # noqa: BLE001 - only housekeeping: the kind and the class, never data
+            log.warning("could not prune %s: %s", kind, exc.__class__.__name__)
             return 0
         if pruned:
-            log.info("pruned %s", what, extra={"count": pruned})
+            log.info("pruned %s", kind, extra={"count": pruned})
         return pruned
 
     @classmethod

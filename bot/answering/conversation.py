@@ -24,9 +24,7 @@ other follow-up takes both. `tests/eval/followups.jsonl` measures it (`eksbot ev
 
 from __future__ import annotations
 
-import logging
 import re
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -38,8 +36,6 @@ from bot.storage import Store
 from bot.text.markup import clean_question
 from bot.text.normalise import fold
 
-log = logging.getLogger(__name__)
-
 MAX_TURNS = 10  # earlier turns a caller may pass
 MAX_TURN_CHARS = 2000  # each, like a question
 CONTEXT_TURNS = 3  # the most recent earlier turns that are read
@@ -48,7 +44,6 @@ UNKNOWN_NAME_SPECIFICITY = 0.3  # a named thing this specific the knowledge neve
 CARRIED_WORDS = 8  # at most this many words of the earlier turns are carried over
 TOPIC_CHARS = 300  # the remembered topic of a conversation, at most
 MEMORY = timedelta(days=7)  # a conversation's topic is forgotten this long after its last answer
-PRUNE_EVERY = 3600.0  # seconds between two clean-ups of the remembered topics
 KNOWN_SHARE = 0.5  # a message most of whose words the knowledge never uses is about something else
 SHORT = 3  # content words: a message this short without a subject of its own leans on the earlier turns
 SHORT_WITH_POINTER = 5  # a message this short that points back ("it", "eso") leans on them too
@@ -170,12 +165,12 @@ class Conversation:
 
 class ConversationMemory:
     """What each conversation (a Slack thread, by an opaque id) is about: the content words of its last
-    answered reading, never the messages themselves, forgotten `MEMORY` after the last answer."""
+    answered reading, never the messages themselves, forgotten `MEMORY` after the last answer (never read
+    after that; deleted by `prune`, run by the services' hourly retention pass)."""
 
     def __init__(self, store: Store, *, clock: Callable[[], datetime] = lambda: datetime.now(UTC)) -> None:
         self.store = store
         self.clock = clock
-        self._next_prune = 0.0
 
     def earlier(self, conversation_id: str) -> list[str]:
         """The remembered topic as the earlier turn of the next message ([] when there is none)."""
@@ -193,12 +188,10 @@ class ConversationMemory:
             self.store.set_topic(conversation_id, reading.language, topic)
         else:
             self.store.touch_topic(conversation_id, reading.language)
-        if time.monotonic() >= self._next_prune:
-            self._next_prune = time.monotonic() + PRUNE_EVERY
-            try:
-                self.store.prune_topics(self.clock() - MEMORY)
-            except Exception as exc:  # noqa: BLE001 - only housekeeping
-                log.warning("could not forget old conversation topics: %s", exc.__class__.__name__)
+
+    def prune(self) -> int:
+        """Forget the topics of the conversations not answered in within `MEMORY`; returns how many."""
+        return self.store.prune_topics(self.clock() - MEMORY)
 
 
 def _points_back(analysis: Analysis) -> bool:

@@ -10,14 +10,12 @@ Three kinds of entries, straight from the answers:
 Near-identical entries count together: the same kind and language, and the same content words (stemmed,
 without stop words, in any order) or nearly the same (see `bot.storage.gap_records`). Nothing identifies
 who asked: no user id, no channel. Entries are kept `EKSBOT_GAPS_RETENTION_DAYS` days after they were
-last seen, and none are recorded with `EKSBOT_RECORD_GAPS=false`.
+last seen (`prune`, run by the services' hourly retention pass and by `eksbot gaps --prune`, also while
+recording is off), and none are recorded with `EKSBOT_RECORD_GAPS=false`.
 """
 
 from __future__ import annotations
 
-import logging
-import threading
-import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
@@ -31,11 +29,8 @@ from bot.text.tokens import word_terms
 if TYPE_CHECKING:  # types only: recording needs no model
     from bot.answering.assistant import Answer
 
-log = logging.getLogger(__name__)
-
 KEY_CHARS = 255
 TEXT_CHARS = 500  # a question is stored at most this long
-PRUNE_EVERY = 3600.0  # seconds between two clean-ups while recording
 
 
 def gap_key(text: str, lang: str) -> str:
@@ -52,7 +47,7 @@ def gap_key(text: str, lang: str) -> str:
 
 
 class KnowledgeGaps:
-    """Records gaps as answers are given, prunes old ones, and lists them, most frequent first."""
+    """Records gaps as answers are given and lists them, most frequent first; `prune` forgets old ones."""
 
     def __init__(self, store: Store, *, enabled: bool = True, retention_days: int = 90,
                  clock: Callable[[], datetime] = lambda: datetime.now(UTC)) -> None:
@@ -60,8 +55,6 @@ class KnowledgeGaps:
         self.enabled = enabled
         self.retention = timedelta(days=retention_days)
         self.clock = clock
-        self._next_prune = 0.0
-        self._lock = threading.Lock()
 
     def shows_gap(self, answer: Answer) -> bool:
         """Whether recording `answer` would record anything: a question not answered, or terms not covered."""
@@ -81,7 +74,6 @@ class KnowledgeGaps:
             for term in answer.uncovered:
                 self.store.add_gap(kind="uncovered", lang=answer.language, key=gap_key(term, answer.language),
                                    text=term, example=text, question=cited)
-        self._prune_now_and_then()
 
     def record_downvote(self, question: str, *, cited: int, lang: Lang) -> None:
         """An answer citing quiz question `cited` got 👎 (the question it answered, as read)."""
@@ -90,7 +82,6 @@ class KnowledgeGaps:
         text = _stored(question) or f"#{cited}"
         self.store.add_gap(kind="downvoted", lang=lang, key=f"#{cited} {gap_key(text, lang)}", text=text,
                            question=cited)
-        self._prune_now_and_then()
 
     def listing(self, *, limit: int = 50, kind: str | None = None) -> list[GapRecord]:
         """The gaps seen within the retention period, the most frequent first."""
@@ -99,16 +90,6 @@ class KnowledgeGaps:
     def prune(self) -> int:
         """Forget the gaps not seen within the retention period; returns how many."""
         return self.store.prune_gaps(self.clock() - self.retention)
-
-    def _prune_now_and_then(self) -> None:
-        with self._lock:
-            if time.monotonic() < self._next_prune:
-                return
-            self._next_prune = time.monotonic() + PRUNE_EVERY
-        try:
-            self.prune()
-        except Exception as exc:  # noqa: BLE001 - only housekeeping
-            log.warning("could not prune knowledge gaps: %s", exc.__class__.__name__)
 
 
 def _stored(question: str) -> str:

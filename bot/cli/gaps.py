@@ -1,7 +1,7 @@
 """`eksbot gaps`: the knowledge gaps, most frequent first, for whoever maintains the knowledge.
 
 Reads the database the settings name (no model is loaded). `--prune` first forgets the gaps not seen
-within EKSBOT_GAPS_RETENTION_DAYS (the server also does it while it records them).
+within EKSBOT_GAPS_RETENTION_DAYS (the server also does it every hour).
 """
 
 from __future__ import annotations

@@ -13,8 +13,6 @@ event, or the `app_mention` and `message` events of one message, on any replica)
 from __future__ import annotations
 
 import logging
-import time
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from slack_sdk.web.async_client import AsyncWebClient
@@ -31,8 +29,6 @@ from bot.text.markup import clean_question
 log = logging.getLogger(__name__)
 
 WORKING = "eyes"
-EVENT_MEMORY = timedelta(days=1)  # Slack stops redelivering an event long before this
-PRUNE_EVERY = 3600.0  # seconds between two clean-ups of the remembered event ids
 
 
 def conversation_id(team: str, channel: str, thread_ts: str) -> str:
@@ -48,7 +44,6 @@ def message_key(channel: str, ts: str) -> str:
 class AnswerListeners:
     def __init__(self, ctx: SlackContext) -> None:
         self.ctx = ctx
-        self._next_prune = 0.0
 
     async def on_mention(self, body: Body, event: dict[str, Any], client: AsyncWebClient) -> None:
         if event.get("bot_id") or event.get("subtype") or event.get("edited"):  # bots, edits, joins
@@ -145,20 +140,10 @@ class AnswerListeners:
     async def claim(self, services: Services, key: str) -> bool:
         """True when this process should answer the message; a database failure answers rather than drops."""
         try:
-            claimed = await services.run(services.store.claim_event, key)
+            return await services.run(services.store.claim_event, key)
         except Exception as exc:  # noqa: BLE001 - better a rare double answer than none
             log.warning("could not record the Slack event id: %s", exc.__class__.__name__)
             return True
-        if claimed and time.monotonic() >= self._next_prune:
-            self._next_prune = time.monotonic() + PRUNE_EVERY
-            await self._prune(services)
-        return claimed
-
-    async def _prune(self, services: Services) -> None:
-        try:
-            await services.run(services.store.prune_events, datetime.now(UTC) - EVENT_MEMORY)
-        except Exception as exc:  # noqa: BLE001 - only housekeeping
-            log.warning("could not forget old Slack event ids: %s", exc.__class__.__name__)
 
     async def _react(self, client: AsyncWebClient, method: str, channel: str, ts: str) -> bool:
         try:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import sqlalchemy as sa
 from sqlalchemy.engine import make_url
@@ -27,6 +27,7 @@ from bot.storage.tables import attempts, feedback, slack_events
 log = logging.getLogger(__name__)
 
 VOTES = ("up", "down")
+EVENT_MEMORY = timedelta(days=1)  # Slack event ids are kept this long: Slack stops redelivering long before
 COUNT_ROWS = {"preserve_rowcount": True}  # INSERT ... ON CONFLICT: did it change a row?
 
 
