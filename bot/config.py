@@ -33,72 +33,136 @@ class Settings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="EKSBOT_", extra="ignore", populate_by_name=True)
 
-    knowledge_dir: Path = Field(default_factory=lambda: _default_dir("knowledge"))
-    index_dir: Path = Field(default_factory=lambda: _default_dir("index"))
-    data_dir: Path = Field(default_factory=lambda: _default_dir("data"))
+    # The descriptions are the settings' documentation: scripts/settings_doc.py writes docs/settings.md from them.
+    knowledge_dir: Path = Field(
+        default_factory=lambda: _default_dir("knowledge"), description="Knowledge files (`*.md`)."
+    )
+    index_dir: Path = Field(
+        default_factory=lambda: _default_dir("index"),
+        description="Built index artifacts (with an ONNX backend, also the model's export: `onnx/` or `onnx-int8/`).",
+    )
+    data_dir: Path = Field(
+        default_factory=lambda: _default_dir("data"), description="Where the default SQLite database lives."
+    )
     embedding_model: str = Field(
         default="all-MiniLM-L6-v2",
-        description="Sentence-transformers model: a name or a path. The default is the bundled copy.",
+        description="Sentence-transformers model: a name or a directory. The default is the bundled copy; with a "
+        "model hub, set `HF_HUB_OFFLINE=0` to pick another.",
     )
     embedding_backend: Literal["onnx", "onnx-int8", "torch"] = Field(
         default="onnx",
-        description="What runs the model when serving: ONNX Runtime (fp32, or int8 weights) or PyTorch. The ONNX "
-        "backends read an export of the model kept next to the index and never import PyTorch.",
+        description="What runs the model: `onnx` (ONNX Runtime, fp32), `onnx-int8` (int8 weights: faster, but it "
+        "moves some evaluation figures) or `torch` (sentence-transformers on PyTorch; needs the build tools). The "
+        "ONNX backends read an export of the model kept next to the index and never import PyTorch. Changing it "
+        "rebuilds the index.",
     )
-    auto_rebuild: bool = Field(default=True, description="Rebuild a stale index at start instead of failing.")
+    auto_rebuild: bool = Field(
+        default=True,
+        description="Rebuild a missing or stale index at start; `false`: refuse to start with a clear message.",
+    )
     abstain_threshold: float | None = Field(
         default=None, ge=0.0, le=1.0,
-        description="Below this confidence the bot says it does not know (default: the calibrated model's).",
+        description="Below this confidence (a probability) the bot says it does not know (default: the calibrated "
+        "model's, 0.5).",
     )
-    max_question_chars: int = Field(default=2000, ge=10)
-    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    max_question_chars: int = Field(default=2000, ge=10, description="Longest question accepted.")
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(
+        default="INFO",
+        description="Logs go to stderr, one line per request (route, status, duration, answered or abstained).",
+    )
     log_format: LogFormat = Field(
-        default="auto", description="Log lines as JSON or readable text; auto: text on a terminal, else JSON."
+        default="auto",
+        description="`json`: one JSON object per line (for log collectors); `text`: readable lines (time, level, "
+        "logger, message, `key=value`); `auto`: text on a terminal, JSON otherwise.",
     )
-    log_questions: bool = Field(default=False, description="Log question text (off: privacy).")
+    log_questions: bool = Field(
+        default=False, description="Also log the question text (off by default: questions may be private)."
+    )
 
-    api_tokens_raw: SecretStr = Field(default=SecretStr(""), validation_alias=AliasChoices("EKSBOT_API_TOKENS"))
-    rate_limit: int = Field(default=600, ge=0, description="Requests per minute per client; 0 turns it off.")
-    max_body_bytes: int = Field(default=64 * 1024, ge=1024)
-    body_timeout: float = Field(default=10.0, gt=0, description="Seconds a client has to send a request's body.")
+    api_tokens_raw: SecretStr = Field(
+        default=SecretStr(""), validation_alias=AliasChoices("EKSBOT_API_TOKENS"),
+        description="Comma-separated; when set, `/v1/*` needs `Authorization: Bearer <token>`. An entry "
+        "`TOKEN:user=ID`, `TOKEN:team=ID` or `TOKEN:team=ID:user=ID` acts only for that user or team (403 "
+        "otherwise; the team is its default), so one token cannot play as everyone on the leaderboard. "
+        "`GET /v1/admin/gaps` always needs one.",
+    )
+    rate_limit: int = Field(
+        default=600, ge=0,
+        description="Requests per minute per token or address on `/v1/*` (per replica); `0` turns it off.",
+    )
+    max_body_bytes: int = Field(
+        default=64 * 1024, ge=1024, description="Largest request body accepted (413 beyond)."
+    )
+    body_timeout: float = Field(
+        default=10.0, gt=0, description="Seconds a client has to send a request's body (408 beyond)."
+    )
 
-    database_url: str = Field(default="", validation_alias=AliasChoices("DATABASE_URL", "EKSBOT_DATABASE_URL"))
+    database_url: str = Field(
+        default="", validation_alias=AliasChoices("DATABASE_URL", "EKSBOT_DATABASE_URL"),
+        description="The database (SQLAlchemy URL); unset: an SQLite file in the data directory. "
+        "`postgresql+psycopg://user:pass@host/db` for several replicas.",
+    )
     migrate_on_start: bool = Field(
-        default=True, description="Run database migrations at start (off when a release job runs them)."
+        default=True,
+        description="Apply database migrations when the server starts (`false` when a release job runs them, as "
+        "the Helm chart does).",
     )
     default_lang: Lang = Field(
         default_factory=lambda: locale_lang(os.environ),
-        description="Language when nothing tells; unset: the locale's (LANG...): es for es_*, else en.",
+        description="Language when a request does not tell (`/quiz` alone, `eksbot quiz`); unset: `es` when the "
+        "locale (`LC_ALL`, else `LC_MESSAGES`, else `LANG`) is `es_*`, else `en`. The Helm chart sets `es` "
+        "(`config.defaultLang`).",
     )
     admins_raw: str = Field(default="", validation_alias=AliasChoices("EKSBOT_ADMINS"),
-                            description="Comma-separated Slack user ids of the admins: they see the knowledge gaps "
-                                        "on their Home and may end any team round.")
-    record_gaps: bool = Field(default=True, description="Record knowledge gaps (no user ids are stored).")
+                            description="Comma-separated Slack user ids (`U0123ABC`) of the admins: they see the "
+                                        "knowledge gaps and the hardest quiz questions on their Home, and may end "
+                                        "any team round and change any round schedule.")
+    record_gaps: bool = Field(
+        default=True, description="Record knowledge gaps (no user ids are stored); `false`: none are recorded."
+    )
     gaps_retention_days: int = Field(default=90, ge=1, le=3650,
-                                     description="Days a knowledge gap is kept after it was last seen.")
+                                     description="A knowledge gap not seen for this many days is forgotten.")
     slack_thread_replies: bool = Field(
-        default=False, description="Answer replies in the bot's threads without a mention (needs channels:history)."
+        default=False,
+        description="Answer replies in the bot's threads without a mention (needs the thread-replies manifest, "
+        "with `channels:history`).",
     )
     unanswered_retention_days: int = Field(
-        default=30, ge=1, description="Quiz questions drawn and never answered are forgotten after this many days."
+        default=30, ge=1,
+        description="Quiz questions drawn and never answered are forgotten after this many days (checked hourly).",
     )
     round_retention_days: int = Field(
         default=180, ge=1, le=3650,
-        description="Team rounds that ended this many days ago are forgotten with who answered what (the answers "
-                    "still count in each person's stats).",
+        description="Team rounds that ended this many days ago are forgotten with who answered what (checked "
+                    "hourly; the answers still count in each person's stats and reviews).",
     )
-    timezone: str = Field(default="UTC", description="Time zone of weekly round schedules (an IANA name).")
+    timezone: str = Field(
+        default="UTC",
+        description="Time zone of weekly round schedules that do not name one (an IANA name such as "
+        "`Europe/Madrid`).",
+    )
     rounds_poll_seconds: float = Field(
         default=2.0, gt=0, le=60, description="How often each process looks for rounds to post, update or reveal."
     )
 
-    slack_bot_token: SecretStr | None = Field(default=None, validation_alias=AliasChoices("SLACK_BOT_TOKEN"))
-    slack_signing_secret: SecretStr | None = Field(
-        default=None, validation_alias=AliasChoices("SLACK_SIGNING_SECRET")
+    slack_bot_token: SecretStr | None = Field(
+        default=None, validation_alias=AliasChoices("SLACK_BOT_TOKEN"),
+        description="The bot's token (`xoxb-...`). With `SLACK_SIGNING_SECRET` too, Slack is on at "
+        "`POST /slack/events`; with `SLACK_APP_TOKEN`, `eksbot slack --socket` runs it in Socket Mode.",
     )
-    slack_app_token: SecretStr | None = Field(default=None, validation_alias=AliasChoices("SLACK_APP_TOKEN"))
+    slack_signing_secret: SecretStr | None = Field(
+        default=None, validation_alias=AliasChoices("SLACK_SIGNING_SECRET"),
+        description="The app's signing secret (HTTP mode): every request to `POST /slack/events` is checked "
+        "against it.",
+    )
+    slack_app_token: SecretStr | None = Field(
+        default=None, validation_alias=AliasChoices("SLACK_APP_TOKEN"),
+        description="App-level token (`xapp-...`, scope `connections:write`) for Socket Mode "
+        "(`eksbot slack --socket`).",
+    )
     slack_api_url: str = Field(
-        default="https://slack.com/api/", validation_alias=AliasChoices("SLACK_API_URL", "EKSBOT_SLACK_API_URL")
+        default="https://slack.com/api/", validation_alias=AliasChoices("SLACK_API_URL", "EKSBOT_SLACK_API_URL"),
+        description="Slack Web API base URL (GovSlack, tests).",
     )
 
     @field_validator("slack_bot_token", "slack_signing_secret", "slack_app_token", mode="before")
