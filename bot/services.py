@@ -1,5 +1,5 @@
-"""Everything a surface needs, built once from the settings: the assistant, storage and quiz engine, and
-the one thread all model work runs on.
+"""Everything a surface needs, built once from the settings: the assistant, the stores (one per concern, over
+one database: `stores.quiz`, `stores.events`, ...), the quiz engine, and the one thread all model work runs on.
 
 Answering needs only the model and index: the database is opened beside it, retried with backoff until it
 answers (`database`), so questions are answered while the database is down or still starting.
@@ -29,9 +29,8 @@ from bot.home import HomeView, home_view
 from bot.lang import Lang
 from bot.quiz import QuizEngine
 from bot.rounds import Rounds, Schedules
-from bot.storage import RoundStore, Store
+from bot.storage import EVENT_MEMORY, Database, Stores
 from bot.storage.startup import DatabaseStartup
-from bot.storage.store import EVENT_MEMORY
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +51,7 @@ class Asked:
 class Services:
     settings: Settings
     assistant: Assistant
-    store: Store
+    stores: Stores
     quiz: QuizEngine
     model: ModelThread
     batcher: AnswerBatcher
@@ -65,10 +64,10 @@ class Services:
     memory: ConversationMemory = field(init=False)
 
     def __post_init__(self) -> None:
-        self.gaps = KnowledgeGaps(self.store, enabled=self.settings.record_gaps,
+        self.gaps = KnowledgeGaps(self.stores.gaps, enabled=self.settings.record_gaps,
                                   retention_days=self.settings.gaps_retention_days)
         self.conversation = Conversation(self.assistant)
-        self.memory = ConversationMemory(self.store)
+        self.memory = ConversationMemory(self.stores.topics)
 
     @classmethod
     def load(cls, settings: Settings, *, embedder: Embedder | None = None) -> Services:
@@ -80,9 +79,9 @@ class Services:
     @classmethod
     def starting(cls, settings: Settings, assistant: Assistant) -> Services:
         """The services over a loaded assistant, the database being opened in the background."""
-        store = Store(settings.database_url)
-        services = cls.assemble(settings, assistant, store,
-                                database=DatabaseStartup(store, migrate=settings.migrate_on_start))
+        database = Database(settings.database_url)
+        services = cls.assemble(settings, assistant, database,
+                                startup=DatabaseStartup(database, migrate=settings.migrate_on_start))
         threading.Thread(target=services._database_thread, name="database", daemon=True).start()
         return services
 
@@ -104,12 +103,12 @@ class Services:
         retention period: votes are kept."""
         now = datetime.now(UTC)
         kinds: dict[str, Callable[[], int]] = {
-            "unanswered quiz questions": lambda: self.store.prune_unanswered(
+            "unanswered quiz questions": lambda: self.stores.quiz.prune_unanswered(
                 now - timedelta(days=self.settings.unanswered_retention_days)),
-            "team rounds": lambda: self.rounds.store.prune(now - timedelta(days=self.settings.round_retention_days)),
+            "team rounds": lambda: self.stores.rounds.prune(now - timedelta(days=self.settings.round_retention_days)),
             "knowledge gaps": self.gaps.prune,
             "conversation topics": self.memory.prune,
-            "Slack event ids": lambda: self.store.prune_events(now - EVENT_MEMORY),
+            "Slack event ids": lambda: self.stores.events.prune(now - EVENT_MEMORY),
         }
         return sum(self._prune(kind, prune) for kind, prune in kinds.items())
 
@@ -125,20 +124,20 @@ class Services:
         return pruned
 
     @classmethod
-    def assemble(cls, settings: Settings, assistant: Assistant, store: Store, *,
-                 database: DatabaseStartup | None = None, clock: Callable[[], datetime] | None = None) -> Services:
-        """The services over a loaded assistant and a store; without `database`, the store is taken as opened.
-        `clock` (tests) tells the quiz and the rounds what time it is."""
+    def assemble(cls, settings: Settings, assistant: Assistant, database: Database, *,
+                 startup: DatabaseStartup | None = None, clock: Callable[[], datetime] | None = None) -> Services:
+        """The services over a loaded assistant and the stores over `database`; without `startup`, the
+        database is taken as opened. `clock` (tests) tells the quiz and the rounds what time it is."""
         model = ModelThread()
-        quiz = QuizEngine(assistant.knowledge, store, topics=_TopicsOnModelThread(assistant, model))
+        stores = Stores(database)
+        quiz = QuizEngine(assistant.knowledge, stores.quiz, topics=_TopicsOnModelThread(assistant, model))
         if clock is not None:
             quiz.clock = clock
-        round_store = RoundStore(store)
-        rounds = Rounds(quiz, round_store, clock=quiz.clock)
-        return cls(settings=settings, assistant=assistant, store=store, quiz=quiz, model=model,
+        rounds = Rounds(quiz, stores.rounds, clock=quiz.clock)
+        return cls(settings=settings, assistant=assistant, stores=stores, quiz=quiz, model=model,
                    batcher=AnswerBatcher(assistant, model), rounds=rounds,
-                   schedules=Schedules(rounds, round_store, timezone=settings.timezone),
-                   database=database or DatabaseStartup(store, migrate=False, ready=True))
+                   schedules=Schedules(rounds, stores.rounds, timezone=settings.timezone),
+                   database=startup or DatabaseStartup(database, migrate=False, ready=True))
 
     async def answer(self, question: str, lang: str | None = None) -> Answer:
         """The assistant's answer, computed together with the questions asked meanwhile. Bad input
@@ -189,12 +188,12 @@ class Services:
     def check_database(self) -> None:
         """Raise StorageUnavailableError unless the database has been opened and takes a write now."""
         self.database.require()
-        self.store.check_writable()
+        self.stores.database.check_writable()
 
     def close(self) -> None:
         self._stop.set()
         self.model.close()
-        self.store.close()
+        self.stores.database.close()
 
 
 class _TopicsOnModelThread:

@@ -56,9 +56,10 @@ def wait_ready(base: str, timeout: float = 60, *, database: bool = False) -> Non
 
 
 def client_for(settings: Any, services: Any, **overrides: object) -> TestClient:
-    """The application over `services` (its assistant and store), with settings changed by `overrides`."""
+    """The application over `services` (its assistant and database), with settings changed by `overrides`."""
     from bot.api import create_app
     from bot.services import Services
 
     settings = settings.model_copy(update=overrides)
-    return TestClient(create_app(settings, services=Services.assemble(settings, services.assistant, services.store)))
+    assembled = Services.assemble(settings, services.assistant, services.stores.database)
+    return TestClient(create_app(settings, services=assembled))

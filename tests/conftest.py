@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from bot.answering.assistant import Assistant
     from bot.embedding.embedder import Embedder
     from bot.services import Services
-    from bot.storage import Store
+    from bot.storage import Stores
     from tests.fakes import FakeEmbedder
     from tests.round_helpers import Kit
 
@@ -159,18 +159,18 @@ def services(settings: Settings, fake_assistant: Assistant) -> Iterator[Services
 def services_without_database(settings: Settings, fake_assistant: Assistant) -> Iterator[Services]:
     """The services with a database that cannot be reached (PostgreSQL on a port where nothing listens)."""
     from bot.services import Services
-    from bot.storage import Store
+    from bot.storage import Database
 
-    built = Services.assemble(settings, fake_assistant, Store(UNREACHABLE_DATABASE))
+    built = Services.assemble(settings, fake_assistant, Database(UNREACHABLE_DATABASE))
     yield built
     built.close()
 
 
 def _services(settings: Settings, assistant: Assistant) -> Iterator[Services]:
     from bot.services import Services
-    from bot.storage import open_store
+    from bot.storage import open_database
 
-    built = Services.assemble(settings, assistant, open_store(settings))
+    built = Services.assemble(settings, assistant, open_database(settings))
     yield built
     built.close()
 
@@ -217,13 +217,13 @@ def db_url(request: pytest.FixtureRequest, sqlite_url: str) -> str:
 
 
 @pytest.fixture
-def store(db_url: str, clock: Clock) -> Iterator[Store]:
-    """A migrated store on `db_url`, with the test's clock."""
-    from bot.storage import Store
+def store(db_url: str, clock: Clock) -> Iterator[Stores]:
+    """The stores over a migrated database on `db_url`, with the test's clock."""
+    from bot.storage import Database, Stores
 
-    opened = Store(db_url, clock=clock)
+    opened = Database(db_url, clock=clock)
     opened.upgrade()
-    yield opened
+    yield Stores(opened)
     opened.close()
 
 

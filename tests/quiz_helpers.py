@@ -83,10 +83,10 @@ def wrong_letter(prompt: QuizPrompt | Mapping[str, Any]) -> str:
 def answer_worker(url: str, user: str, attempts: list[tuple[str, str]], barrier: Any, results: Any) -> None:
     """Answer each (attempt id, letter) right after the other process is ready to answer it too."""
     from bot.quiz import QuizEngine
-    from bot.storage import Store
+    from bot.storage import Database, QuizStore
 
-    store = Store(url)
-    engine = QuizEngine(knowledge(), store)
+    store = Database(url)
+    engine = QuizEngine(knowledge(), QuizStore(store))
     try:
         for attempt_id, letter in attempts:
             barrier.wait(timeout=60)
@@ -99,13 +99,13 @@ def answer_worker(url: str, user: str, attempts: list[tuple[str, str]], barrier:
 
 
 def claim_worker(url: str, event_ids: list[str], barrier: Any, results: Any) -> None:
-    from bot.storage import Store
+    from bot.storage import Database, EventStore
 
-    store = Store(url)
+    store = Database(url)
     try:
         for event_id in event_ids:
             barrier.wait(timeout=60)
-            results.put((event_id, store.claim_event(event_id)))
+            results.put((event_id, EventStore(store).claim(event_id)))
     except Exception as exc:  # noqa: BLE001
         results.put(("error", repr(exc)))
     finally:
@@ -114,9 +114,9 @@ def claim_worker(url: str, event_ids: list[str], barrier: Any, results: Any) -> 
 
 def upgrade_worker(url: str, barrier: Any, results: Any) -> None:
     """Migrate the database at the same moment as the other process (replicas starting together)."""
-    from bot.storage import Store
+    from bot.storage import Database
 
-    store = Store(url)
+    store = Database(url)
     try:
         barrier.wait(timeout=60)
         store.upgrade()

@@ -13,27 +13,27 @@ from bot.errors import ChannelError
 from bot.quiz import QuizEngine
 from bot.quiz.engine import letters
 from bot.rounds import Reveal, Rounds, RoundView, Schedules
-from bot.storage import RoundRecord, RoundStore, Store
+from bot.storage import Database, QuizStore, RoundRecord, RoundStore
 from tests.quiz_helpers import Clock, knowledge
 
 
 @dataclass
 class Kit:
-    store: Store
+    store: QuizStore
     rounds: Rounds
     schedules: Schedules
 
     def close(self) -> None:
-        self.store.close()
+        self.store.database.close()
 
 
 def kit(url: str, clock: Clock, *, seed: int = 7, owner: str | None = None, timezone: str = "UTC") -> Kit:
     """Rounds and schedules on their own connection to `url` (one per process or replica in a test)."""
-    store = Store(url, clock=clock)
-    store.upgrade()
-    quiz = QuizEngine(knowledge(), store, clock=clock, rng=random.Random(seed))
-    rounds = Rounds(quiz, RoundStore(store), clock=clock, rng=random.Random(seed), owner=owner)
-    return Kit(store, rounds, Schedules(rounds, RoundStore(store), timezone=timezone))
+    database = Database(url, clock=clock)
+    database.upgrade()
+    quiz = QuizEngine(knowledge(), QuizStore(database), clock=clock, rng=random.Random(seed))
+    rounds = Rounds(quiz, RoundStore(database), clock=clock, rng=random.Random(seed), owner=owner)
+    return Kit(quiz.store, rounds, Schedules(rounds, RoundStore(database), timezone=timezone))
 
 
 def letter_for(record: RoundRecord, position: int, *, right: bool = True) -> str:
@@ -88,9 +88,9 @@ def round_server(settings: Any, assistant: Any, url: str, fake: Any, clock: Cloc
     configured = slack_settings(settings, fake).model_copy(update={
         "rounds_poll_seconds": poll, "admins_raw": admins, "database_url": url,
     })
-    store = Store(url, clock=clock)
-    store.upgrade()
-    services = Services.assemble(configured, assistant, store, clock=clock)
+    database = Database(url, clock=clock)
+    database.upgrade()
+    services = Services.assemble(configured, assistant, database, clock=clock)
     try:
         with serve(create_app(configured, services=services), fake) as sender:
             yield sender

@@ -433,7 +433,7 @@ def bot_server(settings: Any, services: Any, fake: FakeSlack) -> Iterator[SlackS
     from bot.services import Services
 
     configured = slack_settings(settings, fake)
-    app = create_app(configured, services=Services.assemble(configured, services.assistant, services.store))
+    app = create_app(configured, services=Services.assemble(configured, services.assistant, services.stores.database))
     with serve(app, fake) as sender:
         yield sender
 

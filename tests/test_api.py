@@ -24,7 +24,8 @@ EFA_EN = "How do I request EFA devices in a pod spec?"
 
 def make_client(settings: Settings, services: Services, **overrides: object) -> TestClient:
     settings = settings.model_copy(update=overrides)
-    return TestClient(create_app(settings, services=Services.assemble(settings, services.assistant, services.store)))
+    assembled = Services.assemble(settings, services.assistant, services.stores.database)
+    return TestClient(create_app(settings, services=assembled))
 
 
 @pytest.fixture

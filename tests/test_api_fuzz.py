@@ -41,7 +41,7 @@ def operations_of(app: FastAPI) -> list[Any]:
 def app(settings: Settings, services: Services, fake: FakeSlack) -> FastAPI:
     secured = slack_settings(settings, fake).model_copy(
         update={"rate_limit": 0, "api_tokens_raw": SecretStr("fuzz-token")})
-    return create_app(secured, services=Services.assemble(secured, services.assistant, services.store))
+    return create_app(secured, services=Services.assemble(secured, services.assistant, services.stores.database))
 
 
 def test_no_operation_answers_5xx_and_200s_match_the_schema(app: FastAPI) -> None:

@@ -154,7 +154,8 @@ def test_a_token_bound_to_a_user_or_team_cannot_play_as_anyone_else(settings: Se
 
     scoped = settings.model_copy(update={"api_tokens_raw": SecretStr(
         "alice-token:user=alice, team-token:team=platform, both-token:team=platform:user=bob, admin-token")})
-    client = TestClient(create_app(scoped, services=Services.assemble(scoped, services.assistant, services.store)))
+    client = TestClient(create_app(scoped, services=Services.assemble(scoped, services.assistant,
+                                                                      services.stores.database)))
 
     def as_(token: str) -> dict[str, str]:
         return {"Authorization": f"Bearer {token}"}

@@ -17,7 +17,7 @@ from bot.errors import InputError
 from bot.knowledge import load_knowledge
 from bot.retrieval.artifacts import load_index
 from bot.services import Services
-from bot.storage import open_store
+from bot.storage import open_database
 from tests.conftest import KNOWLEDGE
 from tests.fakes import FakeEmbedder
 
@@ -126,7 +126,7 @@ def test_model_work_asked_from_the_model_thread_runs_there_directly(model: Model
 def test_only_free_text_quiz_topics_use_the_model_and_on_its_thread(
     settings: Settings, counted: Assistant, fake_embedder: FakeEmbedder
 ) -> None:
-    services = Services.assemble(settings, counted, open_store(settings))
+    services = Services.assemble(settings, counted, open_database(settings))
     try:
         named = asyncio.run(services.run(services.quiz.next_question, "ana", topic="karpenter", lang="en"))
         assert named.topic == "Karpenter" and fake_embedder.calls == []

@@ -19,7 +19,7 @@ from bot.config import Settings
 from bot.errors import ConfigError
 from bot.logs import JsonFormatter, TextFormatter
 from bot.services import Services
-from bot.storage import Store
+from bot.storage import Database
 from bot.storage.migrate import head_revision
 from tests.cli_helpers import run
 from tests.conftest import UNREACHABLE_DATABASE
@@ -105,7 +105,7 @@ def test_the_quiz_does_not_migrate_when_migrations_are_off(
     monkeypatch.setenv("EKSBOT_MIGRATE_ON_START", "false")
     code, _out, err = run(["quiz", "--lang", "en", "--topic", "karpenter"], capsys)
     assert code == 1 and err.startswith("eksbot: database error: ") and "no such table" in err
-    with Store(url) as store:
+    with Database(url) as store:
         assert store.revision() is None  # left as it was, for the release job to migrate
 
 

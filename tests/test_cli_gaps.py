@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from bot.cli.main import main
-from bot.storage import Store
+from bot.storage import Database, GapStore
 from tests.conftest import UNREACHABLE_DATABASE
 
 
@@ -24,13 +24,14 @@ def database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     """A migrated database with one gap seen twice today, one uncovered term, and one of 100 days ago."""
     url = f"sqlite:///{tmp_path / 'eksbot.db'}"
     monkeypatch.setenv("DATABASE_URL", url)
-    with Store(url, clock=lambda: datetime.now(UTC) - timedelta(days=100)) as old:
+    with Database(url, clock=lambda: datetime.now(UTC) - timedelta(days=100)) as old:
         old.upgrade()
-        old.add_gap(kind="unanswered", lang="en", key="ray serv", text="How do I use Ray Serve?")
-    with Store(url) as store:
+        GapStore(old).add(kind="unanswered", lang="en", key="ray serv", text="How do I use Ray Serve?")
+    with Database(url) as database:
+        store = GapStore(database)
         for _ in range(2):
-            store.add_gap(kind="unanswered", lang="es", key="paell recet", text="¿Receta de paella?")
-        store.add_gap(kind="uncovered", lang="en", key="pytorchjob", text="PyTorchJob",
+            store.add(kind="unanswered", lang="es", key="paell recet", text="¿Receta de paella?")
+        store.add(kind="uncovered", lang="en", key="pytorchjob", text="PyTorchJob",
                       example="MPIJob or PyTorchJob?", question=13)
     return url
 
@@ -51,8 +52,8 @@ def test_gaps_as_a_table_and_pruning(database: str, capsys: pytest.CaptureFixtur
     assert code == 0, err
     assert "paella" in out and "PyTorchJob" in out and "Ray Serve" not in out
     assert "1 gap(s) past the retention period forgotten" in out
-    with Store(database) as store:
-        assert [g.text for g in store.gaps(since=datetime(2000, 1, 1, tzinfo=UTC), limit=10)] == [
+    with Database(database) as opened:
+        assert [g.text for g in GapStore(opened).listing(since=datetime(2000, 1, 1, tzinfo=UTC), limit=10)] == [
             "¿Receta de paella?", "PyTorchJob"]
 
 

@@ -222,7 +222,7 @@ def test_a_read_only_data_directory_gives_503_and_recovers(
     with quiz_on(settings, fake_assistant, small_disk, "hugo") as client:
         # Linux makes a mount read-only only when no file on it is open for writing: the pooled SQLite
         # connections are closed first (as after an idle spell); the next ones find the directory read-only.
-        client.app.state.services.store.engine.dispose()  # type: ignore[attr-defined]
+        client.app.state.services.stores.database.engine.dispose()  # type: ignore[attr-defined]
         _mount("-o", "remount,ro", str(small_disk))
         assert_fault_then_recovery(client, "hugo", lambda: _mount("-o", "remount,rw", str(small_disk)))
 
@@ -250,14 +250,14 @@ def test_the_server_prunes_unanswered_quiz_questions_once_the_database_is_open(
 ) -> None:
     from datetime import UTC, datetime, timedelta
 
-    from bot.storage import AttemptRecord, RoundStore, Store
+    from bot.storage import AttemptRecord, Database, QuizStore, RoundStore
     from tests.quiz_helpers import Clock
     from tests.round_helpers import RecordingPublisher, kit
     from tests.test_rounds import work
 
-    with Store(sqlite_url) as store:
+    with Database(sqlite_url) as store:
         store.upgrade()
-        store.create_attempt(AttemptRecord(
+        QuizStore(store).create_attempt(AttemptRecord(
             id="forgotten", team="T1", user="U1", doc_id="quiz", question=1, lang="en", option_order=("A", "B"),
             created_at=datetime.now(UTC) - timedelta(days=31)))
         clock = Clock(datetime.now(UTC) - timedelta(days=200))  # a team round played 200 days ago
@@ -269,5 +269,5 @@ def test_the_server_prunes_unanswered_quiz_questions_once_the_database_is_open(
         k.close()
         with serving(settings, fake_assistant, database_url=sqlite_url, unanswered_retention_days=30,
                      round_retention_days=180):
-            wait_for(lambda: store.get_attempt("forgotten") is None, 10)
+            wait_for(lambda: QuizStore(store).get_attempt("forgotten") is None, 10)
             wait_for(lambda: RoundStore(store).get(record.id) is None, 10)

@@ -10,7 +10,7 @@ import sqlalchemy as sa
 from bot.answering.assistant import Answer
 from bot.answering.knowledge_gaps import KnowledgeGaps, gap_key
 from bot.knowledge.citations import Citation
-from bot.storage import Store
+from bot.storage import Stores
 from tests.quiz_helpers import Clock
 
 SLURM = Citation(question=13, title="slotsPerWorker", excerpt="", snippet=None, source="quiz.en.md", score=1.0)
@@ -24,11 +24,11 @@ def partial(*terms: str) -> Answer:
     return Answer(answered=True, language="en", text="...", citations=[SLURM], uncovered=list(terms))
 
 
-def gaps_of(store: Store, clock: Clock, **options: object) -> KnowledgeGaps:
-    return KnowledgeGaps(store, clock=clock, **options)  # type: ignore[arg-type]
+def gaps_of(store: Stores, clock: Clock, **options: object) -> KnowledgeGaps:
+    return KnowledgeGaps(store.gaps, clock=clock, **options)  # type: ignore[arg-type]
 
 
-def test_near_identical_questions_count_together_per_language(store: Store, clock: Clock) -> None:
+def test_near_identical_questions_count_together_per_language(store: Stores, clock: Clock) -> None:
     gaps = gaps_of(store, clock)
     gaps.record_answer("How do I configure Ray Train for multi-node GPU training?", unanswered())
     clock.advance(minutes=5)
@@ -45,7 +45,7 @@ def test_near_identical_questions_count_together_per_language(store: Store, cloc
     assert top.last_seen == clock.now and top.first_seen == clock.now - timedelta(minutes=5)
 
 
-def test_uncovered_terms_of_partial_answers_and_downvotes_go_in(store: Store, clock: Clock) -> None:
+def test_uncovered_terms_of_partial_answers_and_downvotes_go_in(store: Stores, clock: Clock) -> None:
     gaps = gaps_of(store, clock)
     gaps.record_answer("MPIJob or PyTorchJob for 8 GPUs per node?", partial("PyTorchJob"))
     gaps.record_answer("Is a PyTorchJob better than slotsPerWorker?", partial("PyTorchJob"))
@@ -62,16 +62,16 @@ def test_uncovered_terms_of_partial_answers_and_downvotes_go_in(store: Store, cl
     assert (by_kind["downvoted"].count, by_kind["downvoted"].question) == (2, 13)
 
 
-def test_nothing_identifies_who_asked(store: Store, clock: Clock) -> None:
+def test_nothing_identifies_who_asked(store: Stores, clock: Clock) -> None:
     gaps_of(store, clock).record_answer("<@U12345> how do I use a PyTorchJob?", unanswered())
-    with store.engine.connect() as conn:
+    with store.database.engine.connect() as conn:
         columns = {c["name"] for c in sa.inspect(conn).get_columns("knowledge_gaps")}
         rows = [dict(r._mapping) for r in conn.execute(sa.text("SELECT * FROM knowledge_gaps"))]
     assert not {c for c in columns if "user" in c or "team" in c or "channel" in c}
     assert "U12345" not in str(rows) and rows[0]["text"] == "how do I use a PyTorchJob?"
 
 
-def test_gaps_are_kept_for_the_retention_period_only(store: Store, clock: Clock) -> None:
+def test_gaps_are_kept_for_the_retention_period_only(store: Stores, clock: Clock) -> None:
     gaps = gaps_of(store, clock, retention_days=30)
     gaps.record_answer("How do I use a PyTorchJob?", unanswered())
     clock.advance(days=20)
@@ -79,14 +79,14 @@ def test_gaps_are_kept_for_the_retention_period_only(store: Store, clock: Clock)
     clock.advance(days=15)  # the first is 35 days old, the second 15
     assert [g.text for g in gaps.listing()] == ["What is Ray Train?"]  # never shown past retention
     assert gaps.prune() == 1
-    with store.engine.connect() as conn:
+    with store.database.engine.connect() as conn:
         assert conn.execute(sa.text("SELECT count(*) FROM knowledge_gaps")).scalar() == 1
     gaps.record_answer("How do I use a PyTorchJob?", unanswered())  # seen again: a new group
     assert {(g.text, g.count) for g in gaps.listing()} == {("What is Ray Train?", 1),
                                                            ("How do I use a PyTorchJob?", 1)}
 
 
-def test_recording_can_be_turned_off(store: Store, clock: Clock) -> None:
+def test_recording_can_be_turned_off(store: Stores, clock: Clock) -> None:
     gaps = gaps_of(store, clock, enabled=False)
     gaps.record_answer("How do I use a PyTorchJob?", unanswered())
     gaps.record_answer("MPIJob or PyTorchJob?", partial("PyTorchJob"))

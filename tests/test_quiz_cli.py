@@ -15,7 +15,7 @@ from rich.console import Console
 
 from bot.cli.quiz import names_a_topic, parse_answer, run
 from bot.quiz import QuizEngine, TopicMatcher
-from bot.storage import Store
+from bot.storage import Database, QuizStore, Stores
 from tests.quiz_helpers import DOC, Clock, knowledge, wrong_letter
 
 # The command as `eksbot` will run it: a parser with the `quiz` subcommand registered.
@@ -36,8 +36,8 @@ def db_url(sqlite_url: str) -> str:
 
 
 @pytest.fixture
-def engine(store: Store, clock: Clock) -> QuizEngine:
-    return QuizEngine(knowledge(), store, clock=clock, rng=random.Random(5))
+def engine(store: Stores, clock: Clock) -> QuizEngine:
+    return QuizEngine(knowledge(), store.quiz, clock=clock, rng=random.Random(5))
 
 
 def scripted(lines: list[str], prompts: list[str]) -> Callable[[str], str]:
@@ -59,7 +59,7 @@ def console() -> tuple[Console, io.StringIO]:
     return Console(file=out, width=120, color_system=None, force_terminal=False), out
 
 
-def test_answer_one_question_see_the_result_and_stats_then_quit(engine: QuizEngine, store: Store) -> None:
+def test_answer_one_question_see_the_result_and_stats_then_quit(engine: QuizEngine, store: Stores) -> None:
     term, out = console()
     prompts: list[str] = []
     code = run(engine, term, scripted(["", "Z", "a?", "s", "q", "never read"], prompts), user="tester")
@@ -67,7 +67,7 @@ def test_answer_one_question_see_the_result_and_stats_then_quit(engine: QuizEngi
     assert code == 0
     assert prompts == ["Your answer > "] * 5  # empty line, Z refused, then the answer, stats, quit
 
-    [attempt] = store.answered_attempts(user="tester")
+    [attempt] = store.quiz.answered_attempts(user="tester")
     question = knowledge().question(DOC, attempt.question, "en")
     assert question.title.split()[0] in text and "A)" in text
     assert "Invalid answer 'Z': choose one of A, B, C, D." in text
@@ -152,7 +152,7 @@ def test_after_the_stats_the_question_is_shown_again(engine: QuizEngine) -> None
     assert "A) " in question and question.strip() in after
 
 
-def test_ctrl_c_and_end_of_input_leave_cleanly_in_spanish(engine: QuizEngine, store: Store) -> None:
+def test_ctrl_c_and_end_of_input_leave_cleanly_in_spanish(engine: QuizEngine, store: Stores) -> None:
     def interrupted(_prompt: str) -> str:
         raise KeyboardInterrupt
 
@@ -160,7 +160,7 @@ def test_ctrl_c_and_end_of_input_leave_cleanly_in_spanish(engine: QuizEngine, st
         term, out = console()
         assert run(engine, term, read, user="tester", lang="es") == 0
         assert "Hasta la próxima: tu progreso está guardado." in out.getvalue()
-    assert store.answered_attempts(user="tester") == []
+    assert store.quiz.answered_attempts(user="tester") == []
 
 
 @pytest.mark.parametrize(
@@ -176,8 +176,8 @@ def test_only_topics_that_name_no_quiz_topic_need_the_model() -> None:
     assert not names_a_topic(knowledge(), "offloading parameters to the CPU")
 
 
-def test_a_free_text_topic_is_matched_by_the_assistant(store: Store, fake_assistant: TopicMatcher) -> None:
-    engine = QuizEngine(knowledge(), store, topics=fake_assistant)
+def test_a_free_text_topic_is_matched_by_the_assistant(store: Stores, fake_assistant: TopicMatcher) -> None:
+    engine = QuizEngine(knowledge(), store.quiz, topics=fake_assistant)
     prompt = engine.next_question("tester", topic="offload optimizer states and parameters to CPU memory")
     assert prompt.question == 12
 
@@ -209,9 +209,9 @@ def test_the_command_keeps_progress_between_runs(tmp_path: Path, db_url: str) ->
     assert second.returncode == 0, second.stderr
     assert "Stats for quiz-tester" in second.stdout and "Answered: 1" in second.stdout
 
-    store = Store(db_url)
+    store = Database(db_url)
     try:
-        [attempt] = store.answered_attempts(user="quiz-tester")
+        [attempt] = QuizStore(store).answered_attempts(user="quiz-tester")
         assert (attempt.question, attempt.lang, attempt.confidence) == (15, "es", "sure")
     finally:
         store.close()

@@ -16,7 +16,7 @@ from bot.errors import (
     UnknownTopicError,
 )
 from bot.quiz import QuizEngine, QuizResult, TopicMatcher
-from bot.storage import Store
+from bot.storage import Database, QuizStore
 from tests.quiz_helpers import (
     DOC,
     Clock,
@@ -33,31 +33,31 @@ Make = Callable[..., QuizEngine]
 
 
 @pytest.fixture
-def stores() -> Iterator[list[Store]]:
-    opened: list[Store] = []
+def stores() -> Iterator[list[Database]]:
+    opened: list[Database] = []
     yield opened
     for store in opened:
         store.close()
 
 
-def _maker(url: str, clock: Clock, stores: list[Store]) -> Make:
+def _maker(url: str, clock: Clock, stores: list[Database]) -> Make:
     def make(*, topics: TopicMatcher | None = None, seed: int = 7) -> QuizEngine:
-        store = Store(url)
+        store = Database(url)
         store.upgrade()
         stores.append(store)
-        return QuizEngine(knowledge(), store, topics=topics, clock=clock, rng=random.Random(seed))
+        return QuizEngine(knowledge(), QuizStore(store), topics=topics, clock=clock, rng=random.Random(seed))
 
     return make
 
 
 @pytest.fixture
-def make(db_url: str, clock: Clock, stores: list[Store]) -> Make:
+def make(db_url: str, clock: Clock, stores: list[Database]) -> Make:
     """Engines on SQLite and on PostgreSQL (the test runs once for each)."""
     return _maker(db_url, clock, stores)
 
 
 @pytest.fixture
-def make_sqlite(sqlite_url: str, clock: Clock, stores: list[Store]) -> Make:
+def make_sqlite(sqlite_url: str, clock: Clock, stores: list[Database]) -> Make:
     return _maker(sqlite_url, clock, stores)
 
 
@@ -463,7 +463,7 @@ def test_progress_survives_closing_and_reopening_the_store(make: Make, clock: Cl
     answer_wrong(engine, "ana", question=2)
     pending = engine.next_question("ana", question=5)
     before = engine.stats("ana")
-    engine.store.close()
+    engine.store.database.close()
     reopened = make()
     assert reopened.stats("ana") == before
     assert reopened.answer("ana", pending.attempt_id, right_letter(pending)).correct

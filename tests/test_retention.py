@@ -14,7 +14,7 @@ from bot.answering.assistant import Assistant
 from bot.config import Settings
 from bot.errors import StorageUnavailableError
 from bot.services import Services
-from bot.storage import AttemptRecord, RoundRecord, RoundStore, Store, open_store
+from bot.storage import AttemptRecord, Database, RoundRecord, Stores, open_database
 
 # What the pass prunes: each table, and the column that tells its rows apart.
 KEYS = {"attempts": "id", "rounds": "id", "knowledge_gaps": "group_key", "conversations": "conversation_id",
@@ -32,7 +32,7 @@ def build(settings: Settings, fake_assistant: Assistant) -> Iterator[Build]:
 
     def services(**changes: object) -> Services:
         configured = settings.model_copy(update=changes)
-        built.append(Services.assemble(configured, fake_assistant, open_store(configured)))
+        built.append(Services.assemble(configured, fake_assistant, open_database(configured)))
         return built[-1]
 
     yield services
@@ -42,26 +42,26 @@ def build(settings: Settings, fake_assistant: Assistant) -> Iterator[Build]:
 
 def write(url: str, key: str, age: timedelta, *, kinds: tuple[str, ...] = tuple(KEYS)) -> None:
     """One row of each kind named `key`, written `age` ago, and a vote on an answer."""
-    with Store(url, clock=lambda: datetime.now(UTC) - age) as store:
-        then = store.clock()
+    with Database(url, clock=lambda: datetime.now(UTC) - age) as database:
+        store, then = Stores(database), database.clock()
         if "attempts" in kinds:
-            store.create_attempt(AttemptRecord(id=key, team="T1", user="U1", doc_id="quiz", question=1, lang="en",
-                                               option_order=("A", "B"), created_at=then))
+            store.quiz.create_attempt(AttemptRecord(id=key, team="T1", user="U1", doc_id="quiz", question=1, lang="en",
+                                                    option_order=("A", "B"), created_at=then))
         if "rounds" in kinds:
-            assert RoundStore(store).create(RoundRecord(
+            assert store.rounds.create(RoundRecord(
                 id=key, team="T1", channel=f"C-{key}", started_by="U1", schedule_id=None, lang="en", topic=None,
                 size=1, minutes=30, questions=(), status="closed", created_at=then, post_at=then, closed_at=then))
         if "knowledge_gaps" in kinds:
-            store.add_gap(kind="unanswered", lang="en", key=key, text=f"What is {key}?")
+            store.gaps.add(kind="unanswered", lang="en", key=key, text=f"What is {key}?")
         if "conversations" in kinds:
-            store.set_topic(key, "en", "stage 2 DeepSpeed ZeRO")
+            store.topics.set(key, "en", "stage 2 DeepSpeed ZeRO")
         if "slack_events" in kinds:
-            assert store.claim_event(key)
-        store.record_feedback("U1", "T1", f"message-{key}", "quiz", 1, None, "up")
+            assert store.events.claim(key)
+        store.feedback.record("U1", "T1", f"message-{key}", "quiz", 1, None, "up")
 
 
 def remaining(url: str) -> dict[str, set[str]]:
-    with Store(url) as store, store.reading() as conn:
+    with Database(url) as database, database.reading() as conn:
         return {table: set(conn.execute(sa.text(f"SELECT {column} FROM {table}")).scalars())
                 for table, column in KEYS.items()}
 
@@ -72,7 +72,7 @@ def test_the_pass_forgets_each_kind_past_its_period_and_keeps_recent_rows(build:
     write(settings.database_url, "recent", RECENT)
     assert services.prune() == len(KEYS)
     assert remaining(settings.database_url) == {table: {"recent"} for table in KEYS}
-    assert services.store.feedback_counts() == {"up": 2, "down": 0}  # votes have no retention period: kept
+    assert services.stores.feedback.counts() == {"up": 2, "down": 0}  # votes have no retention period: kept
     assert services.prune() == 0
 
 
@@ -105,8 +105,8 @@ def test_a_kind_that_fails_stops_none_of_the_others(
     def broken(*_args: object) -> int:
         raise RuntimeError("What is old?")
 
-    monkeypatch.setattr(services.store, "prune_unanswered", unavailable)  # the first kind the pass prunes
-    monkeypatch.setattr(services.store, "prune_gaps", broken)  # not even a storage error
+    monkeypatch.setattr(services.stores.quiz, "prune_unanswered", unavailable)  # the first kind the pass prunes
+    monkeypatch.setattr(services.stores.gaps, "prune", broken)  # not even a storage error
     caplog.set_level("WARNING", logger="bot.services")
     assert services.prune() == len(KEYS) - 2
     assert remaining(settings.database_url) == {"attempts": {"old"}, "rounds": set(), "knowledge_gaps": {"old"},

@@ -201,5 +201,5 @@ def test_the_runner_has_no_work_until_the_database_is_opened(services: Any, sett
     assert runner.get_work() is None  # the services are loading
     loaded.append(services)
     assert runner.get_work() is not None
-    services.database = DatabaseStartup(services.store, migrate=False)  # still connecting
+    services.database = DatabaseStartup(services.stores.database, migrate=False)  # still connecting
     assert runner.get_work() is None

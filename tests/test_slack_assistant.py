@@ -75,7 +75,7 @@ def test_quiz_me_puts_a_quiz_question_in_the_thread(slack: SlackSender, fake: Fa
 def test_the_person_is_answered_in_the_language_they_chose(
     slack: SlackSender, fake: FakeSlack, services: Services
 ) -> None:
-    services.store.set_language("T1", "U1", "en")
+    services.stores.people.set_language("T1", "U1", "en")
     slack.event(assistant_thread_started_event())
     prompts = fake.wait_for("assistant.threads.setSuggestedPrompts")[0].body["prompts"]
     assert prompts[0]["title"] == "Quiz me"

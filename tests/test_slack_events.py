@@ -17,7 +17,7 @@ import pytest
 
 from bot.config import Settings
 from bot.services import Services
-from bot.storage import Store
+from bot.storage import Database
 from tests.slack_fake import (
     BOT_ID,
     BOT_TOKEN,
@@ -255,7 +255,7 @@ def test_requests_not_signed_by_slack_are_refused_and_do_nothing(
     slack.event(message_event(EFA_EN, kind="message", channel="D9"))  # a genuine one still works
     fake.wait_for("reactions.remove")
     assert len(fake.calls("chat.postMessage")) == 1
-    assert services.store.claim_event("EvForged") is True  # the forged event was never claimed
+    assert services.stores.events.claim("EvForged") is True  # the forged event was never claimed
 
 
 def logged_by_the_bot(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
@@ -331,7 +331,7 @@ def test_redelivered_event_is_answered_once(slack: SlackSender, fake: FakeSlack)
 def test_two_instances_on_one_database_answer_an_event_once(
     settings: Settings, fake_assistant: Any, fake: FakeSlack, db_url: str
 ) -> None:
-    stores = [Store(db_url), Store(db_url)]
+    stores = [Database(db_url), Database(db_url)]
     stores[0].upgrade()
     event = message_event(f"<@{BOT_USER}> {EFA_EN}")
     try:

@@ -18,7 +18,7 @@ from bot.home import HomeView, MaintainerView
 from bot.quiz import DueQuestion, LeaderboardEntry, QuestionStat, UserStats
 from bot.services import Services
 from bot.slack.home_view import home_view
-from bot.storage import GapRecord, Store
+from bot.storage import Database, GapRecord, GapStore
 from tests.quiz_helpers import right_letter
 from tests.slack_fake import (
     BOT_USER,
@@ -145,8 +145,8 @@ def test_the_admins_home_lists_the_hardest_questions(home: SlackSender, fake: Fa
 def test_old_gaps_are_pruned_and_never_shown(
     home: SlackSender, fake: FakeSlack, services: Services, settings: Settings
 ) -> None:
-    past = Store(settings.database_url, clock=lambda: datetime.now(UTC) - timedelta(days=91))
-    past.add_gap(kind="unanswered", lang="en", key="ray serv", text="How do I use Ray Serve?")
+    past = Database(settings.database_url, clock=lambda: datetime.now(UTC) - timedelta(days=91))
+    GapStore(past).add(kind="unanswered", lang="en", key="ray serv", text="How do I use Ray Serve?")
     past.close()
     assert "Ray Serve" not in text_of(open_home(home, fake, ADMIN))  # past retention: not shown
     home.event(message_event(f"<@{BOT_USER}> {PAELLA}"))
@@ -154,7 +154,7 @@ def test_old_gaps_are_pruned_and_never_shown(
     assert services.prune() == 1  # the retention pass forgets the gap past retention
     shown = text_of(open_home(home, fake, ADMIN))
     assert "paella" in shown and "Ray Serve" not in shown
-    assert [g.text for g in services.store.gaps(since=datetime(2000, 1, 1, tzinfo=UTC))] == [PAELLA]
+    assert [g.text for g in services.stores.gaps.listing(since=datetime(2000, 1, 1, tzinfo=UTC))] == [PAELLA]
 
 
 def test_the_messages_tab_publishes_nothing(home: SlackSender, fake: FakeSlack) -> None:

@@ -85,7 +85,7 @@ def test_quiz_shows_a_private_question_with_letter_buttons_and_no_answer(
     for b in choices:  # a button says which attempt and which letter, nothing else
         assert json.loads(b["value"]) == {"a": attempt_id, "c": b["text"]["text"]}
 
-    record = services.store.get_attempt(attempt_id)
+    record = services.stores.quiz.get_attempt(attempt_id)
     assert record is not None and record.user == "U1" and record.team == "T1" and record.answered_at is None
     question = services.assistant.knowledge.question(record.doc_id, record.question, record.lang)
     body = " ".join(texts(reply))
@@ -109,7 +109,7 @@ def test_full_click_through_right_wrong_next_and_share(
     assert result["replace_original"] is True
     assert result["text"].startswith("✅") and "Correct" in result["text"]
     body = "\n".join(texts(result))
-    record = services.store.get_attempt(attempt_id)
+    record = services.stores.quiz.get_attempt(attempt_id)
     assert record is not None
     cited = services.assistant.knowledge.question(record.doc_id, record.question, "en")
     assert f"📖 Question {cited.number}" in body
@@ -300,15 +300,15 @@ def test_feedback_is_stored_once_per_person_and_counted_in_metrics(
     answer, ts = answered_in_channel(slack, fake, "How do I enable EFA for NCCL?")
     up, down = button(answer, "feedback_up"), button(answer, "feedback_down")
     assert "Thanks" in click(slack, fake, up, message_ts=ts, ephemeral=False)["text"]
-    assert services.store.feedback_counts() == {"up": 1, "down": 0}
+    assert services.stores.feedback.counts() == {"up": 1, "down": 0}
     metrics = httpx.get(f"{slack.base}/metrics").text
     assert 'eksbot_feedback_total{vote="up"} 1.0' in metrics
 
     click(slack, fake, down, message_ts=ts, ephemeral=False)  # changed their mind
-    assert services.store.feedback_counts() == {"up": 0, "down": 1}
+    assert services.stores.feedback.counts() == {"up": 0, "down": 1}
     click(slack, fake, down, message_ts=ts, ephemeral=False)  # and clicked again
     click(slack, fake, up, user="U2", message_ts=ts, ephemeral=False)
-    assert services.store.feedback_counts() == {"up": 1, "down": 1}
+    assert services.stores.feedback.counts() == {"up": 1, "down": 1}
     metrics = httpx.get(f"{slack.base}/metrics").text
     assert 'eksbot_feedback_total{vote="up"} 1.0' in metrics and 'eksbot_feedback_total{vote="down"} 1.0' in metrics
 

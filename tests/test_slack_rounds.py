@@ -159,7 +159,7 @@ def test_a_whole_round(server: SlackSender, fake: FakeSlack, clock: Clock) -> No
     assert len(reveals(fake)) == 1 and len(posted_rounds(fake)) == 1
     stats = server.app.state.services.quiz.stats("U1", team="T1")
     assert (stats.answered, stats.correct) == (2, 2)
-    assert server.app.state.services.store.reviews("T1", "U2")  # the wrong answer comes back for review
+    assert server.app.state.services.stores.quiz.reviews("T1", "U2")  # the wrong answer comes back for review
 
     late = click(server, fake, message, 1, "A", user="U3")
     assert late is not None and "This round is over" in late["text"]
@@ -283,7 +283,7 @@ def test_two_replicas_on_postgres_post_grade_and_reveal_once(
         time.sleep(0.5)
         assert len(reveals(fake)) == 1 and len(posted_rounds(fake)) == 1
         assert "10 people have answered" in shown(reveal) and "10 of 10 got it right" in shown(reveal)
-        assert len(one.app.state.services.store.answered_attempts(team="T1")) == 10
+        assert len(one.app.state.services.stores.quiz.answered_attempts(team="T1")) == 10
 
 
 def test_fifty_concurrent_clicks_are_each_graded_once(server: SlackSender, fake: FakeSlack, clock: Clock) -> None:
@@ -306,7 +306,7 @@ def test_fifty_concurrent_clicks_are_each_graded_once(server: SlackSender, fake:
     second = fake.wait_for("chat.postEphemeral", 100)[50:]
     assert all("first answer counts" in shown(c.body) for c in second)
     services = server.app.state.services
-    assert len(services.store.answered_attempts(team="T1")) == 50
+    assert len(services.stores.quiz.answered_attempts(team="T1")) == 50
     assert services.rounds.store.people(record.id) == 50
     time.sleep(0.3)
     assert len(fake.calls("chat.update")) == 1  # one update until 5 seconds pass
@@ -374,7 +374,7 @@ def test_a_bot_removed_during_a_round_ends_it_and_pauses_the_schedule(
 def test_a_round_speaks_its_starters_language_and_each_result_the_clickers(
     server: SlackSender, fake: FakeSlack
 ) -> None:
-    store = server.app.state.services.store
+    store = server.app.state.services.stores.people
     store.set_language("T1", "U1", "en")
     store.set_language("T1", "U2", "es")
     command(server, fake, "round 1")  # U1 chose English: the round is in English for everyone

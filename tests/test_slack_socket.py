@@ -126,7 +126,7 @@ def test_socket_mode_answers_with_the_same_listeners(
     settings: Settings, services: Services, fake: FakeSlack
 ) -> None:
     configured = slack_settings(settings, fake).model_copy(update={"slack_signing_secret": None})
-    bot = Services.assemble(configured, services.assistant, services.store)
+    bot = Services.assemble(configured, services.assistant, services.stores.database)
     with SocketBot(bot):
         connect = fake.wait_for("socket_connect")[0]
         assert fake.calls("apps.connections.open")[0].headers["Authorization"] == f"Bearer {APP_TOKEN}"
@@ -156,7 +156,7 @@ def test_socket_mode_stops_with_one_clear_error_when_slack_refuses_a_token(
     configured = slack_settings(settings, fake).model_copy(update={"slack_signing_secret": None})
     fake.fail(method, "invalid_auth")
     with pytest.raises(ConfigError, match=f"Slack refused {token}: invalid_auth"):
-        asyncio.run(run_socket_mode(Services.assemble(configured, services.assistant, services.store)))
+        asyncio.run(run_socket_mode(Services.assemble(configured, services.assistant, services.stores.database)))
     assert not fake.calls("socket_connect")
 
 
@@ -166,7 +166,7 @@ def test_socket_mode_serves_the_home_tab_and_the_assistant_view(
     from tests.slack_fake import assistant_thread_started_event, home_opened_event
 
     configured = slack_settings(settings, fake).model_copy(update={"slack_signing_secret": None})
-    with SocketBot(Services.assemble(configured, services.assistant, services.store)):
+    with SocketBot(Services.assemble(configured, services.assistant, services.stores.database)):
         fake.wait_for("socket_connect")
         fake.send_envelope(envelope("events_api", "env-h", event_body(home_opened_event("U1"), "EvHome")))
         assert fake.wait_for("views.publish")[0].body["view"]["type"] == "home"

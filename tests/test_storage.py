@@ -3,7 +3,8 @@ de-duplication across processes, feedback votes, reopening."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 
 from bot.errors import InputError, StorageIntegrityError, StorageUnavailableError
-from bot.storage import AttemptRecord, ReviewRecord, Store
+from bot.storage import AttemptRecord, Database, EventStore, ReviewRecord, Stores
 from bot.storage.migrate import head_revision
 from bot.storage.tables import metadata
 from tests.conftest import UNREACHABLE_DATABASE
@@ -22,12 +23,12 @@ TABLES = {"attempts", "reviews", "slack_events", "feedback", "alembic_version", 
           "conversations", "round_schedules", "rounds", "round_answers"}
 
 
-def table_names(store: Store) -> set[str]:
-    return set(sa.inspect(store.engine).get_table_names())
+def table_names(database: Database) -> set[str]:
+    return set(sa.inspect(database.engine).get_table_names())
 
 
 def test_upgrade_creates_the_schema_from_an_empty_database(db_url: str) -> None:
-    store = Store(db_url)
+    store = Database(db_url)
     try:
         assert table_names(store) == set()
         assert store.revision() is None
@@ -38,100 +39,100 @@ def test_upgrade_creates_the_schema_from_an_empty_database(db_url: str) -> None:
         store.close()
 
 
-def test_upgrading_again_changes_nothing_and_keeps_the_data(store: Store, db_url: str) -> None:
-    assert store.claim_event("Ev1")
-    assert store.record_feedback("U1", "T1", "m1", "eks-training-quiz", 5, 12, "up")
-    revision = store.revision()
-    store.upgrade()
-    again = Store(db_url)
+def test_upgrading_again_changes_nothing_and_keeps_the_data(store: Stores, db_url: str) -> None:
+    assert store.events.claim("Ev1")
+    assert store.feedback.record("U1", "T1", "m1", "eks-training-quiz", 5, 12, "up")
+    revision = store.database.revision()
+    store.database.upgrade()
+    again = Database(db_url)
     again.upgrade()
     again.close()
-    assert store.revision() == revision
-    assert table_names(store) == TABLES
-    assert not store.claim_event("Ev1")
-    assert store.feedback_counts() == {"up": 1, "down": 0}
+    assert store.database.revision() == revision
+    assert table_names(store.database) == TABLES
+    assert not store.events.claim("Ev1")
+    assert store.feedback.counts() == {"up": 1, "down": 0}
 
 
 def test_two_processes_migrating_at_once_both_succeed(db_url: str) -> None:
     results = race(upgrade_worker, [(db_url,), (db_url,)], rounds=1)
     assert results == [("upgraded", head_revision())] * 2
-    store = Store(db_url)
+    store = Database(db_url)
     try:
         assert table_names(store) == TABLES
     finally:
         store.close()
 
 
-def test_the_tables_the_code_uses_match_the_migrated_schema(store: Store) -> None:
-    with store.engine.connect() as conn:
+def test_the_tables_the_code_uses_match_the_migrated_schema(store: Stores) -> None:
+    with store.database.engine.connect() as conn:
         differences = compare_metadata(MigrationContext.configure(conn), metadata)
     assert differences == []
 
 
-def test_an_event_is_claimed_only_the_first_time(store: Store) -> None:
-    assert store.claim_event("Ev123") is True
-    assert store.claim_event("Ev123") is False
-    assert store.claim_event("Ev124") is True
+def test_an_event_is_claimed_only_the_first_time(store: Stores) -> None:
+    assert store.events.claim("Ev123") is True
+    assert store.events.claim("Ev123") is False
+    assert store.events.claim("Ev124") is True
 
 
-def test_pruning_forgets_old_events_only(store: Store, clock: Clock) -> None:
-    assert store.claim_event("old")
+def test_pruning_forgets_old_events_only(store: Stores, clock: Clock) -> None:
+    assert store.events.claim("old")
     clock.advance(hours=2)
-    assert store.claim_event("recent")
-    assert store.prune_events(older_than=clock.now - timedelta(hours=1)) == 1
-    assert store.claim_event("old") is True  # forgotten: would be handled again
-    assert store.claim_event("recent") is False
+    assert store.events.claim("recent")
+    assert store.events.prune(older_than=clock.now - timedelta(hours=1)) == 1
+    assert store.events.claim("old") is True  # forgotten: would be handled again
+    assert store.events.claim("recent") is False
 
 
-def test_one_vote_per_person_per_message(store: Store) -> None:
+def test_one_vote_per_person_per_message(store: Stores) -> None:
     args = ("eks-training-quiz", 5, 17)
-    assert store.record_feedback("U1", "T1", "msg-1", *args, "up") is True
-    assert store.record_feedback("U1", "T1", "msg-1", *args, "up") is False  # double click
-    assert store.feedback_counts() == {"up": 1, "down": 0}
-    assert store.record_feedback("U1", "T1", "msg-1", *args, "down") is True  # changed mind
-    assert store.feedback_counts() == {"up": 0, "down": 1}
-    assert store.record_feedback("U2", "T1", "msg-1", "eks-training-quiz", 5, None, "up") is True
-    assert store.record_feedback("U1", "T1", "msg-2", *args, "up") is True
-    assert store.record_feedback("U1", "T2", "msg-1", *args, "up") is True  # same id, other workspace
-    assert store.feedback_counts() == {"up": 3, "down": 1}
+    assert store.feedback.record("U1", "T1", "msg-1", *args, "up") is True
+    assert store.feedback.record("U1", "T1", "msg-1", *args, "up") is False  # double click
+    assert store.feedback.counts() == {"up": 1, "down": 0}
+    assert store.feedback.record("U1", "T1", "msg-1", *args, "down") is True  # changed mind
+    assert store.feedback.counts() == {"up": 0, "down": 1}
+    assert store.feedback.record("U2", "T1", "msg-1", "eks-training-quiz", 5, None, "up") is True
+    assert store.feedback.record("U1", "T1", "msg-2", *args, "up") is True
+    assert store.feedback.record("U1", "T2", "msg-1", *args, "up") is True  # same id, other workspace
+    assert store.feedback.counts() == {"up": 3, "down": 1}
 
 
-def test_a_vote_must_be_up_or_down(store: Store) -> None:
+def test_a_vote_must_be_up_or_down(store: Stores) -> None:
     with pytest.raises(InputError):
-        store.record_feedback("U1", "T1", "msg-1", "eks-training-quiz", 5, None, "sideways")
-    assert store.feedback_counts() == {"up": 0, "down": 0}
+        store.feedback.record("U1", "T1", "msg-1", "eks-training-quiz", 5, None, "sideways")
+    assert store.feedback.counts() == {"up": 0, "down": 0}
 
 
-def test_claims_from_two_processes_at_once_succeed_once(store: Store, db_url: str) -> None:
+def test_claims_from_two_processes_at_once_succeed_once(store: Stores, db_url: str) -> None:
     ids = [f"Ev{i}" for i in range(8)]
     results = race(claim_worker, [(db_url, ids), (db_url, ids)], rounds=len(ids))
     for event_id in ids:
         outcomes = sorted(claimed for eid, claimed in results if eid == event_id)
         assert outcomes == [False, True], event_id
-    assert not store.claim_event("Ev0")
+    assert not store.events.claim("Ev0")
 
 
 def test_data_survives_closing_and_reopening(db_url: str) -> None:
-    store = Store(db_url)
-    store.upgrade()
-    store.claim_event("Ev1")
-    store.record_feedback("U1", "T1", "m", "eks-training-quiz", 1, None, "down")
-    store.close()
-    reopened = Store(db_url)
+    store = Stores(Database(db_url))
+    store.database.upgrade()
+    store.events.claim("Ev1")
+    store.feedback.record("U1", "T1", "m", "eks-training-quiz", 1, None, "down")
+    store.database.close()
+    reopened = Stores(Database(db_url))
     try:
-        reopened.upgrade()
-        assert reopened.claim_event("Ev1") is False
-        assert reopened.feedback_counts() == {"up": 0, "down": 1}
+        reopened.database.upgrade()
+        assert reopened.events.claim("Ev1") is False
+        assert reopened.feedback.counts() == {"up": 0, "down": 1}
     finally:
-        reopened.close()
+        reopened.database.close()
 
 
-def test_ping_passes_on_a_live_database(store: Store) -> None:
-    store.ping()
+def test_ping_passes_on_a_live_database(store: Stores) -> None:
+    store.database.ping()
 
 
 def test_ping_raises_when_the_database_is_unreachable() -> None:
-    store = Store(UNREACHABLE_DATABASE)
+    store = Database(UNREACHABLE_DATABASE)
     try:
         with pytest.raises(StorageUnavailableError) as raised:
             store.ping()
@@ -142,12 +143,16 @@ def test_ping_raises_when_the_database_is_unreachable() -> None:
 
 
 def test_every_operation_on_an_unreachable_database_is_unavailable_not_a_driver_error() -> None:
-    store = Store(UNREACHABLE_DATABASE)
-    operations = {
-        "upgrade": store.upgrade, "revision": store.revision, "get_attempt": lambda: store.get_attempt("a"),
-        "claim_event": lambda: store.claim_event("Ev1"), "feedback_counts": store.feedback_counts,
-        "record_feedback": lambda: store.record_feedback("U1", "T1", "m", "quiz", 1, None, "up"),
-        "answered_attempts": store.answered_attempts, "reviews": lambda: store.reviews("T1", "U1"),
+    database = Database(UNREACHABLE_DATABASE)
+    store, since = Stores(database), datetime(2025, 1, 1, tzinfo=UTC)
+    operations: dict[str, Callable[[], object]] = {
+        "upgrade": database.upgrade, "revision": database.revision, "get_attempt": lambda: store.quiz.get_attempt("a"),
+        "claim_event": lambda: store.events.claim("Ev1"), "feedback_counts": store.feedback.counts,
+        "record_feedback": lambda: store.feedback.record("U1", "T1", "m", "quiz", 1, None, "up"),
+        "answered_attempts": store.quiz.answered_attempts, "reviews": lambda: store.quiz.reviews("T1", "U1"),
+        "language_of": lambda: store.people.language_of("T1", "U1"),
+        "topic": lambda: store.topics.get("c", since=since), "gaps": lambda: store.gaps.listing(since=since),
+        "round": lambda: store.rounds.get("r"),
     }
     try:
         for name, operation in operations.items():
@@ -155,36 +160,36 @@ def test_every_operation_on_an_unreachable_database_is_unavailable_not_a_driver_
                 operation()
                 pytest.fail(f"{name} did not fail")
     finally:
-        store.close()
+        database.close()
 
 
 def test_an_unparsable_url_is_unavailable_with_the_reason() -> None:
     with pytest.raises(StorageUnavailableError) as raised:
-        Store("not a database url")
+        Database("not a database url")
     assert "Could not parse" in raised.value.detail
 
 
-def test_a_write_that_breaks_a_constraint_is_an_integrity_error(store: Store, clock: Clock) -> None:
+def test_a_write_that_breaks_a_constraint_is_an_integrity_error(store: Stores, clock: Clock) -> None:
     record = AttemptRecord(id="same-id", team="T1", user="U1", doc_id="quiz", question=1, lang="en",
                            option_order=("A", "B"), created_at=clock.now)
-    store.create_attempt(record)
+    store.quiz.create_attempt(record)
     with pytest.raises(StorageIntegrityError, match="refused a write"):
-        store.create_attempt(record)
-    assert store.get_attempt("same-id") == record  # the first one is intact
+        store.quiz.create_attempt(record)
+    assert store.quiz.get_attempt("same-id") == record  # the first one is intact
 
 
 def test_a_database_that_was_never_migrated_is_unavailable(tmp_path: Path) -> None:
-    store = Store(f"sqlite:///{tmp_path / 'fresh.db'}")
+    store = Database(f"sqlite:///{tmp_path / 'fresh.db'}")
     try:
         with pytest.raises(StorageUnavailableError, match="OperationalError") as raised:
-            store.claim_event("Ev1")
+            EventStore(store).claim("Ev1")
         assert "no such table" in raised.value.detail
     finally:
         store.close()
 
 
 def test_sqlite_runs_in_wal_mode_with_foreign_keys_and_a_busy_timeout(tmp_path: Path) -> None:
-    store = Store(f"sqlite:///{tmp_path / 'a' / 'b' / 'eksbot.db'}")
+    store = Database(f"sqlite:///{tmp_path / 'a' / 'b' / 'eksbot.db'}")
     try:
         with store.engine.connect() as conn:  # the directory is made at the first connection
             assert (tmp_path / "a" / "b").is_dir()
@@ -196,7 +201,7 @@ def test_sqlite_runs_in_wal_mode_with_foreign_keys_and_a_busy_timeout(tmp_path: 
 
 
 def test_the_url_shown_in_logs_hides_the_password() -> None:
-    store = Store("postgresql+psycopg://bot:s3cret@127.0.0.1:1/eksbot")
+    store = Database("postgresql+psycopg://bot:s3cret@127.0.0.1:1/eksbot")
     try:
         assert "s3cret" not in store.url and "s3cret" not in repr(store)
     finally:
@@ -204,22 +209,23 @@ def test_the_url_shown_in_logs_hides_the_password() -> None:
 
 
 def test_unanswered_attempts_are_pruned_after_the_retention_period_and_answered_ones_kept(
-    store: Store, clock: Clock
+    store: Stores, clock: Clock
 ) -> None:
     def draw(attempt_id: str, days_ago: float) -> None:
-        store.create_attempt(AttemptRecord(
+        store.quiz.create_attempt(AttemptRecord(
             id=attempt_id, team="T1", user="U1", doc_id="quiz", question=1, lang="en", option_order=("A", "B"),
             created_at=clock.now - timedelta(days=days_ago)))
 
     draw("old-unanswered", 40)
     draw("old-answered", 40)
     draw("recent-unanswered", 2)
-    assert store.finish_attempt("old-answered", choice="A", correct=True, confidence=None,
-                                answered_at=clock.now, schedule=lambda _: review_of("old-answered", clock))
-    assert store.prune_unanswered(clock.now - timedelta(days=30)) == 1
-    assert store.get_attempt("old-unanswered") is None
-    assert store.get_attempt("old-answered") is not None and store.get_attempt("recent-unanswered") is not None
-    assert store.prune_unanswered(clock.now - timedelta(days=30)) == 0
+    assert store.quiz.finish_attempt("old-answered", choice="A", correct=True, confidence=None,
+                                     answered_at=clock.now, schedule=lambda _: review_of("old-answered", clock))
+    assert store.quiz.prune_unanswered(clock.now - timedelta(days=30)) == 1
+    assert store.quiz.get_attempt("old-unanswered") is None
+    assert store.quiz.get_attempt("old-answered") is not None
+    assert store.quiz.get_attempt("recent-unanswered") is not None
+    assert store.quiz.prune_unanswered(clock.now - timedelta(days=30)) == 0
 
 
 def review_of(attempt_id: str, clock: Clock) -> ReviewRecord:

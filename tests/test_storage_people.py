@@ -5,22 +5,23 @@ from __future__ import annotations
 from datetime import timedelta
 
 from bot.answering.conversation import MEMORY, ConversationMemory, Reading
-from bot.storage import Store
+from bot.storage import Stores
 from tests.quiz_helpers import Clock
 
 
-def test_a_persons_language_is_stored_per_workspace_and_can_change(store: Store) -> None:
-    assert store.language_of("T1", "U1") is None
-    store.set_language("T1", "U1", "en")
-    store.set_language("T1", "U1", "en")  # the same choice twice changes nothing
-    assert store.language_of("T1", "U1") == "en"
-    store.set_language("T1", "U1", "es")
-    assert store.language_of("T1", "U1") == "es"
-    assert store.language_of("T2", "U1") is None and store.language_of("T1", "U2") is None
+def test_a_persons_language_is_stored_per_workspace_and_can_change(store: Stores) -> None:
+    people = store.people
+    assert people.language_of("T1", "U1") is None
+    people.set_language("T1", "U1", "en")
+    people.set_language("T1", "U1", "en")  # the same choice twice changes nothing
+    assert people.language_of("T1", "U1") == "en"
+    people.set_language("T1", "U1", "es")
+    assert people.language_of("T1", "U1") == "es"
+    assert people.language_of("T2", "U1") is None and people.language_of("T1", "U2") is None
 
 
-def test_a_conversations_topic_is_remembered_for_a_while(store: Store, clock: Clock) -> None:
-    memory = ConversationMemory(store, clock=clock)
+def test_a_conversations_topic_is_remembered_for_a_while(store: Stores, clock: Clock) -> None:
+    memory = ConversationMemory(store.topics, clock=clock)
     assert memory.earlier("C1:1.0") == []
     reading = Reading("what about stage 2? DeepSpeed ZeRO", "en", followup=True)
     memory.remember("C1:1.0", reading, "stage 2 DeepSpeed ZeRO")
@@ -31,5 +32,5 @@ def test_a_conversations_topic_is_remembered_for_a_while(store: Store, clock: Cl
     clock.advance(days=2)
     assert memory.earlier("C1:1.0") == []  # forgotten after MEMORY, even before pruning
     assert memory.earlier("C1:2.0") == ["EFA NCCL environment variables"]
-    assert store.prune_topics(clock.now - MEMORY) == 1
-    assert store.topic_of("C1:1.0", since=clock.now - timedelta(days=365)) is None
+    assert memory.prune() == 1
+    assert store.topics.get("C1:1.0", since=clock.now - timedelta(days=365)) is None

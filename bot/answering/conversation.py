@@ -32,7 +32,7 @@ from datetime import UTC, datetime, timedelta
 from bot.answering.assistant import Assistant
 from bot.lang import Lang
 from bot.retrieval.terms import Analysis, QueryWord
-from bot.storage import Store
+from bot.storage import TopicStore
 from bot.text.markup import clean_question
 from bot.text.normalise import fold
 
@@ -168,30 +168,30 @@ class ConversationMemory:
     answered reading, never the messages themselves, forgotten `MEMORY` after the last answer (never read
     after that; deleted by `prune`, run by the services' hourly retention pass)."""
 
-    def __init__(self, store: Store, *, clock: Callable[[], datetime] = lambda: datetime.now(UTC)) -> None:
+    def __init__(self, store: TopicStore, *, clock: Callable[[], datetime] = lambda: datetime.now(UTC)) -> None:
         self.store = store
         self.clock = clock
 
     def earlier(self, conversation_id: str) -> list[str]:
         """The remembered topic as the earlier turn of the next message ([] when there is none)."""
-        found = self.store.topic_of(conversation_id, since=self.clock() - MEMORY)
+        found = self.store.get(conversation_id, since=self.clock() - MEMORY)
         return [found[1]] if found and found[1] else []
 
     def knows(self, conversation_id: str) -> bool:
         """Whether the bot answered in this conversation lately (a thread of its own)."""
-        return self.store.topic_of(conversation_id, since=self.clock() - MEMORY) is not None
+        return self.store.get(conversation_id, since=self.clock() - MEMORY) is not None
 
     def remember(self, conversation_id: str, reading: Reading, topic: str | None) -> None:
         """What the conversation is about after a message: `topic` after an answer; after "I don't know"
         (None) the earlier topic stays, and the conversation is known to be one the bot answers in."""
         if topic is not None:
-            self.store.set_topic(conversation_id, reading.language, topic)
+            self.store.set(conversation_id, reading.language, topic)
         else:
-            self.store.touch_topic(conversation_id, reading.language)
+            self.store.touch(conversation_id, reading.language)
 
     def prune(self) -> int:
         """Forget the topics of the conversations not answered in within `MEMORY`; returns how many."""
-        return self.store.prune_topics(self.clock() - MEMORY)
+        return self.store.prune(self.clock() - MEMORY)
 
 
 def _points_back(analysis: Analysis) -> bool:

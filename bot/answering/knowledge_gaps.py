@@ -21,7 +21,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from bot.lang import Lang
-from bot.storage import GapRecord, Store
+from bot.storage import GapRecord, GapStore
 from bot.text.markup import clean_question
 from bot.text.normalise import fold
 from bot.text.tokens import word_terms
@@ -49,7 +49,7 @@ def gap_key(text: str, lang: str) -> str:
 class KnowledgeGaps:
     """Records gaps as answers are given and lists them, most frequent first; `prune` forgets old ones."""
 
-    def __init__(self, store: Store, *, enabled: bool = True, retention_days: int = 90,
+    def __init__(self, store: GapStore, *, enabled: bool = True, retention_days: int = 90,
                  clock: Callable[[], datetime] = lambda: datetime.now(UTC)) -> None:
         self.store = store
         self.enabled = enabled
@@ -68,28 +68,28 @@ class KnowledgeGaps:
         if not text:
             return
         if not answer.answered:
-            self.store.add_gap(kind="unanswered", lang=answer.language, key=gap_key(text, answer.language), text=text)
+            self.store.add(kind="unanswered", lang=answer.language, key=gap_key(text, answer.language), text=text)
         else:
             cited = answer.citations[0].question if answer.citations else None
             for term in answer.uncovered:
-                self.store.add_gap(kind="uncovered", lang=answer.language, key=gap_key(term, answer.language),
-                                   text=term, example=text, question=cited)
+                self.store.add(kind="uncovered", lang=answer.language, key=gap_key(term, answer.language),
+                               text=term, example=text, question=cited)
 
     def record_downvote(self, question: str, *, cited: int, lang: Lang) -> None:
         """An answer citing quiz question `cited` got 👎 (the question it answered, as read)."""
         if not self.enabled:
             return
         text = _stored(question) or f"#{cited}"
-        self.store.add_gap(kind="downvoted", lang=lang, key=f"#{cited} {gap_key(text, lang)}", text=text,
-                           question=cited)
+        self.store.add(kind="downvoted", lang=lang, key=f"#{cited} {gap_key(text, lang)}", text=text,
+                       question=cited)
 
     def listing(self, *, limit: int = 50, kind: str | None = None) -> list[GapRecord]:
         """The gaps seen within the retention period, the most frequent first."""
-        return self.store.gaps(since=self.clock() - self.retention, limit=limit, kind=kind)
+        return self.store.listing(since=self.clock() - self.retention, limit=limit, kind=kind)
 
     def prune(self) -> int:
         """Forget the gaps not seen within the retention period; returns how many."""
-        return self.store.prune_gaps(self.clock() - self.retention)
+        return self.store.prune(self.clock() - self.retention)
 
 
 def _stored(question: str) -> str:

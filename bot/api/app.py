@@ -118,6 +118,6 @@ def _attach(app: FastAPI, services: Services) -> None:
         chunks=manifest.chunks, questions=len(services.assistant.knowledge.questions("en", kind=None)),
         model=manifest.model_id, digest=manifest.knowledge_digest, built_at=manifest.built_at,
     )
-    metrics.feedback.counts = services.store.feedback_counts
+    metrics.feedback.counts = services.stores.feedback.counts
     services.batcher.on_batch = metrics.batch_size.observe
     app.state.services = services

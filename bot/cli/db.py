@@ -8,20 +8,20 @@ from bot.cli.common import settings_from_args
 
 
 def cmd_db_upgrade(args: argparse.Namespace) -> int:
-    from bot.storage import Store
+    from bot.storage import Database
 
-    with Store(settings_from_args(args).database_url) as store:
-        store.upgrade()
-        print(f"database {store.url} at revision {store.revision()}")
+    with Database(settings_from_args(args).database_url) as database:
+        database.upgrade()
+        print(f"database {database.url} at revision {database.revision()}")
     return 0
 
 
 def cmd_db_status(args: argparse.Namespace) -> int:
-    from bot.storage import Store
+    from bot.storage import Database
 
-    with Store(settings_from_args(args).database_url) as store:
-        store.ping()
-        print(f"database {store.url} reachable, revision {store.revision() or 'none (run: eksbot db upgrade)'}")
+    with Database(settings_from_args(args).database_url) as database:
+        database.ping()
+        print(f"database {database.url} reachable, revision {database.revision() or 'none (run: eksbot db upgrade)'}")
     return 0
 
 

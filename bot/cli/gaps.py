@@ -16,7 +16,7 @@ from rich.table import Table
 from bot.answering.knowledge_gaps import KnowledgeGaps
 from bot.cli.common import settings_from_args
 from bot.errors import InputError
-from bot.storage import open_store
+from bot.storage import GapStore, open_database
 from bot.storage.gap_records import KINDS
 
 
@@ -34,8 +34,9 @@ def cmd_gaps(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
     if args.limit < 1:
         raise InputError("--limit must be at least 1")
-    with open_store(settings) as store:
-        gaps = KnowledgeGaps(store, enabled=settings.record_gaps, retention_days=settings.gaps_retention_days)
+    with open_database(settings) as database:
+        gaps = KnowledgeGaps(GapStore(database), enabled=settings.record_gaps,
+                             retention_days=settings.gaps_retention_days)
         pruned = gaps.prune() if args.prune else 0
         rows = gaps.listing(limit=args.limit, kind=args.kind)
     if args.json:

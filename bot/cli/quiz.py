@@ -22,7 +22,7 @@ from bot.knowledge import KnowledgeBase, load_knowledge
 from bot.lang import LANGUAGES
 from bot.quiz import QuizEngine, QuizResult, TopicMatcher
 from bot.quiz.topics import matches
-from bot.storage import Store, open_store
+from bot.storage import Database, QuizStore, open_database
 
 ReadLine = Callable[[str], str]
 QUIT = ("q", "quit", "exit", "salir")
@@ -40,17 +40,17 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_quiz(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
-    store = open_store(settings)
+    database = open_database(settings)
     try:
-        engine = build_engine(settings, store, args.topic)
+        engine = build_engine(settings, database, args.topic)
         console = Console()
         return run(engine, console, console.input, user=args.user or login_name(), topic=args.topic,
                    lang=args.lang or settings.default_lang)
     finally:
-        store.close()
+        database.close()
 
 
-def build_engine(settings: Settings, store: Store, topic: str | None) -> QuizEngine:
+def build_engine(settings: Settings, database: Database, topic: str | None) -> QuizEngine:
     """The engine; with the assistant as topic matcher only when the topic names no quiz topic."""
     knowledge = load_knowledge(settings.knowledge_dir)
     matcher: TopicMatcher | None = None
@@ -58,7 +58,7 @@ def build_engine(settings: Settings, store: Store, topic: str | None) -> QuizEng
         from bot.answering.assistant import Assistant
 
         matcher = Assistant.from_settings(settings)
-    return QuizEngine(knowledge, store, topics=matcher)
+    return QuizEngine(knowledge, QuizStore(database), topics=matcher)
 
 
 def names_a_topic(knowledge: KnowledgeBase, topic: str) -> bool:

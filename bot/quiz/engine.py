@@ -39,7 +39,7 @@ from bot.quiz.models import (
 )
 from bot.quiz.texts import say
 from bot.quiz.topics import questions_on
-from bot.storage import AttemptRecord, ReviewRecord, Store
+from bot.storage import AttemptRecord, QuizStore, ReviewRecord
 from bot.storage.records import Schedule
 
 SaveGraded = Callable[[AttemptRecord, Schedule], bool]
@@ -54,7 +54,7 @@ def letters(count: int) -> list[str]:
 
 
 class QuizEngine:
-    def __init__(self, knowledge: KnowledgeBase, store: Store, *, topics: TopicMatcher | None = None,
+    def __init__(self, knowledge: KnowledgeBase, store: QuizStore, *, topics: TopicMatcher | None = None,
                  clock: Callable[[], datetime] = _utc_now, rng: random.Random | None = None) -> None:
         self.knowledge = knowledge
         self.store = store

@@ -140,7 +140,7 @@ class AnswerListeners:
     async def claim(self, services: Services, key: str) -> bool:
         """True when this process should answer the message; a database failure answers rather than drops."""
         try:
-            return await services.run(services.store.claim_event, key)
+            return await services.run(services.stores.events.claim, key)
         except Exception as exc:  # noqa: BLE001 - better a rare double answer than none
             log.warning("could not record the Slack event id: %s", exc.__class__.__name__)
             return True

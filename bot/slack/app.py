@@ -102,4 +102,4 @@ async def _ack(ack: AsyncAck) -> None:
 
 def _feedback_counts(get_services: GetServices) -> dict[str, int]:
     services = get_services()
-    return services.store.feedback_counts() if services is not None else {}
+    return services.stores.feedback.counts() if services is not None else {}

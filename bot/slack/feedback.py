@@ -38,7 +38,7 @@ class FeedbackListeners:
         message_key = f"{container.get('channel_id', '')}:{container.get('message_ts', '')}"
         try:
             changed = await services.run(
-                services.store.record_feedback, user_of(body), team_of(body), message_key, doc_id, question,
+                services.stores.feedback.record, user_of(body), team_of(body), message_key, doc_id, question,
                 None, vote,
             )
         except Exception as exc:  # noqa: BLE001 - told to the person, logged when unexpected

@@ -41,7 +41,7 @@ class HomeListeners:
         if services is None or not user or not is_lang(chosen):
             return
         try:
-            await services.run(services.store.set_language, team, user, chosen)
+            await services.run(services.stores.people.set_language, team, user, chosen)
         except Exception as exc:  # noqa: BLE001 - the Home stays as it was; the log says why
             log.warning("could not store a language choice: %s", exc.__class__.__name__)
             return

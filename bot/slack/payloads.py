@@ -34,7 +34,7 @@ class SlackContext:
     async def chosen_language(self, services: Services, team: str, user: str) -> Lang | None:
         """The language the person chose, if they did (None also when the database cannot tell)."""
         try:
-            return await services.run(services.store.language_of, team, user) if user else None
+            return await services.run(services.stores.people.language_of, team, user) if user else None
         except Exception as exc:  # noqa: BLE001 - the default language will do
             log.warning("could not read a language preference: %s", exc.__class__.__name__)
             return None

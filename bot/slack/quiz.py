@@ -74,7 +74,7 @@ class QuizListeners:
         async def reply() -> dict[str, Any]:
             message = await self._command_reply(services, body, lang, remainder)
             if changed:  # stored first: should it fail, the person is told, and nothing else happens
-                await services.run(services.store.set_language, team, user, lang)
+                await services.run(services.stores.people.set_language, team, user, lang)
                 message["blocks"] = [*message["blocks"], blocks.context(t(lang, "language_set"))]
             return message
 

@@ -1,109 +1,119 @@
-"""Open a database: SQLite (one file, WAL) or PostgreSQL (shared by several replicas).
+"""`Database`: the one database every store runs on, its schema, and the transactions they run in.
 
-SQLite is driven in its non-legacy transaction mode: the driver's own BEGIN handling is turned off and
-every transaction starts with an explicit BEGIN, so DDL is transactional and a writing transaction can
-take the write lock up front (`BEGIN IMMEDIATE`) instead of failing when it upgrades from a read.
+`Database("sqlite:///data/eksbot.db")` (one process or a few on one machine) or
+`Database("postgresql+psycopg://user@host/db")` (several replicas). Call `upgrade()` once at start.
+Each concern has its own store over it (`ConcernStore`; `Stores` builds them all). Every transaction goes
+through `reading()` or `writing()`, so database failures surface as `StorageUnavailableError` or
+`StorageIntegrityError` (bot.errors) whichever store runs it.
 """
 
 from __future__ import annotations
 
-import sqlite3
-import time
-from collections.abc import Iterator
+import logging
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
-from typing import Any
+from datetime import UTC, datetime
 
 import sqlalchemy as sa
 from sqlalchemy.engine import make_url
-from sqlalchemy.pool import StaticPool
 
-from bot.errors import StorageIntegrityError, StorageUnavailableError
+from bot.config import Settings
+from bot.errors import StorageUnavailableError
+from bot.storage import migrate
+from bot.storage.engine import WRITE, create_engine, storage_errors
 
-BUSY_TIMEOUT_MS = 10_000
-CONNECT_TIMEOUT_S = 5
-WRITE = "eksbot_write"  # execution option: this connection's transactions write
-
-
-@contextmanager
-def storage_errors() -> Iterator[None]:
-    """SQLAlchemy's errors as the project's own: a refused write (integrity), or the database is unavailable
-    (anything else: unreachable, locked, full, read-only, not migrated). The message names only the kind of
-    failure."""
-    try:
-        yield
-    except sa.exc.IntegrityError as exc:
-        raise StorageIntegrityError(f"database refused a write ({_kind(exc)})", _detail(exc)) from exc
-    except sa.exc.SQLAlchemyError as exc:
-        raise StorageUnavailableError(f"database unavailable ({_kind(exc)})", _detail(exc)) from exc
-    except OSError as exc:  # an SQLite file's directory that cannot be made or read
-        raise StorageUnavailableError(f"database unavailable ({exc.__class__.__name__})", str(exc)) from exc
+log = logging.getLogger(__name__)
 
 
-def _kind(exc: sa.exc.SQLAlchemyError) -> str:
-    return exc.__class__.__name__
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
 
 
-def _detail(exc: sa.exc.SQLAlchemyError) -> str:
-    """The driver's first line (never the SQL statement or its parameters, which carry user ids)."""
-    text = str(getattr(exc, "orig", None) or exc).strip()
-    return (text.splitlines() or [_kind(exc)])[0]
+class Database:
+    """The engine and its lifecycle; `clock` stamps the rows the stores write."""
+
+    def __init__(self, url: str, *, clock: Callable[[], datetime] = _utc_now) -> None:
+        with storage_errors():
+            self.engine = create_engine(url)
+        self.clock = clock
+
+    @property
+    def url(self) -> str:
+        """The database URL without its password, for logs."""
+        return make_url(str(self.engine.url)).render_as_string(hide_password=True)
+
+    def __repr__(self) -> str:
+        return f"Database({self.url!r})"
+
+    def upgrade(self) -> None:
+        """Bring the schema to the newest migration (a no-op when it is already there)."""
+        with storage_errors():
+            migrate.upgrade(self.engine)
+
+    def revision(self) -> str | None:
+        with storage_errors():
+            return migrate.current_revision(self.engine)
+
+    def ping(self) -> None:
+        """Raise StorageUnavailableError when the database cannot be reached."""
+        with storage_errors(), self.engine.connect() as conn:
+            conn.execute(sa.text("SELECT 1"))
+
+    def check_schema(self) -> None:
+        """Raise StorageUnavailableError unless the schema is at the newest migration (where a release job
+        migrates, the server waits for it)."""
+        current, head = self.revision(), migrate.head_revision()
+        if current != head:
+            raise StorageUnavailableError(f"database schema is at {current or 'nothing'}, not {head}",
+                                          "run 'eksbot db upgrade'")
+
+    def check_writable(self) -> None:
+        """Raise StorageUnavailableError unless a write can be committed now: a real write of one row (the
+        schema's revision, rewritten as it is), so a read-only or full database, or a standby after a
+        failover, is noticed."""
+        with self.writing() as conn:
+            conn.execute(sa.text("UPDATE alembic_version SET version_num = version_num"))
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def __enter__(self) -> Database:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def reading(self) -> Iterator[sa.Connection]:
+        with storage_errors(), self.engine.connect() as conn, conn.begin():
+            yield conn
+
+    @contextmanager
+    def writing(self) -> Iterator[sa.Connection]:
+        """A transaction that writes; on SQLite it holds the write lock from its first statement."""
+        with storage_errors(), self.engine.connect() as conn:
+            conn.execution_options(**{WRITE: True})
+            with conn.begin():
+                yield conn
 
 
-def create_engine(url: str) -> sa.Engine:
-    """An engine whose errors never quote a statement's parameters (they carry user ids)."""
-    parsed = make_url(url)
-    if parsed.get_backend_name() == "sqlite":
-        return _sqlite_engine(url)
-    connect_args: dict[str, Any] = {}
-    if parsed.get_backend_name() == "postgresql" and "connect_timeout" not in parsed.query:
-        connect_args["connect_timeout"] = CONNECT_TIMEOUT_S
-    return sa.create_engine(url, pool_pre_ping=True, connect_args=connect_args, hide_parameters=True)
+class ConcernStore:
+    """The store of one concern (the quiz, Slack events, feedback, people, topics, gaps, team rounds) over
+    the shared database: each method is one transaction, `database.reading()` or `database.writing()`, so
+    its failures surface as StorageError like any other store's."""
+
+    def __init__(self, database: Database) -> None:
+        self.database = database
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.database.url!r})"
 
 
-def _sqlite_engine(url: str) -> sa.Engine:
-    database = make_url(url).database
-    in_memory = not database or database == ":memory:"
-    if in_memory:
-        engine = sa.create_engine(url, poolclass=StaticPool, connect_args={"check_same_thread": False},
-                                  hide_parameters=True)
-    else:
-        engine = sa.create_engine(url, hide_parameters=True)
-        directory = Path(database).expanduser().parent  # type: ignore[arg-type]
-
-        @sa.event.listens_for(engine, "do_connect")
-        def _make_directory(*_args: Any) -> None:
-            directory.mkdir(parents=True, exist_ok=True)  # at each connection: it may be mounted later
-
-    @sa.event.listens_for(engine, "connect")
-    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
-        dbapi_connection.isolation_level = None  # SQLAlchemy emits BEGIN itself, below
-        cursor = dbapi_connection.cursor()
-        cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        if not in_memory:
-            _use_wal(cursor)
-            cursor.execute("PRAGMA synchronous = NORMAL")
-        cursor.execute("PRAGMA foreign_keys = ON")
-        cursor.close()
-
-    @sa.event.listens_for(engine, "begin")
-    def _on_begin(conn: sa.Connection) -> None:
-        conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get(WRITE) else "BEGIN")
-
-    return engine
-
-
-def _use_wal(cursor: Any) -> None:
-    """Switch a file to WAL once. The switch needs the file to itself and does not wait on the busy
-    timeout, so processes opening a new file together retry it until one has made it."""
-    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
-    while True:
-        if str(cursor.execute("PRAGMA journal_mode").fetchone()[0]).lower() == "wal":
-            return
-        try:
-            cursor.execute("PRAGMA journal_mode = WAL")
-            return
-        except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc) or time.monotonic() > deadline:
-                raise
-            time.sleep(0.02)
+def open_database(settings: Settings) -> Database:
+    """The database the settings name, migrated first when `EKSBOT_MIGRATE_ON_START` is on (off where a
+    release job migrates). An SQLite file's directory is created on the way."""
+    database = Database(settings.database_url)
+    if settings.migrate_on_start:
+        database.upgrade()
+    log.info("database ready", extra={"database": database.url})
+    return database

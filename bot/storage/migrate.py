@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
 
-from bot.storage.database import WRITE
+from bot.storage.engine import WRITE
 
 if TYPE_CHECKING:
     from alembic.config import Config

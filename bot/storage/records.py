@@ -53,6 +53,9 @@ class Score:
 Schedule = Callable[[ReviewRecord | None], ReviewRecord]
 
 
+COUNT_ROWS = {"preserve_rowcount": True}  # execution option: did an INSERT ... ON CONFLICT change a row?
+
+
 def upsert(conn: sa.Connection, table: sa.Table) -> Any:
     """`INSERT ... ON CONFLICT` for the dialect at hand (SQLite and PostgreSQL spell it alike)."""
     if conn.dialect.name == "postgresql":

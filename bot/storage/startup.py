@@ -8,7 +8,7 @@ import threading
 from dataclasses import dataclass
 
 from bot.errors import StorageError, StorageUnavailableError
-from bot.storage.store import Store
+from bot.storage.database import Database
 
 log = logging.getLogger(__name__)
 
@@ -30,8 +30,9 @@ class Backoff:
 
 
 class DatabaseStartup:
-    def __init__(self, store: Store, *, migrate: bool, backoff: Backoff | None = None, ready: bool = False) -> None:
-        self.store = store
+    def __init__(self, database: Database, *, migrate: bool, backoff: Backoff | None = None,
+                 ready: bool = False) -> None:
+        self.database = database
         self.migrate = migrate
         self.backoff = backoff or Backoff()
         self.attempts = 0
@@ -57,9 +58,9 @@ class DatabaseStartup:
             self.attempts += 1
             try:
                 if self.migrate:
-                    self.store.upgrade()
+                    self.database.upgrade()
                 else:
-                    self.store.check_schema()
+                    self.database.check_schema()
             except StorageError as exc:
                 delay = next(delays, self.backoff.most)
                 if str(exc) != self.reason:
@@ -70,6 +71,6 @@ class DatabaseStartup:
                 continue
             self.reason = None
             self._ready.set()
-            log.info("database ready", extra={"database": self.store.url, "attempts": self.attempts})
+            log.info("database ready", extra={"database": self.database.url, "attempts": self.attempts})
             return True
         return False
