@@ -28,6 +28,8 @@ from bot.config import PROJECT_ROOT, Settings, load_settings
 from tests.quiz_helpers import Clock
 
 if TYPE_CHECKING:
+    from fastapi.testclient import TestClient
+
     from bot.answering.answerability import Model
     from bot.answering.assistant import Assistant
     from bot.embedding.embedder import Embedder
@@ -94,6 +96,15 @@ def assistant(index_dir: Path, real_embedder: Embedder) -> Assistant:
 def real_services(settings: Settings, index_dir: Path, assistant: Assistant) -> Iterator[Services]:
     """Like `services`, with the real model."""
     yield from _services(settings.model_copy(update={"index_dir": index_dir}), assistant)
+
+
+
+@pytest.fixture
+def client(settings: Settings, services: Services) -> TestClient:
+    """The HTTP application over `services`, in-process."""
+    from tests.api_helpers import client_for
+
+    return client_for(settings, services)
 
 
 # -- the fake embedder (fast) --------------------------------------------------------------------------

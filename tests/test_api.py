@@ -16,28 +16,17 @@ from pydantic import SecretStr
 from bot.api import create_app
 from bot.config import Settings
 from bot.services import Services
-from tests.api_helpers import running_server, wait_ready
+from tests.api_helpers import client_for, running_server, wait_ready
 
 EFA_ES = "¿Qué variables de entorno necesito para que NCCL use EFA?"
 EFA_EN = "How do I request EFA devices in a pod spec?"
-
-
-def make_client(settings: Settings, services: Services, **overrides: object) -> TestClient:
-    settings = settings.model_copy(update=overrides)
-    assembled = Services.assemble(settings, services.assistant, services.stores.database)
-    return TestClient(create_app(settings, services=assembled))
-
-
-@pytest.fixture
-def client(settings: Settings, services: Services) -> TestClient:
-    return make_client(settings, services)
 
 
 @pytest.mark.slow
 def test_query_answers_with_the_same_object_as_the_core_on_the_real_model(
     settings: Settings, real_services: Services
 ) -> None:
-    response = make_client(settings, real_services).post("/v1/query", json={"question": EFA_ES})
+    response = client_for(settings, real_services).post("/v1/query", json={"question": EFA_ES})
     assert response.status_code == 200
     body = response.json()
     assert body == real_services.assistant.answer(EFA_ES).to_dict()
@@ -90,7 +79,7 @@ def test_invalid_json_and_wrong_content(client: TestClient) -> None:
 
 
 def test_body_over_the_limit_is_refused(settings: Settings, services: Services) -> None:
-    client = make_client(settings, services, max_body_bytes=2048)
+    client = client_for(settings, services, max_body_bytes=2048)
     response = client.post("/v1/query", json={"question": "EFA " * 1000})
     assert response.status_code == 413 and "2048" in response.json()["error"]
 
@@ -112,7 +101,7 @@ def test_only_markup_is_an_empty_question(client: TestClient) -> None:
 
 
 def test_api_tokens_required_when_set(settings: Settings, services: Services) -> None:
-    client = make_client(settings, services, api_tokens_raw=SecretStr("first-token,second-token"))
+    client = client_for(settings, services, api_tokens_raw=SecretStr("first-token,second-token"))
     assert client.post("/v1/query", json={"question": EFA_EN}).status_code == 401
     wrong = client.post("/v1/query", json={"question": EFA_EN}, headers={"Authorization": "Bearer nope"})
     assert wrong.status_code == 401 and wrong.headers["www-authenticate"] == "Bearer"
@@ -123,7 +112,7 @@ def test_api_tokens_required_when_set(settings: Settings, services: Services) ->
 
 
 def test_rate_limit_answers_429_with_retry_after(settings: Settings, services: Services) -> None:
-    client = make_client(settings, services, rate_limit=3)
+    client = client_for(settings, services, rate_limit=3)
     statuses = [client.post("/v1/query", json={"question": EFA_EN}).status_code for _ in range(4)]
     assert statuses == [200, 200, 200, 429]
     limited = client.post("/v1/query", json={"question": EFA_EN})
@@ -132,7 +121,7 @@ def test_rate_limit_answers_429_with_retry_after(settings: Settings, services: S
 
 
 def test_rate_limit_is_per_token(settings: Settings, services: Services) -> None:
-    client = make_client(settings, services, rate_limit=1, api_tokens_raw=SecretStr("a-token,b-token"))
+    client = client_for(settings, services, rate_limit=1, api_tokens_raw=SecretStr("a-token,b-token"))
     a = {"Authorization": "Bearer a-token"}
     b = {"Authorization": "Bearer b-token"}
     assert client.post("/v1/query", json={"question": EFA_EN}, headers=a).status_code == 200
@@ -141,7 +130,7 @@ def test_rate_limit_is_per_token(settings: Settings, services: Services) -> None
 
 
 def test_rate_limit_zero_turns_it_off(settings: Settings, services: Services) -> None:
-    client = make_client(settings, services, rate_limit=0)
+    client = client_for(settings, services, rate_limit=0)
     assert all(client.post("/v1/query", json={"question": "EFA"}).status_code == 200 for _ in range(5))
 
 
@@ -232,19 +221,19 @@ def test_request_log_has_route_status_outcome_and_no_question_by_default(
     settings: Settings, services: Services, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level("INFO", logger="bot.http")
-    make_client(settings, services).post("/v1/query", json={"question": EFA_EN})
+    client_for(settings, services).post("/v1/query", json={"question": EFA_EN})
     (record,) = [r for r in caplog.records if r.name == "bot.http"]
     assert (record.route, record.status, record.outcome) == ("/v1/query", 200, "answered")  # type: ignore[attr-defined]
     assert record.duration_ms > 0  # type: ignore[attr-defined]
     assert EFA_EN not in caplog.text
     caplog.clear()
-    make_client(settings, services, log_questions=True).post("/v1/query", json={"question": EFA_EN})
+    client_for(settings, services, log_questions=True).post("/v1/query", json={"question": EFA_EN})
     (record,) = [r for r in caplog.records if r.name == "bot.http"]
     assert record.question == EFA_EN  # type: ignore[attr-defined]
 
 
 def test_made_up_tokens_do_not_escape_the_rate_limit(settings: Settings, services: Services) -> None:
-    client = make_client(settings, services, rate_limit=2)
+    client = client_for(settings, services, rate_limit=2)
     statuses = [
         client.post("/v1/query", json={"question": "EFA"}, headers={"Authorization": f"Bearer junk{i}"}).status_code
         for i in range(4)
@@ -253,7 +242,7 @@ def test_made_up_tokens_do_not_escape_the_rate_limit(settings: Settings, service
 
 
 def test_oversized_chunked_body_is_413(settings: Settings, services: Services) -> None:
-    client = make_client(settings, services, max_body_bytes=2048)
+    client = client_for(settings, services, max_body_bytes=2048)
 
     def chunks():  # type: ignore[no-untyped-def]
         yield b'{"question": "'
@@ -354,7 +343,7 @@ def test_an_unexpected_error_is_a_complete_500_logged_once_on_a_connection_that_
 def test_routes_are_labelled_by_template_also_when_refused_before_routing(
     settings: Settings, services: Services
 ) -> None:
-    client = make_client(settings, services, max_body_bytes=2048, rate_limit=3)
+    client = client_for(settings, services, max_body_bytes=2048, rate_limit=3)
     assert client.get("/docs").status_code == 200
     assert client.post("/v1/query", json={"question": "x" * 3000}).status_code == 413
     assert client.get("/v1/query").status_code == 405

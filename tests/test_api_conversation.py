@@ -16,24 +16,26 @@ ADMIN = {"Authorization": "Bearer admin-token"}
 
 
 @pytest.fixture
-def client(settings: Settings, services: Services) -> TestClient:
+def admin_client(settings: Settings, services: Services) -> TestClient:
+    """The application with an API token that acts for everyone (the admin routes need one)."""
     return client_for(settings, services, api_tokens_raw=SecretStr("admin-token"))
 
 
-def test_a_follow_up_is_read_with_the_history_and_says_how(client: TestClient) -> None:
-    alone = client.post("/v1/query", json={"question": "what about stage 2?"}, headers=ADMIN).json()
+def test_a_follow_up_is_read_with_the_history_and_says_how(admin_client: TestClient) -> None:
+    alone = admin_client.post("/v1/query", json={"question": "what about stage 2?"}, headers=ADMIN).json()
     assert "read_as" not in alone  # without history the answer object is exactly as before
-    body = client.post("/v1/query", json={"question": "what about stage 2?", "history": [ZERO]}, headers=ADMIN).json()
+    body = admin_client.post("/v1/query", json={"question": "what about stage 2?", "history": [ZERO]},
+                             headers=ADMIN).json()
     assert body["answered"] is True and body["citations"][0]["question"] == 12
     assert body["read_as"].startswith("what about stage 2?") and "ZeRO" in body["read_as"]
 
 
-def test_a_self_contained_or_off_topic_question_is_read_alone(client: TestClient) -> None:
-    own = client.post("/v1/query", headers=ADMIN, json={
+def test_a_self_contained_or_off_topic_question_is_read_alone(admin_client: TestClient) -> None:
+    own = admin_client.post("/v1/query", headers=ADMIN, json={
         "question": "What does the slotsPerWorker field of an MPIJob control?", "history": [ZERO]}).json()
     assert own["read_as"] == "What does the slotsPerWorker field of an MPIJob control?"
     assert own["citations"][0]["question"] == 13
-    off = client.post("/v1/query", headers=ADMIN, json={"question": f"and {PAELLA}", "history": [ZERO]}).json()
+    off = admin_client.post("/v1/query", headers=ADMIN, json={"question": f"and {PAELLA}", "history": [ZERO]}).json()
     assert off["answered"] is False and off["read_as"] == f"and {PAELLA}"
 
 
@@ -44,30 +46,31 @@ def test_a_self_contained_or_off_topic_question_is_read_alone(client: TestClient
     ([3], "history"),
     ([None], "history"),
 ])
-def test_bad_history_is_refused_with_a_reason(client: TestClient, history: object, reason: str) -> None:
-    response = client.post("/v1/query", json={"question": "what about stage 2?", "history": history}, headers=ADMIN)
+def test_bad_history_is_refused_with_a_reason(admin_client: TestClient, history: object, reason: str) -> None:
+    response = admin_client.post("/v1/query", json={"question": "what about stage 2?", "history": history},
+                                 headers=ADMIN)
     assert response.status_code == 422
     assert reason in response.json()["error"]
 
 
-def test_history_is_documented_in_openapi(client: TestClient) -> None:
-    schema = client.get("/openapi.json").json()["components"]["schemas"]
+def test_history_is_documented_in_openapi(admin_client: TestClient) -> None:
+    schema = admin_client.get("/openapi.json").json()["components"]["schemas"]
     history = schema["QueryRequest"]["properties"]["history"]
     assert "oldest first" in history["description"] and history["anyOf"][0]["maxItems"] == 10
     assert history["anyOf"][0]["items"]["maxLength"] == 2000
     assert "read_as" in schema["AnswerOut"]["properties"]
 
 
-def test_admins_see_the_questions_the_bot_did_not_answer(client: TestClient) -> None:
-    client.post("/v1/query", json={"question": PAELLA}, headers=ADMIN)
-    client.post("/v1/query", json={"question": PAELLA.lower().rstrip("?")}, headers=ADMIN)
-    client.post("/v1/query", json={"question": ZERO}, headers=ADMIN)  # answered: no gap
-    body = client.get("/v1/admin/gaps", headers=ADMIN).json()
+def test_admins_see_the_questions_the_bot_did_not_answer(admin_client: TestClient) -> None:
+    admin_client.post("/v1/query", json={"question": PAELLA}, headers=ADMIN)
+    admin_client.post("/v1/query", json={"question": PAELLA.lower().rstrip("?")}, headers=ADMIN)
+    admin_client.post("/v1/query", json={"question": ZERO}, headers=ADMIN)  # answered: no gap
+    body = admin_client.get("/v1/admin/gaps", headers=ADMIN).json()
     assert body["recording"] is True and body["retention_days"] == 90
     assert [(g["kind"], g["text"], g["count"], g["lang"]) for g in body["gaps"]] == [
         ("unanswered", PAELLA.lower().rstrip("?"), 2, "en")]
-    assert client.get("/v1/admin/gaps?kind=uncovered", headers=ADMIN).json()["gaps"] == []
-    assert client.get("/v1/admin/gaps?limit=0", headers=ADMIN).status_code == 422
+    assert admin_client.get("/v1/admin/gaps?kind=uncovered", headers=ADMIN).json()["gaps"] == []
+    assert admin_client.get("/v1/admin/gaps?limit=0", headers=ADMIN).status_code == 422
 
 
 def test_the_gaps_need_a_token_even_when_the_api_is_open(settings: Settings, services: Services) -> None:

@@ -8,12 +8,8 @@ from fastapi.testclient import TestClient
 from bot.api import create_app
 from bot.config import Settings
 from bot.services import Services
+from tests.api_helpers import client_for
 from tests.quiz_helpers import right_letter, wrong_letter
-
-
-@pytest.fixture
-def client(settings: Settings, services: Services) -> TestClient:
-    return TestClient(create_app(settings, services=services))
 
 
 def draw(client: TestClient, user: str = "alice", **extra: object) -> dict:
@@ -150,12 +146,10 @@ def test_query_parameters_are_checked_like_body_fields(client: TestClient, path:
 def test_a_token_bound_to_a_user_or_team_cannot_play_as_anyone_else(settings: Settings, services: Services) -> None:
     from pydantic import SecretStr
 
-    from bot.api import create_app
 
     scoped = settings.model_copy(update={"api_tokens_raw": SecretStr(
         "alice-token:user=alice, team-token:team=platform, both-token:team=platform:user=bob, admin-token")})
-    client = TestClient(create_app(scoped, services=Services.assemble(scoped, services.assistant,
-                                                                      services.stores.database)))
+    client = client_for(scoped, services)
 
     def as_(token: str) -> dict[str, str]:
         return {"Authorization": f"Bearer {token}"}
