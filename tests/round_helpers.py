@@ -3,16 +3,17 @@ wrong) answer, and a Publisher that records what it was asked to show."""
 
 from __future__ import annotations
 
+import asyncio
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from bot.errors import ChannelError
 from bot.quiz import QuizEngine
 from bot.quiz.engine import letters
-from bot.rounds import Reveal, Rounds, RoundView, Schedules
+from bot.rounds import Reveal, Rounds, RoundView, RoundWork, Schedules
 from bot.storage import Database, QuizStore, RoundRecord, RoundStore
 from tests.quiz_helpers import Clock, knowledge
 
@@ -40,6 +41,7 @@ def letter_for(record: RoundRecord, position: int, *, right: bool = True) -> str
     """The letter under which the round shows the right answer of a question (or the first wrong one)."""
     shown = record.questions[position]
     answer = knowledge().question(shown.doc_id, shown.question, record.lang).answer
+    assert answer is not None
     keys = list(shown.option_order)
     index = keys.index(answer) if right else next(i for i, k in enumerate(keys) if k != answer)
     return letters(len(keys))[index]
@@ -96,3 +98,16 @@ def round_server(settings: Any, assistant: Any, url: str, fake: Any, clock: Cloc
             yield sender
     finally:
         services.close()
+
+
+T = TypeVar("T")
+
+
+async def offload(fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
+    """Run a blocking core call on a thread, as the services do."""
+    return await asyncio.to_thread(fn, *args, **kwargs)
+
+
+def work(k: Kit, publisher: RecordingPublisher) -> RoundWork:
+    """The round steps over the kit, posting through `publisher`."""
+    return RoundWork(k.rounds, k.schedules, publisher, offload)

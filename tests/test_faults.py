@@ -17,6 +17,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import sqlalchemy as sa
@@ -62,13 +63,13 @@ def play(client: TestClient, user: str, choice: str = "A") -> None:
     assert graded.status_code == 200, graded.text
 
 
-def quiz_calls(client: TestClient, user: str) -> list:  # type: ignore[type-arg]
+def quiz_calls(client: TestClient, user: str) -> list[Any]:  # the test client's responses
     return [client.post("/v1/quiz/next", json={"user": user, "lang": "en"}),
             client.get("/v1/quiz/stats", params={"user": user}),
             client.get("/v1/quiz/leaderboard"), client.get("/v1/quiz/questions")]
 
 
-def assert_unavailable(response) -> None:  # type: ignore[no-untyped-def]
+def assert_unavailable(response: Any) -> None:
     assert response.status_code == 503, response.text
     assert response.headers["retry-after"] == "5" and "database" in response.json()["error"]
 
@@ -162,7 +163,7 @@ def test_terminated_connections_are_replaced_without_an_error(
                     killed = conn.execute(sa.text(
                         "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = :n"
                     ), {"n": name}).scalar()
-                assert killed >= 1
+                assert killed is not None and killed >= 1
                 statuses = [r.status_code for r in quiz_calls(client, "gina")]
                 assert statuses == [200] * 4  # the pool notices the dead connection and opens a new one
             play(client, "gina")
@@ -252,8 +253,7 @@ def test_the_server_prunes_unanswered_quiz_questions_once_the_database_is_open(
 
     from bot.storage import AttemptRecord, Database, QuizStore, RoundStore
     from tests.quiz_helpers import Clock
-    from tests.round_helpers import RecordingPublisher, kit
-    from tests.test_rounds import work
+    from tests.round_helpers import RecordingPublisher, kit, work
 
     with Database(sqlite_url) as store:
         store.upgrade()

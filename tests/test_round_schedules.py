@@ -19,8 +19,7 @@ from bot.config import load_settings
 from bot.errors import RoundError, UnknownTopicError
 from bot.rounds.weekly import clock_of, minutes_of, next_run, weekday_of
 from tests.quiz_helpers import Clock
-from tests.round_helpers import Kit, RecordingPublisher
-from tests.test_rounds import work
+from tests.round_helpers import Kit, RecordingPublisher, work
 
 MADRID = ZoneInfo("Europe/Madrid")
 

@@ -14,23 +14,14 @@ from typing import Any, TypeVar
 import pytest
 
 from bot.errors import QuizError, RoundClosedError, RoundError, UnknownTopicError
-from bot.rounds import RoundWork
 from bot.rounds.choose import choose
 from bot.rounds.lifecycle import COUNT_EVERY, LEASE
 from bot.storage import Score
 from tests.quiz_helpers import DOC, Clock, knowledge
-from tests.round_helpers import Kit, RecordingPublisher, letter_for
+from tests.round_helpers import Kit, RecordingPublisher, letter_for, work
 
 T = TypeVar("T")
 ALL = [(DOC, n) for n in range(1, 16)]
-
-
-async def offload(fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
-    return await asyncio.to_thread(fn, *args, **kwargs)
-
-
-def work(k: Kit, publisher: RecordingPublisher) -> RoundWork:
-    return RoundWork(k.rounds, k.schedules, publisher, offload)
 
 
 def start(k: Kit, **kwargs: Any) -> Any:

@@ -8,7 +8,7 @@ from typing import Any
 
 from bot.services import Services
 from tests.slack_fake import FakeSlack, SlackSender, assistant_thread_started_event, buttons, message_event
-from tests.test_slack_events import context_text, eventually, sample
+from tests.slack_helpers import context_text, eventually, sample
 
 THREAD = "1700000200.000100"
 BF16 = "Why is BF16 better than FP16 for training?"

@@ -32,27 +32,12 @@ from tests.slack_fake import (
     sign,
     texts,
 )
+from tests.slack_helpers import context_text, eventually, sample
 
 EFA_ES = "¿Qué variables de entorno necesito para que NCCL use EFA?"
 EFA_EN = "How do I request EFA devices in a pod spec?"
 TITLE_5_ES = "¿Qué variable de entorno habilita EFA (Elastic Fabric Adapter) en NCCL para entrenamiento distribuido?"
 TITLE_5_EN = "Which environment variable enables EFA (Elastic Fabric Adapter) in NCCL for distributed training?"
-
-
-def eventually(check: Callable[[], bool], timeout: float = 10) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not met in time")
-        time.sleep(0.01)
-
-
-def sample(sender: SlackSender, name: str, labels: dict[str, str]) -> float:
-    return sender.app.state.metrics.registry.get_sample_value(name, labels) or 0.0
-
-
-def context_text(message: dict[str, Any]) -> str:
-    return "\n".join(e["text"] for b in message["blocks"] if b["type"] == "context" for e in b["elements"])
 
 
 def code_blocks(message: dict[str, Any]) -> list[str]:

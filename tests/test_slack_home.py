@@ -31,8 +31,7 @@ from tests.slack_fake import (
     message_event,
     within_limits,
 )
-from tests.test_slack_events import eventually
-from tests.test_slack_quiz import answer_button, ask, click, prompt_of
+from tests.slack_helpers import answer_button, ask, click, eventually, prompt_of
 
 ADMIN = "UADMIN"
 PAELLA = "What is the best recipe for paella valenciana?"

@@ -6,7 +6,6 @@ What a person sees arrives at the (fake) `response_url` or through the (fake) We
 from __future__ import annotations
 
 import json
-import re
 import threading
 from typing import Any
 
@@ -28,45 +27,13 @@ from tests.slack_fake import (
     message_event,
     texts,
 )
-
-
-def ask(slack: SlackSender, fake: FakeSlack, text: str = "", *, user: str = "U1") -> dict[str, Any]:
-    """Run `/quiz text` and return what came back through its response URL."""
-    response, path = slack.command(text, user=user)
-    assert response.status_code == 200
-    return fake.wait_for("response", path=path)[0].body
-
-
-def click(slack: SlackSender, fake: FakeSlack, element: dict[str, Any], *, user: str = "U1",
-          **kwargs: Any) -> dict[str, Any]:
-    response, path = slack.click(element, user=user, **kwargs)
-    assert response.status_code == 200
-    return fake.wait_for("response", path=path)[0].body
+from tests.slack_helpers import answer_button, ask, click, header, prompt_of
 
 
 def attempt_of(message: dict[str, Any]) -> str:
     values = {json.loads(b["value"])["a"] for b in buttons(message) if b["action_id"].startswith("quiz_answer_")}
     assert len(values) == 1
     return values.pop()
-
-
-def prompt_of(message: dict[str, Any]) -> dict[str, Any]:
-    """The question as a person reads it in the message: its number and the options under each letter."""
-    number = re.search(r"(?:Pregunta|Question) (\d+) ·", header(message))
-    assert number is not None, header(message)
-    options = re.findall(r"^\*([A-Z])\)\* (.*)$", message["blocks"][1]["text"]["text"], re.MULTILINE)
-    unescape = {"&lt;": "<", "&gt;": ">", "&amp;": "&"}
-    return {"question": int(number.group(1)), "options": [
-        {"key": key, "text": re.sub(r"&(lt|gt|amp);", lambda m: unescape[m.group(0)], text)} for key, text in options
-    ]}
-
-
-def answer_button(message: dict[str, Any], letter: str) -> dict[str, Any]:
-    return button(message, f"quiz_answer_{letter}")
-
-
-def header(message: dict[str, Any]) -> str:
-    return str(message["blocks"][0]["text"]["text"])
 
 
 # -- a question --------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ import pytest
 from bot.config import Settings
 from bot.services import Services
 from tests.slack_fake import BOT_USER, FakeSlack, SlackSender, bot_server, message_event
-from tests.test_slack_events import context_text, eventually, sample
+from tests.slack_helpers import context_text, eventually, sample
 
 ROOT = "1700000100.000100"
 BF16 = "Why is BF16 better than FP16 for training?"
