@@ -7,12 +7,12 @@ run:
 
 test:
 	scripts/bootstrap.sh dev
-	.venv/bin/ruff check bot tests bench
+	.venv/bin/ruff check bot tests bench scripts
 	.venv/bin/mypy
 	.venv/bin/pytest -q
 
 lint:
-	.venv/bin/ruff check bot tests bench
+	.venv/bin/ruff check bot tests bench scripts
 	.venv/bin/mypy
 
 index:

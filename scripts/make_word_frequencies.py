@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import Stemmer
@@ -30,7 +31,7 @@ STEMMERS = {"es": "spanish", "en": "english"}
 
 
 def main() -> None:
-    arrays: dict[str, np.ndarray] = {}
+    arrays: dict[str, Any] = {}  # name -> array, as np.savez_compressed takes them
     for lang, name in STEMMERS.items():
         stem = Stemmer.Stemmer(name).stemWord
         stems: dict[str, float] = {}

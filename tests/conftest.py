@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from bot.storage import Stores
     from tests.fakes import FakeEmbedder
     from tests.round_helpers import Kit
+    from tests.slack_fake import FakeSlack, SlackSender
 
 KNOWLEDGE = PROJECT_ROOT / "knowledge"
 SEED = PROJECT_ROOT.parent / "shared" / "seeds" / "eks-training-quiz.es.txt"
@@ -283,7 +284,7 @@ def postgres_url(request: pytest.FixtureRequest, postgres_server_url: str) -> It
 
 
 @pytest.fixture
-def fake():  # type: ignore[no-untyped-def]
+def fake() -> Iterator[FakeSlack]:
     """A fake Slack on loopback, recording what the bot sends."""
     from tests.slack_fake import FakeSlack
 
@@ -292,7 +293,7 @@ def fake():  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def slack(settings: Settings, services: Services, fake):  # type: ignore[no-untyped-def]
+def slack(settings: Settings, services: Services, fake: FakeSlack) -> Iterator[SlackSender]:
     """The real application with Slack on, served by uvicorn, its Web API calls going to `fake`."""
     from tests.slack_fake import bot_server
 

@@ -56,7 +56,7 @@ class FakeTopics:
 def shown_options(prompt: QuizPrompt | Mapping[str, Any]) -> tuple[int, dict[str, str]]:
     """(question number, letter -> option text) of a prompt: the engine's, or its JSON as HTTP carries it
     (and as a test reads it back from a Slack message)."""
-    shown = prompt if isinstance(prompt, Mapping) else prompt.to_dict()
+    shown: Mapping[str, Any] = prompt if isinstance(prompt, Mapping) else prompt.to_dict()
     return int(shown["question"]), {o["key"]: o["text"] for o in shown["options"]}
 
 

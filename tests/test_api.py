@@ -7,6 +7,7 @@ import json
 import socket
 import threading
 import time
+from collections.abc import Iterator
 
 import httpx
 import pytest
@@ -244,7 +245,7 @@ def test_made_up_tokens_do_not_escape_the_rate_limit(settings: Settings, service
 def test_oversized_chunked_body_is_413(settings: Settings, services: Services) -> None:
     client = client_for(settings, services, max_body_bytes=2048)
 
-    def chunks():  # type: ignore[no-untyped-def]
+    def chunks() -> Iterator[bytes]:
         yield b'{"question": "'
         for _ in range(10):
             yield b"x" * 500

@@ -11,6 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from bot.answering.assistant import Assistant
 from tests.api_helpers import wait_ready
 from tests.conftest import KNOWLEDGE
 from tests.server_process import start_server, stop_server
@@ -26,7 +27,7 @@ def metric(base: str, name: str, labels: str) -> float:
 
 
 def test_two_replicas_share_quiz_progress_and_answer_a_slack_event_once(
-    tmp_path: Path, index_dir: Path, postgres_url: str, assistant  # type: ignore[no-untyped-def]
+    tmp_path: Path, index_dir: Path, postgres_url: str, assistant: Assistant
 ) -> None:
     with FakeSlack() as fake:
         env = {

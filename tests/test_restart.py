@@ -8,13 +8,14 @@ from pathlib import Path
 import httpx
 import pytest
 
+from bot.answering.assistant import Assistant
 from tests.conftest import KNOWLEDGE
 from tests.server_process import server_process
 
 pytestmark = pytest.mark.slow
 
 
-def test_progress_survives_a_killed_server(tmp_path: Path, index_dir: Path, assistant) -> None:  # type: ignore[no-untyped-def]
+def test_progress_survives_a_killed_server(tmp_path: Path, index_dir: Path, assistant: Assistant) -> None:
     env = {"EKSBOT_DATA_DIR": str(tmp_path / "data"), "EKSBOT_INDEX_DIR": str(index_dir),
            "EKSBOT_KNOWLEDGE_DIR": str(KNOWLEDGE), "EKSBOT_AUTO_REBUILD": "false"}
     log = tmp_path / "server.log"
