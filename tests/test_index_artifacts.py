@@ -243,3 +243,21 @@ def test_shapes_and_types_are_checked_on_load(knowledge_copy: Path, built: Path,
     refused(knowledge_copy, built, FakeEmbedder(), cause)
     index = load_index(load_knowledge(knowledge_copy), built, FakeEmbedder(), rebuild=True)
     assert Assistant(index, FakeEmbedder()).answer("How do I request EFA devices in a pod spec?").ranked[0] == 5
+
+
+def test_only_the_rules_that_shape_the_index_make_it_stale(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Editing how a token is made marks a built index stale; editing how chat markup is read does not."""
+    import importlib
+
+    from bot.retrieval import artifacts
+
+    before = artifacts.pipeline_digest()
+    hashed = {module.__name__ for module in artifacts.pipeline_modules()}
+    assert {"bot.text.tokens", "bot.text.identifiers", "bot.knowledge.chunks"} <= hashed
+    assert not {"bot.text.markup", "bot.text.language"} & hashed
+    tokens = importlib.import_module("bot.text.tokens")
+    edited = tmp_path / "tokens.py"
+    edited.write_text(Path(str(tokens.__file__)).read_text(encoding="utf-8") + "\n# a changed rule\n")
+    monkeypatch.setattr(tokens, "__file__", str(edited))
+    assert artifacts.pipeline_digest() != before
+

@@ -19,6 +19,7 @@ import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import faiss
@@ -38,15 +39,20 @@ REBUILD = "run 'eksbot index build'"
 log = logging.getLogger(__name__)
 
 
-def pipeline_digest() -> str:
-    """Names the code that shapes what the index holds (parsing, chunking, and the text rules of words, tokens
-    and sentences): changing it makes the index stale. Rules used only when a question is read (chat markup,
-    language detection) are left out, so editing them keeps a built index."""
+def pipeline_modules() -> tuple[ModuleType, ...]:
+    """The code that shapes what the index holds: parsing, chunking, and the text rules of words, tokens and
+    sentences. Rules used only when a question is read (chat markup, language detection) are not among them,
+    so editing those keeps a built index."""
     from bot.knowledge import chunks, parser
     from bot.text import identifiers, normalise, sentences, tokens
 
+    return (parser, chunks, normalise, identifiers, tokens, sentences)
+
+
+def pipeline_digest() -> str:
+    """Names the code of `pipeline_modules()`: changing it makes the index stale."""
     digest = hashlib.sha256()
-    for module in (parser, chunks, normalise, identifiers, tokens, sentences):
+    for module in pipeline_modules():
         digest.update(Path(str(module.__file__)).read_bytes())
     return digest.hexdigest()[:16]
 
