@@ -153,6 +153,8 @@ class Judge:
         self.model = model or Model.bundled()
         self.exemplars = exemplars or _bundled_exemplars(retriever.index.manifest.model_id,
                                                          retriever.index.manifest.dimension)
+        # The exemplars are labelled with quiz question numbers: they speak of the quiz only (0 elsewhere).
+        self.quiz_ids = frozenset(d.doc_id for d in retriever.index.knowledge.documents if d.kind == "quiz")
 
     def judge(self, retrieval: Retrieval) -> Judgement:
         values = self.features(retrieval)
@@ -193,7 +195,10 @@ class Judge:
         values["sentence_dense"] = best_sentence
         values["sentence_peak"] = best_sentence - mean_sentence
         values["fused_margin"] = (top.score - second.score) / max(abs(top.score), 1e-6)
-        if self.exemplars is not None:
+        if top.key[0] not in self.quiz_ids:
+            # No labelled question speaks of this document: no evidence either way (the feature's mean).
+            values["exemplar"] = self.model.mean[FEATURES.index("exemplar")]
+        elif self.exemplars is not None:
             values["exemplar"] = self.exemplars.margin(retrieval.vector, top.key[1], leave_out=leave_out)
         if analysis.definition_of and not self.definitions.defines(top.key, analysis.definition_of):
             values["undefined"] = 1.0

@@ -22,7 +22,7 @@ from bot.config import Settings
 from bot.embedding.backends import load_embedder
 from bot.embedding.embedder import Embedder
 from bot.errors import InputError
-from bot.knowledge import KnowledgeBase, load_knowledge
+from bot.knowledge import KnowledgeBase, Question, load_knowledge
 from bot.knowledge.citations import Citation  # also importable from here, as before
 from bot.lang import LANGUAGES, Lang, check_lang
 from bot.messages import say
@@ -142,7 +142,9 @@ class Assistant:
             reference = say(lang, "quiz_ref", number=question.number, title=question.title,
                             answer=question.answer_line)
         else:
-            reference = say(lang, "section_ref", title=question.title, source=top.source)
+            reference = say(lang, "section_ref", title=question.section or question.title, source=top.source)
+        if question.lang != lang:
+            reference = f"{reference} {say(lang, 'source_in_other_language')}"
         caveat = say(lang, "not_covered", terms=_join_terms(judgement.uncovered, lang),
                      topic=question.topic or question.title) if judgement.uncovered else None
         body = f"{caveat} {top.excerpt}" if caveat else top.excerpt
@@ -190,11 +192,13 @@ class Assistant:
                 q = self.knowledge.question(scored.key[0], scored.key[1], lang)
                 related.append(Citation(
                     question=q.number, title=q.title, excerpt="", snippet=None, source=q.source,
-                    score=round(scored.score, 4), topic=q.topic, doc_id=q.doc_id,
+                    score=round(scored.score, 4), topic=q.topic, doc_id=q.doc_id, section=q.section,
+                    url=self._url_of(q), lang=q.lang,
                 ))
         lines = [say(lang, "dont_know"), say(lang, "covers", topics=", ".join(topics))]
         if related:
             lines.append(say(lang, "related", titles="; ".join(
+                say(lang, "related_section", title=c.section) if c.section else
                 say(lang, "related_item", number=c.question, title=c.title) for c in related)))
         return Answer(
             answered=False, language=lang, text="\n".join(lines), citations=related, topics=topics,
@@ -211,8 +215,13 @@ class Assistant:
             excerpt=self.excerpts.excerpt(question, vector, retrieval),
             snippet=snippet_chunk.text if snippet_chunk else None, source=question.source,
             score=round(scored.score, 4), snippet_lang=snippet_chunk.code_lang if snippet_chunk else None,
-            topic=question.topic, doc_id=doc_id,
+            topic=question.topic, doc_id=doc_id, section=question.section, url=self._url_of(question),
+            lang=question.lang,
         )
+
+    def _url_of(self, question: Question) -> str | None:
+        document = self.knowledge.editions(question.doc_id).get(question.lang)
+        return document.source_url if document else None
 
 def _join_terms(terms: tuple[str, ...] | list[str], lang: str) -> str:
     quoted = [f"«{t}»" if lang == "es" else f"\u201c{t}\u201d" for t in terms]

@@ -29,10 +29,12 @@ class Chunk:
     source: str
     line: int
     code_lang: str | None = None
+    section: str = ""  # a document section's heading path; "" for a quiz question
 
     @property
     def header(self) -> str:
-        return f"{self.question}. {self.title}" + (f" — {self.label}" if self.label else "")
+        name = self.section or f"{self.question}. {self.title}"
+        return name + (f" — {self.label}" if self.label else "")
 
     @property
     def indexed_text(self) -> str:
@@ -65,8 +67,8 @@ def chunk_knowledge(kb: KnowledgeBase) -> tuple[list[Chunk], list[Sentence]]:
                 chunks.append(
                     Chunk(
                         id=len(chunks), doc_id=doc.doc_id, lang=doc.lang, question=question.number, kind=kind,
-                        title=question.title, label=label, text=text, source=doc.path.name, line=line,
-                        code_lang=code_lang,
+                        title=question.title, label=label, text=text, source=question.source, line=line,
+                        code_lang=code_lang, section=question.section,
                     )
                 )
             for block in question.blocks:

@@ -21,11 +21,15 @@ class Citation:
     snippet_lang: str | None = field(default=None, compare=False)
     topic: str = field(default="", compare=False)
     doc_id: str = field(default="", compare=False)
+    section: str = ""  # a document section's heading path ("Trainium on EKS › Device plugin"); "" in a quiz
+    url: str | None = None  # where readers find the source, when it says
+    lang: str = field(default="", compare=False)  # the language the cited text is written in
 
     def to_dict(self) -> dict[str, object]:
         return {
             "question": self.question, "title": self.title, "excerpt": self.excerpt, "snippet": self.snippet,
-            "source": self.source, "score": self.score,
+            "source": self.source, "score": self.score, "doc": self.doc_id, "section": self.section,
+            "url": self.url,
         }
 
 

@@ -1,4 +1,14 @@
-"""Load every knowledge file of a directory and check that the editions of a document agree."""
+"""Load every knowledge file of a directory (and its folders) and check that the editions of a document agree.
+
+Two kinds of files live there. The knowledge format (front matter with `kind: quiz` or `kind: doc`, or with
+`id`, `lang` and `title`; see `bot.knowledge.parser`) is the team's own: an error in such a file stops the
+build with its file and line. Any other Markdown file (`.md`, `.mdx`: a runbook, a public doc page) is read
+as it is by `bot.knowledge.markdown`; one that cannot be read at all (binary, not UTF-8, a broken front
+matter) is skipped, and `skipped` says which and why (`eksbot index check` prints it).
+
+A folder may hold `sources.yaml`, mapping its files' names to the URL where readers find them (or a
+`base_url` the file's path is appended to); a document's own `source_url` comes first.
+"""
 
 from __future__ import annotations
 
@@ -7,12 +17,30 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot.errors import KnowledgeError
-from bot.knowledge.model import Document, Question
-from bot.knowledge.parser import parse_file
+import yaml
 
-PATTERN = "*.md"
-IGNORED = {"README.md"}
+from bot.errors import KnowledgeError
+from bot.knowledge.markdown import parse_markdown, read_front_matter
+from bot.knowledge.model import Document, Question
+from bot.knowledge.parser import parse_text
+
+PATTERNS = ("*.md", "*.mdx")
+# A repository's own files, not documentation to answer from.
+META_NAMES = frozenset({"README", "LICENSE", "CHANGELOG", "CONTRIBUTING", "SOURCES", "CODE_OF_CONDUCT", "SECURITY",
+                        "NOTICE", "AUTHORS"})
+SOURCES_FILE = "sources.yaml"
+_FORMAT_KEYS = ("id", "lang", "title")
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A file of the knowledge directory that could not be read, and why."""
+
+    path: Path
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.reason}"
 
 
 @dataclass(frozen=True)
@@ -21,6 +49,7 @@ class KnowledgeBase:
 
     documents: tuple[Document, ...]
     digest: str
+    skipped: tuple[Skipped, ...] = ()
 
     def editions(self, doc_id: str) -> dict[str, Document]:
         return {d.lang: d for d in self.documents if d.doc_id == doc_id}
@@ -54,13 +83,19 @@ class KnowledgeBase:
 
 
 def knowledge_files(directory: Path) -> list[Path]:
-    return sorted(p for p in directory.glob(PATTERN) if p.name not in IGNORED and p.is_file())
+    """Every Markdown file below `directory`, but hidden ones and a repository's own (README, LICENSE…)."""
+    found = {p for pattern in PATTERNS for p in directory.rglob(pattern)}
+    return sorted(
+        p for p in found
+        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(directory).parts)
+        and p.stem.split(".")[0].upper() not in META_NAMES
+    )
 
 
 def knowledge_digest(directory: Path) -> str:
     digest = hashlib.sha256()
-    for path in knowledge_files(directory):
-        digest.update(path.name.encode())
+    for path in [*knowledge_files(directory), *sorted(directory.rglob(SOURCES_FILE))]:
+        digest.update(path.relative_to(directory).as_posix().encode())
         digest.update(b"\0")
         digest.update(path.read_bytes())
         digest.update(b"\0")
@@ -70,14 +105,91 @@ def knowledge_digest(directory: Path) -> str:
 def load_knowledge(directory: Path) -> KnowledgeBase:
     files = knowledge_files(directory)
     if not files:
-        raise KnowledgeError(directory, None, "no knowledge files (*.md) in this directory")
-    documents = [parse_file(path) for path in files]
+        raise KnowledgeError(directory, None, "no knowledge files (*.md, *.mdx) in this directory")
+    urls = source_urls(directory)
+    documents: list[Document] = []
+    skipped: list[Skipped] = []
+    for path in files:
+        try:
+            documents.append(read_document(path, directory, urls.get(path)))
+        except UnreadableError as exc:
+            skipped.append(Skipped(path, exc.reason))
+    if not documents:
+        raise KnowledgeError(directory, None, "no knowledge file could be read: " + "; ".join(map(str, skipped)))
     by_id: dict[str, list[Document]] = defaultdict(list)
     for doc in documents:
         by_id[doc.doc_id].append(doc)
     for group in by_id.values():
         _check_editions(group)
-    return KnowledgeBase(documents=tuple(documents), digest=knowledge_digest(directory))
+    return KnowledgeBase(documents=tuple(documents), digest=knowledge_digest(directory), skipped=tuple(skipped))
+
+
+class UnreadableError(KnowledgeError):
+    """A document (not in the knowledge format) that cannot be read: it is skipped, not fatal."""
+
+
+def read_document(path: Path, directory: Path, source_url: str | None = None) -> Document:
+    """One file: in the knowledge format (errors raise KnowledgeError) or any other Markdown (errors raise
+    UnreadableError: the file is skipped)."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise UnreadableError(path, None, f"cannot be read ({exc.strerror or exc.__class__.__name__})") from exc
+    if b"\0" in raw[:8192]:
+        raise UnreadableError(path, None, "a binary file, not text")
+    try:
+        text = raw.decode("utf-8").removeprefix("\ufeff").replace("\r\n", "\n")
+    except UnicodeDecodeError as exc:
+        raise UnreadableError(path, None, f"not valid UTF-8 ({exc.reason} at byte {exc.start})") from exc
+    if _knowledge_format(text):
+        return parse_text(text, path)
+    relative = path.relative_to(directory)
+    try:
+        front = read_front_matter(text, path)
+        return parse_markdown(text, path, doc_id=relative.with_suffix("").as_posix(), source=relative.as_posix(),
+                              source_url=source_url, front=front)
+    except KnowledgeError as exc:
+        raise UnreadableError(path, exc.line, exc.reason) from exc
+
+
+def _knowledge_format(text: str) -> bool:
+    """The team's own format: YAML front matter with `kind: quiz|doc`, or with `id`, `lang` and `title`. Read
+    line by line, so that a broken header of such a file is still recognised (and its error reported)."""
+    lines = text.split("\n")
+    if not lines or lines[0].strip() != "---":
+        return False
+    keys: set[str] = set()
+    for line in lines[1:]:
+        if line.strip() in ("---", "..."):
+            break
+        key, colon, value = line.partition(":")
+        if colon and not line.startswith((" ", "\t")):
+            keys.add(key.strip())
+            if key.strip() == "kind" and value.strip().strip("'\"") in ("quiz", "doc"):
+                return True
+    return all(k in keys for k in _FORMAT_KEYS)
+
+
+def source_urls(directory: Path) -> dict[Path, str]:
+    """The URL of each file named in a `sources.yaml` of its folder (`name: url`, or `base_url` + path)."""
+    urls: dict[Path, str] = {}
+    for mapping in sorted(directory.rglob(SOURCES_FILE)):
+        try:
+            data = yaml.safe_load(mapping.read_text(encoding="utf-8")) or {}
+        except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+            raise KnowledgeError(mapping, None, f"cannot read the sources file ({exc.__class__.__name__})") from exc
+        if not isinstance(data, dict):
+            raise KnowledgeError(mapping, 1, "a sources file maps file names to URLs")
+        folder = mapping.parent
+        base = data.get("base_url")
+        if isinstance(base, str):
+            for path in folder.rglob("*"):
+                if path.suffix in (".md", ".mdx"):
+                    urls[path] = base.rstrip("/") + "/" + path.relative_to(folder).with_suffix("").as_posix()
+        for name, url in data.items():
+            if name != "base_url" and isinstance(url, str):
+                urls[folder / str(name)] = url
+    return urls
 
 
 def _check_editions(group: list[Document]) -> None:

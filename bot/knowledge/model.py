@@ -45,6 +45,12 @@ class Question:
     blocks: tuple[Block, ...]
     source: str
     line: int
+    path: tuple[str, ...] = ()  # a document section's heading path (the document's title first); () in a quiz
+
+    @property
+    def section(self) -> str:
+        """The heading path as shown in a citation: "Trainium on EKS › AWS Neuron Device Plugin"."""
+        return " › ".join(self.path)
 
     @property
     def correct_option(self) -> Option | None:
@@ -71,6 +77,7 @@ class Document:
     intro: tuple[Block, ...]
     questions: tuple[Question, ...]
     sections: tuple[tuple[str, tuple[Block, ...]], ...] = field(default=())
+    source_url: str | None = None  # where readers find the document (a citation links to it)
 
     def question(self, number: int) -> Question | None:
         return next((q for q in self.questions if q.number == number), None)

@@ -88,6 +88,17 @@ class HybridRetriever:
         owner = np.array([position[(c.doc_id, c.question)] for c in self.chunks], dtype=np.int64)
         self._by_owner = np.argsort(owner, kind="stable")  # chunk ids grouped by question
         self._group_starts = np.searchsorted(owner[self._by_owner], np.arange(len(keys)))
+        # BM25 in the other language than the question's counts `other_edition_weight`, where the same
+        # knowledge has an edition in the question's language too; a document written in one language only
+        # counts in full, whatever the question's language.
+        editions: dict[QuestionKey, set[str]] = {}
+        for c in self.chunks:
+            editions.setdefault((c.doc_id, c.question), set()).add(c.lang)
+        self._lexical_weight = {
+            lang: np.array([1.0 if c.lang == lang or lang not in editions[(c.doc_id, c.question)]
+                            else self.tuning.other_edition_weight for c in self.chunks], dtype=np.float32)
+            for lang in ("es", "en")
+        }
         sentence_ids: dict[QuestionKey, list[int]] = {}
         for i, sentence in enumerate(index.sentences):
             sentence_ids.setdefault((sentence.doc_id, sentence.question), []).append(i)
@@ -125,8 +136,7 @@ class HybridRetriever:
         for lang, scores in lexical_by_lang.items():
             top = float(scores.max())
             if top > 0:
-                weight = 1.0 if lang == language else t.other_edition_weight
-                chunk_lexical += weight * scores / top
+                chunk_lexical += self._lexical_weight[language] * scores / top
         q_dense = self._per_question_max(chunk_dense)
         q_lexical = self._per_question_max(chunk_lexical)
         q_specific = self.specific_shares(analysis)

@@ -1,0 +1,337 @@
+"""Read any Markdown document as it is: a team's runbook, a public doc page (Docusaurus, Hugo, MkDocs).
+
+The document is cut into sections by its headings, at any level; each section keeps its heading path
+("Trainium on EKS › AWS Neuron Device Plugin for Kubernetes") for citations. What site generators add is
+read for its text: front matter (YAML `---` or TOML `+++`) gives the title, language and `source_url` when it
+has them; MDX `import`/`export` lines are dropped; a component's `header={<h2>…</h2>}` is a heading at its
+HTML level and other tags are reduced to their text; admonitions (`:::info`) and Hugo shortcodes keep their
+text; images are dropped; links keep their text (their URLs are kept apart, for a renderer).
+
+The Markdown itself is parsed by markdown-it-py (CommonMark with tables): paragraphs, lists, tables and
+code become the same blocks a quiz explanation has, each with its line in the file.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+from bot.errors import KnowledgeError
+from bot.knowledge.model import Block, Document, Question
+from bot.text.language import detect_language
+
+TITLE_KEYS = ("title", "sidebar_label", "linkTitle", "name")
+LANG_KEYS = ("lang", "language", "locale")
+URL_KEYS = ("source_url", "url", "canonical_url")
+PATH_SEPARATOR = " › "
+
+_FENCE = re.compile(r"^\s{0,3}(```+|~~~+)")
+_MDX_STATEMENT = re.compile(r"^(?:import\s.+\sfrom\s|import\s+['\"]|export\s+(?:const|default|function)\s)")
+_ADMONITION = re.compile(r"^\s*:::+\s*(\w[\w-]*)?\s*(.*?)\s*$")
+_SHORTCODE = re.compile(r"\{\{[<%]\s*/?\s*([\w-]+)(?P<attrs>[^}]*?)\s*[>%]\}\}")
+_SHORTCODE_TITLE = re.compile(r"""title\s*=\s*["']([^"']+)["']""")
+_COMPONENT_HEADER = re.compile(r"header=\{\s*(.*?)\s*\}\s*/?>", re.DOTALL)
+_HTML_HEADING = re.compile(r"<h([1-6])\b", re.IGNORECASE)
+_TAG = re.compile(r"</?[A-Za-z][^<>]*>")
+_COMPONENT_LINE = re.compile(r"^\s*</?[A-Za-z][\w.]*(?:\s[^<>]*(?:\{[^}]*\}[^<>]*)*)?/?>\s*$")
+_JSX_EXPRESSION = re.compile(r"^\s*\{/\*.*\*/\}\s*$")
+_BOLD = re.compile(r"^\*\*(.+)\*\*$|^__(.+)__$")
+
+_PARSER = MarkdownIt("commonmark", {"html": True}).enable("table")
+
+
+@dataclass
+class _Section:
+    level: int
+    path: tuple[str, ...]
+    line: int
+    blocks: list[Block] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class FrontMatter:
+    values: dict[str, Any]
+    body_line: int  # the file's line where the Markdown after the front matter starts (1-based)
+    body: str
+
+
+def read_front_matter(text: str, path: Path) -> FrontMatter:
+    """Split off a YAML (`---`) or TOML (`+++`) header; a document without one has an empty header."""
+    lines = text.split("\n")
+    fence = lines[0].strip() if lines else ""
+    if fence not in ("---", "+++"):
+        return FrontMatter({}, 1, text)
+    closing = ("---", "...") if fence == "---" else ("+++",)
+    end = next((i for i in range(1, len(lines)) if lines[i].strip() in closing), None)
+    if end is None:
+        raise KnowledgeError(path, 1, f"the front matter opened with {fence} is never closed")
+    header = "\n".join(lines[1:end])
+    try:
+        values = yaml.safe_load(header) if fence == "---" else tomllib.loads(header)
+    except (yaml.YAMLError, tomllib.TOMLDecodeError) as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = 2 + mark.line if mark is not None else 1
+        raise KnowledgeError(path, line, f"the front matter is not valid {'YAML' if fence == '---' else 'TOML'}"
+                                         f" ({str(exc).splitlines()[0]})") from exc
+    if values is None:
+        values = {}
+    if not isinstance(values, dict):
+        raise KnowledgeError(path, 2, "the front matter is not a mapping of keys to values")
+    return FrontMatter(values, end + 2, "\n".join(lines[end + 1:]))
+
+
+def parse_markdown(text: str, path: Path, *, doc_id: str, source: str, source_url: str | None = None,
+                   front: FrontMatter | None = None) -> Document:
+    """A document of sections from Markdown as teams write it (see the module's docstring)."""
+    front = front or read_front_matter(text, path)
+    body = _plain_markdown(front.body)
+    tokens = _PARSER.parse(body)
+    sections, first_heading = _sections(tokens, front.body_line)
+    title = _title(front.values, first_heading, path)
+    lang = _language(front.values, body)
+    url = _text_value(front.values, URL_KEYS) or source_url
+    questions: list[Question] = []
+    for section in sections:
+        if not section.blocks:
+            continue  # a heading followed at once by a deeper one: it lives on in the paths below it
+        heading_path = (title, *section.path)
+        questions.append(Question(
+            doc_id=doc_id, lang=lang, number=len(questions) + 1, title=section.path[-1] if section.path else title,
+            topic=title, options=(), answer=None, blocks=tuple(section.blocks), source=source,
+            line=section.line, path=heading_path,
+        ))
+    if not questions:
+        raise KnowledgeError(path, front.body_line, "no text to answer from (the document is empty)")
+    return Document(path=path, doc_id=doc_id, lang=lang, kind="doc", title=title, source=source, intro=(),
+                    questions=tuple(questions), source_url=url)
+
+
+# -- the text of a site generator's Markdown ---------------------------------------------------------
+
+def _plain_markdown(body: str) -> str:
+    """MDX statements dropped, components and admonitions reduced to their text, shortcodes to their title.
+    Code blocks are left as they are. Line numbers are kept: each line in is one line out."""
+    out: list[str] = []
+    fence: str | None = None
+    for line in body.split("\n"):
+        opened = _FENCE.match(line)
+        if fence is not None:
+            out.append(line)
+            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
+                fence = None
+            continue
+        if opened:
+            fence = opened.group(1)
+            out.append(line)
+            continue
+        out.append(_plain_line(line))
+    return "\n".join(out)
+
+
+def _plain_line(line: str) -> str:
+    if _MDX_STATEMENT.match(line) or _JSX_EXPRESSION.match(line):
+        return ""
+    admonition = _ADMONITION.match(line)
+    if admonition:
+        return admonition.group(2) or ""  # ":::tip Title" keeps its title as a line of text
+    header = _COMPONENT_HEADER.search(line)
+    if header and line.lstrip().startswith("<"):
+        level = _HTML_HEADING.search(header.group(1))
+        text = " ".join(_TAG.sub(" ", header.group(1)).split())
+        return f"{'#' * int(level.group(1)) if level else '##'} {text}" if text else ""
+    if _COMPONENT_LINE.match(line):
+        return ""  # <Tabs>, </CollapsibleContent>, <div align="center">: structure, no text
+    line = _SHORTCODE.sub(_shortcode_text, line)
+    return line
+
+
+def _shortcode_text(match: re.Match[str]) -> str:
+    title = _SHORTCODE_TITLE.search(match.group("attrs") or "")
+    return f"{title.group(1)}: " if title else ""
+
+
+# -- sections --------------------------------------------------------------------------------------------
+
+def _sections(tokens: list[Token], first_line: int) -> tuple[list[_Section], str | None]:
+    """The sections in document order (the first one, before any heading, has an empty path) and the text
+    of the first level-1 heading."""
+    sections = [_Section(level=0, path=(), line=first_line)]
+    first_heading: str | None = None
+    stack: list[tuple[int, str]] = []
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        line = first_line + (token.map[0] if token.map else 0)
+        if token.type == "heading_open":
+            level = int(token.tag[1])
+            text = _heading_text(tokens[i + 1])
+            i += 3
+            if level == 1:
+                first_heading = first_heading or text
+                stack = []
+                if sections[-1].path or sections[-1].blocks:
+                    sections.append(_Section(level=1, path=(), line=line))
+                continue
+            while stack and stack[-1][0] >= level:
+                stack.pop()
+            stack.append((level, text))
+            sections.append(_Section(level=level, path=tuple(t for _, t in stack), line=line))
+            continue
+        blocks, i = _blocks(tokens, i, line)
+        sections[-1].blocks.extend(blocks)
+    return sections, first_heading
+
+
+def _heading_text(inline: Token) -> str:
+    text = _inline_text(inline)
+    bold = _BOLD.match(text)
+    return (bold.group(1) or bold.group(2)).strip() if bold else text
+
+
+def _blocks(tokens: list[Token], i: int, line: int) -> tuple[list[Block], int]:
+    """The blocks that start at token `i`, and the index of the token after them."""
+    token = tokens[i]
+    if token.type in ("fence", "code_block"):
+        return _code(token, line), i + 1
+    if token.type == "paragraph_open":
+        text = _inline_text(tokens[i + 1])
+        return ([Block("text", text, line)] if text else []), i + 3
+    if token.type in ("bullet_list_open", "ordered_list_open"):
+        end = _closing(tokens, i)
+        inside = tokens[i:end + 1]
+        items = _list_items(inside)
+        blocks = [Block("list", "\n".join(items), line)] if items else []
+        # Code inside list items (a numbered step with its YAML) follows the list as blocks of its own.
+        for code in (t for t in inside if t.type in ("fence", "code_block")):
+            blocks += _code(code, line + (code.map[0] - token.map[0] if code.map and token.map else 0))
+        return blocks, end + 1
+    if token.type == "table_open":
+        end = _closing(tokens, i)
+        rows = _table_rows(tokens[i:end + 1])
+        text = "\n".join(" | ".join(row) for row in rows)
+        return ([Block("table", text, line, rows=tuple(rows))] if len(rows) > 1 else []), end + 1
+    if token.type == "html_block":
+        text = " ".join(_TAG.sub(" ", token.content).split())
+        return ([Block("text", text, line)] if text else []), i + 1
+    return [], i + 1
+
+
+def _code(token: Token, line: int) -> list[Block]:
+    lang = token.info.strip().split()[0] if token.info.strip() else None
+    code = token.content.rstrip("\n")
+    return [Block("code", code, line, lang=lang)] if code.strip() else []
+
+
+def _closing(tokens: list[Token], i: int) -> int:
+    depth = 0
+    for j in range(i, len(tokens)):
+        depth += tokens[j].nesting
+        if depth == 0:
+            return j
+    return len(tokens) - 1
+
+
+def _list_items(tokens: list[Token]) -> list[str]:
+    """One line per item ("- text" or "1. text"), nested items indented."""
+    items: list[str] = []
+    counters: list[int | None] = []  # per open list: the last number given, None for a bullet list
+    fresh = False
+    for token in tokens:
+        if token.type in ("bullet_list_open", "ordered_list_open"):
+            counters.append(int(token.attrGet("start") or 1) - 1 if token.type == "ordered_list_open" else None)
+        elif token.type in ("bullet_list_close", "ordered_list_close"):
+            counters.pop()
+        elif token.type == "list_item_open":
+            fresh = True
+        elif token.type == "inline" and (text := _inline_text(token)):
+            if fresh:
+                number = counters[-1]
+                if number is not None:
+                    counters[-1] = number = number + 1
+                items.append(f"{'  ' * (len(counters) - 1)}{'-' if number is None else f'{number}.'} {text}")
+                fresh = False
+            else:
+                items[-1] += f" {text}"
+    return items
+
+
+def _table_rows(tokens: list[Token]) -> list[tuple[str, ...]]:
+    rows: list[tuple[str, ...]] = []
+    cells: list[str] = []
+    for token in tokens:
+        if token.type == "tr_open":
+            cells = []
+        elif token.type == "inline":
+            cells.append(_inline_text(token))
+        elif token.type == "tr_close":
+            rows.append(tuple(cells))
+    return rows
+
+
+def _inline_text(inline: Token) -> str:
+    """The text a person reads: links as their text, code as `code`, images and tags dropped."""
+    out: list[str] = []
+    for child in inline.children or ():
+        if child.type == "text":
+            out.append(child.content)
+        elif child.type == "code_inline":
+            out.append(f"`{child.content}`")
+        elif child.type in ("softbreak", "hardbreak"):
+            out.append(" ")
+        # images and inline tags (html_inline) are dropped; a link's text is among the text children
+    return " ".join("".join(out).split())
+
+
+def links(text: str) -> Iterator[tuple[str, str]]:
+    """(text, URL) of every link of a Markdown text, for a renderer that shows them."""
+    for token in _PARSER.parseInline(text):
+        label: list[str] = []
+        href: str | None = None
+        for child in token.children or ():
+            if child.type == "link_open":
+                href, label = str(child.attrGet("href") or ""), []
+            elif child.type == "link_close" and href is not None:
+                yield "".join(label).strip(), href
+                href = None
+            elif href is not None and child.type in ("text", "code_inline"):
+                label.append(child.content)
+
+
+# -- what the front matter says ----------------------------------------------------------------------
+
+def _text_value(values: dict[str, Any], keys: tuple[str, ...]) -> str | None:
+    for key in keys:
+        value = values.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return None
+
+
+def _title(values: dict[str, Any], first_heading: str | None, path: Path) -> str:
+    return _text_value(values, TITLE_KEYS) or first_heading or path.stem.replace("-", " ").replace("_", " ")
+
+
+def _language(values: dict[str, Any], body: str) -> str:
+    given = (_text_value(values, LANG_KEYS) or "").lower()[:2]
+    if given in ("es", "en"):
+        return given
+    prose = "\n".join(line for line in _without_code(body) if line.strip())
+    return detect_language(prose[:20_000])
+
+
+def _without_code(body: str) -> Iterator[str]:
+    fence = False
+    for line in body.split("\n"):
+        if _FENCE.match(line):
+            fence = not fence
+            continue
+        if not fence:
+            yield line
