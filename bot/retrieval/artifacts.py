@@ -30,6 +30,8 @@ from bot.embedding.records import read_record
 from bot.errors import IndexArtifactError
 from bot.knowledge import KnowledgeBase
 from bot.knowledge.chunks import Chunk, Sentence, chunk_knowledge
+from bot.retrieval.lexicon import Glossary
+from bot.retrieval.readings import embedded_text, english_readings
 
 FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
@@ -40,20 +42,25 @@ log = logging.getLogger(__name__)
 
 
 def pipeline_modules() -> tuple[ModuleType, ...]:
-    """The code that shapes what the index holds: parsing, chunking, and the text rules of words, tokens and
-    sentences. Rules used only when a question is read (chat markup, language detection) are not among them,
-    so editing those keeps a built index."""
-    from bot.knowledge import chunks, parser
+    """The code that shapes what the index holds: parsing, chunking, the text rules of words, tokens and
+    sentences, and the English reading of Spanish-only documents (with its glossary). Rules used only when a
+    question is read (chat markup, language detection) are not among them, so editing those keeps a built
+    index."""
+    from bot.knowledge import chunks, markdown, parser
+    from bot.retrieval import lexicon, readings
     from bot.text import identifiers, normalise, sentences, tokens
 
-    return (parser, chunks, normalise, identifiers, tokens, sentences)
+    return (parser, markdown, chunks, normalise, identifiers, tokens, sentences, lexicon, readings)
 
 
 def pipeline_digest() -> str:
-    """Names the code of `pipeline_modules()`: changing it makes the index stale."""
+    """Names the code of `pipeline_modules()` and the glossary: changing them makes the index stale."""
+    from bot.retrieval.lexicon import GLOSSARY
+
     digest = hashlib.sha256()
     for module in pipeline_modules():
         digest.update(Path(str(module.__file__)).read_bytes())
+    digest.update(GLOSSARY.read_bytes())
     return digest.hexdigest()[:16]
 
 
@@ -88,7 +95,8 @@ class LoadedIndex:
 def build_index(knowledge: KnowledgeBase, index_dir: Path, embedder: Embedder) -> Manifest:
     started = time.perf_counter()
     chunks, sentences = chunk_knowledge(knowledge)
-    vectors = embedder.encode([c.indexed_text for c in chunks]) if chunks else np.zeros(
+    readings = english_readings(chunks, Glossary.bundled())
+    vectors = embedder.encode([embedded_text(c, readings) for c in chunks]) if chunks else np.zeros(
         (0, embedder.dimension), np.float32)
     sentence_vectors = embedder.encode([s.text for s in sentences]) if sentences else np.zeros(
         (0, embedder.dimension), np.float32)

@@ -21,6 +21,7 @@ from bot.retrieval import uncovered
 from bot.retrieval.artifacts import LoadedIndex
 from bot.retrieval.lexical import LexicalIndex
 from bot.retrieval.lexicon import Glossary, WordFrequency
+from bot.retrieval.readings import english_readings
 from bot.retrieval.terms import Analysis, Vocabulary
 
 QuestionKey = tuple[str, int]
@@ -74,11 +75,15 @@ class HybridRetriever:
         self.index = index
         self.tuning = tuning or Tuning()
         self.chunks = index.chunks
-        self.lexical = LexicalIndex(index.chunks)
         self.frequency = frequency or WordFrequency.bundled()
         self.glossary = Glossary.bundled()
+        english = english_readings(index.chunks, self.glossary)
+        self.lexical = LexicalIndex(index.chunks, english=english)
+        # A Spanish-only chunk is also known in English: as written (names, identifiers) and as read.
+        read_in_english = [((c.doc_id, c.question), "en", f"{_knowledge_text(c)}\n{english[c.id]}")
+                           for c in index.chunks if c.id in english]
         self.vocabulary = Vocabulary(
-            (((c.doc_id, c.question), c.lang, _knowledge_text(c)) for c in index.chunks),
+            [*(((c.doc_id, c.question), c.lang, _knowledge_text(c)) for c in index.chunks), *read_in_english],
             titles=[(d.lang, d.title) for d in index.knowledge.documents],
         )
         keys = sorted({(c.doc_id, c.question) for c in self.chunks})
@@ -131,12 +136,13 @@ class HybridRetriever:
         chunk_dense = np.zeros(n, dtype=np.float32)
         chunk_dense[ids[0]] = dense_scores[0]
         lexical_by_lang = self.lexical.scores(analysis.search_text)
-        # Each language's BM25 on its own scale: normalise by that language's best before merging.
+        # Each language's BM25 on its own scale: normalise by that language's best before merging. A chunk
+        # searched in two languages (a Spanish-only one, also in English) keeps the better of its two.
         chunk_lexical = np.zeros(n, dtype=np.float32)
-        for lang, scores in lexical_by_lang.items():
+        for scores in lexical_by_lang.values():
             top = float(scores.max())
             if top > 0:
-                chunk_lexical += self._lexical_weight[language] * scores / top
+                np.maximum(chunk_lexical, self._lexical_weight[language] * scores / top, out=chunk_lexical)
         q_dense = self._per_question_max(chunk_dense)
         q_lexical = self._per_question_max(chunk_lexical)
         q_specific = self.specific_shares(analysis)

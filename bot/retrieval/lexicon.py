@@ -17,7 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from bot.text.normalise import fold
+from bot.text.identifiers import WORD
+from bot.text.normalise import fold, strip_accents
 from bot.text.tokens import STOPWORDS
 
 FREQUENCIES = Path(__file__).resolve().parent.parent / "data" / "word-frequencies.npz"
@@ -155,6 +156,25 @@ class Glossary:
 
     def word(self, folded: str) -> list[str]:
         return self._words.get(folded, [])
+
+    def reading(self, text: str) -> str:
+        """The English equivalents of a Spanish text's words and expressions, in order, each once: what an
+        English question finds a Spanish-only document by."""
+        folded = [fold(w) for w in WORD.findall(strip_accents(text))]
+        out: dict[str, None] = {}
+        i = 0
+        while i < len(folded):
+            for size in range(min(self.longest, len(folded) - i), 1, -1):
+                found = self.phrase(tuple(folded[i:i + size]))
+                if found:
+                    out.update(dict.fromkeys(found))
+                    i += size
+                    break
+            else:
+                if folded[i] not in STOPWORDS["es"]:
+                    out.update(dict.fromkeys(g for g in self.word(folded[i]) if fold(g) != folded[i]))
+                i += 1
+        return " ".join(out)
 
     def phrase(self, words: tuple[str, ...]) -> list[str]:
         return self._phrases.get(words, [])
