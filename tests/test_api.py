@@ -21,6 +21,7 @@ from tests.api_helpers import client_for, running_server, wait_ready
 
 EFA_ES = "¿Qué variables de entorno necesito para que NCCL use EFA?"
 EFA_EN = "How do I request EFA devices in a pod spec?"
+CITATION_KEYS = {"question", "title", "excerpt", "snippet", "source", "score", "doc", "section", "url"}
 
 
 @pytest.mark.slow
@@ -35,15 +36,27 @@ def test_query_answers_with_the_same_object_as_the_core_on_the_real_model(
     assert body["answered"] is True and body["language"] == "es"
     assert body["citations"][0]["question"] == 5
     assert "FI_PROVIDER=efa" in body["citations"][0]["snippet"]
+    assert all(set(c) == CITATION_KEYS for c in body["citations"])
 
 
 def test_query_in_english_and_forced_language(client: TestClient) -> None:
     body = client.post("/v1/query", json={"question": EFA_EN}).json()
     assert body["language"] == "en" and body["citations"][0]["question"] == 5
+    assert all(set(c) == CITATION_KEYS for c in body["citations"])
+    quiz = body["citations"][0]
+    assert (quiz["doc"], quiz["section"], quiz["url"]) == ("eks-training-quiz", "", None)
     assert "vpc.amazonaws.com/efa" in body["citations"][0]["snippet"]
     forced = client.post("/v1/query", json={"question": EFA_EN, "lang": "es"}).json()
     assert forced["language"] == "es"
     assert forced["citations"][0]["title"].startswith("¿")
+
+
+def test_a_quiz_result_cites_with_the_same_keys_as_an_answer(client: TestClient) -> None:
+    prompt = client.post("/v1/quiz/next", json={"user": "alice", "lang": "en"}).json()
+    body = client.post("/v1/quiz/answer", json={"user": "alice", "attempt_id": prompt["attempt_id"],
+                                                "choice": "A"}).json()
+    assert set(body["citation"]) == CITATION_KEYS
+    assert body["citation"]["doc"] == "eks-training-quiz" and body["citation"]["section"] == ""
 
 
 def test_out_of_scope_question_is_not_answered(client: TestClient) -> None:

@@ -54,17 +54,32 @@ class QueryRequest(BaseModel):
 
 
 class CitationOut(BaseModel):
-    question: int = Field(description="Number of the cited quiz question.", examples=[5])
+    question: int = Field(description="Number of the cited quiz question, or of the cited section in its document "
+                                      "(in document order, from 1).", examples=[5])
     title: str = Field(
-        description="Title of the cited question.",
+        description="Title of the cited question, or the heading of the cited section.",
         examples=["¿Qué variable de entorno habilita EFA (Elastic Fabric Adapter) en NCCL?"],
     )
-    excerpt: str = Field(description="The most relevant sentences of its explanation.",
+    excerpt: str = Field(description="The most relevant sentences of its explanation (of a section: of its text).",
                          examples=["Para habilitar redes EFA con NCCL ... debes establecer variables de entorno:"])
     snippet: str | None = Field(description="The best matching code or YAML block, if the question has one.",
                                 examples=["export FI_PROVIDER=efa"])
-    source: str = Field(description="Knowledge file the citation comes from.", examples=["eks-training-quiz.es.md"])
+    source: str = Field(description="Knowledge file the citation comes from, relative to the knowledge directory.",
+                        examples=["eks-training-quiz.es.md"])
     score: float = Field(description="Retrieval score, higher is closer (not a probability).", examples=[1.36])
+    doc: str = Field(description="Id of the cited document: a quiz's `id`, or a document's path in the knowledge "
+                                 "directory without its extension.",
+                     examples=["eks-training-quiz"])
+    section: str = Field(
+        description="The cited section's heading path, the document's title first, joined with \" › \"; empty for "
+                    "a quiz question.",
+        examples=["GPU training on EKS — ML Platform runbook › GPU quotas › Requesting a quota increase"],
+    )
+    url: str | None = Field(
+        description="Where readers find the cited document (its front matter's `source_url`, or its folder's "
+                    "`sources.yaml`); null when the knowledge does not say.",
+        examples=["https://wiki.acme.internal/ml-platform/runbooks/gpu-training"],
+    )
 
 
 class AnswerOut(BaseModel):
