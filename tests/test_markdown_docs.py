@@ -1,0 +1,599 @@
+"""Teams' own Markdown docs in the knowledge directory: the public pages and runbooks of tests/docs load next to
+the quiz files as they are, cut into sections by heading path, with their title, language, source URL, code,
+tables and lines; docs that cannot be read are skipped with the reason; the questions of tests/docs/questions.jsonl
+find their answers in the section they name."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.config import PROJECT_ROOT
+from bot.errors import KnowledgeError
+from bot.knowledge import KnowledgeBase, load_knowledge
+from bot.knowledge.chunks import chunk_knowledge
+from bot.knowledge.loader import UnreadableError, knowledge_digest
+from bot.knowledge.model import Block, Document, Question
+from tests.conftest import KNOWLEDGE
+
+DOCS = PROJECT_ROOT / "tests" / "docs"
+QUIZ_ID = "eks-training-quiz"
+
+LLAMA = "public/data-on-eks-llama2-trainium"
+KUBEFLOW = "public/kubeflow-trainer-pytorch-guide"
+VOLCANO = "public/volcano-network-topology-aware-scheduling"
+GPU_RUNBOOK = "runbook/gpu-training-runbook"
+CKPT_RUNBOOK = "runbook/checkpoints-runbook.es"
+
+LLAMA_TITLE = "Llama-2 with Nemo-Megatron on Trn1"
+KUBEFLOW_TITLE = "PyTorch Guide"
+VOLCANO_TITLE = "Network Topology Aware Scheduling User Guide"
+GPU_TITLE = "GPU training on EKS — ML Platform runbook"
+CKPT_TITLE = "Checkpoints de entrenamiento — dónde se guardan y cómo restaurarlos"
+
+# doc id: (file under the knowledge dir, title, language, source_url)
+EXPECTED_DOCS: dict[str, tuple[str, str, str, str | None]] = {
+    LLAMA: ("public/data-on-eks-llama2-trainium.mdx", LLAMA_TITLE, "en", None),
+    KUBEFLOW: ("public/kubeflow-trainer-pytorch-guide.md", KUBEFLOW_TITLE, "en", None),
+    VOLCANO: ("public/volcano-network-topology-aware-scheduling.md", VOLCANO_TITLE, "en", None),
+    GPU_RUNBOOK: ("runbook/gpu-training-runbook.md", GPU_TITLE, "en",
+                  "https://wiki.acme.internal/ml-platform/runbooks/gpu-training"),
+    CKPT_RUNBOOK: ("runbook/checkpoints-runbook.es.md", CKPT_TITLE, "es",
+                   "https://wiki.acme.internal/ml-platform/runbooks/checkpoints"),
+}
+
+
+def make_knowledge_dir(target: Path) -> Path:
+    """The quiz files of knowledge/ (and its README) with the public pages and runbooks in their folders."""
+    target.mkdir(parents=True)
+    for path in KNOWLEDGE.glob("*.md"):
+        shutil.copy(path, target / path.name)
+    for folder in ("public", "runbook"):
+        shutil.copytree(DOCS / folder, target / folder)
+    return target
+
+
+def quiz_only_dir(target: Path) -> Path:
+    """The quiz files alone: a knowledge dir that loads, for tests that add their own docs."""
+    target.mkdir(parents=True)
+    for path in KNOWLEDGE.glob("eks-training-quiz.*.md"):
+        shutil.copy(path, target / path.name)
+    return target
+
+
+def write(path: Path, content: str | bytes) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content, encoding="utf-8")
+    return path
+
+
+def doc(kb: KnowledgeBase, doc_id: str) -> Document:
+    found = [d for d in kb.documents if d.doc_id == doc_id]
+    assert len(found) == 1, f"{doc_id!r}: {[d.doc_id for d in kb.documents]}"
+    return found[0]
+
+
+def sections(document: Document, section: str) -> list[Question]:
+    return [q for q in document.questions if q.section == section]
+
+
+def section(document: Document, path: str) -> Question:
+    found = sections(document, path)
+    assert len(found) == 1, f"{path!r} in {[q.section for q in document.questions]}"
+    return found[0]
+
+
+def all_blocks(kb: KnowledgeBase) -> list[tuple[str, str, Block]]:
+    return [(d.doc_id, q.section, b) for d in kb.documents if d.kind == "doc" for q in d.questions for b in q.blocks]
+
+
+def plain(text: str) -> str:
+    """Text compared modulo what the reader changes: inline code keeps its backticks, whitespace is collapsed."""
+    return " ".join(text.replace("`", "").split())
+
+
+def section_text(question: Question) -> str:
+    return plain(" ".join(b.text for b in question.blocks))
+
+
+@pytest.fixture(scope="module")
+def docs_kb(tmp_path_factory: pytest.TempPathFactory) -> KnowledgeBase:
+    return load_knowledge(make_knowledge_dir(tmp_path_factory.mktemp("docs") / "knowledge"))
+
+
+@pytest.fixture
+def docs_dir(tmp_path: Path) -> Path:
+    return make_knowledge_dir(tmp_path / "knowledge")
+
+
+# -- the public pages and runbooks load with the quiz -------------------------------------------------------
+
+
+def test_every_page_and_runbook_loads_with_the_quiz_and_nothing_is_skipped(docs_kb: KnowledgeBase) -> None:
+    assert docs_kb.skipped == ()
+    assert sorted((d.doc_id, d.lang, d.kind) for d in docs_kb.documents) == sorted(
+        [(QUIZ_ID, "en", "quiz"), (QUIZ_ID, "es", "quiz")] + [(i, e[2], "doc") for i, e in EXPECTED_DOCS.items()]
+    )
+    # knowledge/README.md and public/SOURCES.md were copied too: a repository's own files, not knowledge
+    assert not {d.source for d in docs_kb.documents} & {"README.md", "public/SOURCES.md"}
+
+
+@pytest.mark.parametrize("doc_id", list(EXPECTED_DOCS))
+def test_title_language_source_and_url_of_each_doc(docs_kb: KnowledgeBase, doc_id: str) -> None:
+    source, title, lang, url = EXPECTED_DOCS[doc_id]
+    document = doc(docs_kb, doc_id)
+    assert (document.source, document.title, document.lang, document.source_url) == (source, title, lang, url)
+    assert document.kind == "doc"
+    assert all(q.path[0] == title and q.topic == title and q.lang == lang for q in document.questions)
+    assert all(q.source == source and q.doc_id == doc_id for q in document.questions)
+    assert [q.number for q in document.questions] == list(range(1, len(document.questions) + 1))
+    assert all(q.options == () and q.answer is None for q in document.questions)
+
+
+def test_llama_page_sections_follow_its_headings_the_jsx_header_and_the_bold_heading(docs_kb: KnowledgeBase) -> None:
+    llama = doc(docs_kb, LLAMA)
+    paths = [q.section for q in llama.questions]
+    t = LLAMA_TITLE
+    for expected in (
+        f"{t} › What is Llama-2? › Llama-2-chat",
+        f"{t} › Which Llama-2 model size should I use?",  # `### **Which … use?**`
+        f"{t} › Solution Architecture",
+        f"{t} › Deploying the Solution",
+        f"{t} › Prerequisites",  # <CollapsibleContent header={<h2><span>Prerequisites</span></h2>}>
+        f"{t} › Prerequisites › Verify the resources",
+        f"{t} › Distributed training › Modify dataset and tokenizer paths in the training script",
+        f"{t} › Distributed training › Cleaning up",
+    ):
+        assert expected in paths
+    assert not [p for p in paths if "*" in p or "<" in p or "{" in p]
+    # the level-1 heading "# Training a Llama-2 Model …" is not part of any path
+    assert not [p for p in paths if "Training a Llama-2 Model" in p]
+
+    prerequisites = section(llama, f"{t} › Prerequisites")
+    assert prerequisites.line == 79
+    assert prerequisites.title == "Prerequisites"
+    assert prerequisites.blocks[0].text.startswith("Before we begin, ensure you have all the prerequisites")
+    bold = section(llama, f"{t} › Which Llama-2 model size should I use?")
+    assert bold.line == 52
+    assert bold.title == "Which Llama-2 model size should I use?"
+    # what the JSX header opens is no longer part of the section before it
+    assert "Before we begin" not in section_text(section(llama, f"{t} › Deploying the Solution"))
+
+
+@pytest.mark.parametrize("fragment", ["import CollapsibleContent", ":::", "{{%", "%}}", "<CollapsibleContent",
+                                      "</CollapsibleContent", "<h2", "![", "](", "**"])
+def test_no_block_keeps_site_generator_syntax(docs_kb: KnowledgeBase, fragment: str) -> None:
+    assert not [(i, s, b.text[:80]) for i, s, b in all_blocks(docs_kb) if fragment in b.text]
+
+
+@pytest.mark.parametrize(("doc_id", "path", "text"), [
+    pytest.param(LLAMA, LLAMA_TITLE,  # :::caution, its link kept as its text
+                 "The AI on EKS content is being migrated to a new repository. 🔗 👉 Read the full migration "
+                 "announcement »", id="admonition-caution"),
+    pytest.param(LLAMA, LLAMA_TITLE,
+                 "Note: Use of this Llama-2 model is governed by the Meta license. In order to download the model "
+                 "weights and tokenizer, please visit the website and accept the license", id="admonition-danger"),
+    pytest.param(KUBEFLOW, f"{KUBEFLOW_TITLE} › Create TrainJob with PyTorch Training › Configure PyTorch Training "
+                 "Function", "Note: All necessary imports must be included inside the function body so that the "
+                 "TrainJob can recognize them on every training node.", id="hugo-alert-keeps-its-title"),
+    pytest.param(KUBEFLOW, f"{KUBEFLOW_TITLE} › PyTorch Distributed Overview",
+                 "You can use the Kubeflow Python SDK to create your TrainJobs with PyTorch Distributed Data Parallel "
+                 "(DDP), Fully Sharded Data Parallel (FSDP), FSDP2, or any other parallelism", id="links-keep-text"),
+    pytest.param(VOLCANO, f"{VOLCANO_TITLE} › 1 Background", "Volcano proposed the Network Topology Aware "
+                 "Scheduling strategy", id="bold-markers-dropped"),
+    pytest.param(CKPT_RUNBOOK, f"{CKPT_TITLE} › Dónde se guardan › Cómo llega a S3",
+                 "El CronJob ckpt-uploader (namespace ml-platform) copia a S3 cada 30 minutos", id="spanish-prose"),
+])
+def test_text_the_reader_keeps(docs_kb: KnowledgeBase, doc_id: str, path: str, text: str) -> None:
+    assert any(plain(text) in section_text(q) for q in sections(doc(docs_kb, doc_id), path))
+
+
+def test_images_are_dropped_but_the_text_around_them_stays(docs_kb: KnowledgeBase) -> None:
+    architecture = section(doc(docs_kb, LLAMA), f"{LLAMA_TITLE} › Solution Architecture")
+    text = section_text(architecture)
+    assert "Llama-2-trn1" not in text and "llama2-trainium.png" not in text
+    assert "FSx for Lustre: A shared, high-performance filesystem" in text
+
+
+def test_sections_and_blocks_point_at_their_lines_in_the_file(docs_kb: KnowledgeBase) -> None:
+    for document in docs_kb.documents:
+        if document.kind != "doc":
+            continue
+        lines = document.path.read_text(encoding="utf-8").split("\n")
+        for q in document.questions:
+            if len(q.path) > 1:
+                assert q.path[-1] in lines[q.line - 1].replace("**", ""), (document.doc_id, q.line, q.path)
+            for b in q.blocks:
+                source = lines[b.line - 1]
+                where = (document.doc_id, b.line, b.kind, source)
+                if b.kind == "code":
+                    assert source.lstrip().startswith(("```", "~~~")), where
+                    assert lines[b.line].strip() == b.text.split("\n")[0].strip(), where
+                elif b.kind == "table":
+                    assert source.startswith("|") and b.rows[0][0] in source, where
+                else:
+                    first_word = b.text.split()[0].strip("`*[]")
+                    assert first_word[:3] in source, where
+
+
+# -- questions.jsonl: each answer sits in the section it names ----------------------------------------------
+
+QUESTIONS: list[dict[str, Any]] = [
+    json.loads(line) for line in (DOCS / "questions.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()
+]
+ANSWERABLE = [q for q in QUESTIONS if q["answerable"]]
+SOURCE_IDS = {source: doc_id for doc_id, (source, *_) in EXPECTED_DOCS.items()}
+
+
+def test_questions_file_has_the_answerable_questions_of_every_document() -> None:
+    assert len(QUESTIONS) == 87
+    assert len(ANSWERABLE) == 57
+    per_source = {s: sum(1 for q in ANSWERABLE if q["source"] == s) for s in SOURCE_IDS}
+    assert per_source == {EXPECTED_DOCS[LLAMA][0]: 12, EXPECTED_DOCS[KUBEFLOW][0]: 11, EXPECTED_DOCS[VOLCANO][0]: 11,
+                          EXPECTED_DOCS[GPU_RUNBOOK][0]: 12, EXPECTED_DOCS[CKPT_RUNBOOK][0]: 11}
+
+
+@pytest.mark.parametrize(
+    "question", ANSWERABLE,
+    ids=[f"{Path(q['source']).stem.split('-')[0]}-{n}" for n, q in enumerate(ANSWERABLE, start=1)],
+)
+def test_answer_of_each_question_is_in_the_section_it_names(docs_kb: KnowledgeBase, question: dict[str, Any]) -> None:
+    document = doc(docs_kb, SOURCE_IDS[question["source"]])
+    named = sections(document, question["section"])
+    assert named, f"no section {question['section']!r} in {[q.section for q in document.questions]}"
+    wanted = [plain(s) for s in question["answer_contains"]]
+    assert wanted
+    holding = [q for q in named if all(w in section_text(q) for w in wanted)]
+    assert holding, [(w, [w in section_text(q) for q in named]) for w in wanted]
+
+
+# -- code and tables ----------------------------------------------------------------------------------------
+
+_OPEN_FENCE = re.compile(r"^(?P<indent> *)(?P<fence>```+|~~~+)\s*(?P<info>\S*)")
+
+
+def fenced_code(path: Path) -> list[tuple[int, str | None, str]]:
+    """(line of the opening fence, language, content without the fence's indentation) of each fenced block."""
+    lines = path.read_text(encoding="utf-8").split("\n")
+    found: list[tuple[int, str | None, str]] = []
+    i = 0
+    while i < len(lines):
+        opened = _OPEN_FENCE.match(lines[i])
+        if not opened:
+            i += 1
+            continue
+        indent, fence = len(opened["indent"]), opened["fence"]
+        end = next(j for j in range(i + 1, len(lines)) if lines[j].strip() == fence)
+        content = "\n".join(line[indent:] if line[:indent].strip() == "" else line.lstrip()
+                            for line in lines[i + 1:end])
+        found.append((i + 1, opened["info"] or None, content))
+        i = end + 1
+    return found
+
+
+@pytest.mark.parametrize("doc_id", list(EXPECTED_DOCS))
+def test_every_fenced_block_is_a_code_block_with_its_language_and_content(docs_kb: KnowledgeBase, doc_id: str) -> None:
+    document = doc(docs_kb, doc_id)
+    code = [(b.line, b.lang, b.text) for q in document.questions for b in q.blocks if b.kind == "code"]
+    expected = [c for c in fenced_code(document.path) if c[2].strip()]
+    assert len(expected) >= 3
+    assert sorted(code) == expected
+
+
+@pytest.mark.parametrize(("doc_id", "path", "lang", "first", "contains"), [
+    pytest.param(VOLCANO, f"{VOLCANO_TITLE} › 3 User Guide › 3.3 Deploy Workloads Using Network Topology Aware "
+                 "Scheduling › 3.3.1 Deploying Using Volcano Job With Network Topology Constraints Configured",
+                 "yaml", "apiVersion: batch.volcano.sh/v1alpha1", "  networkTopology:\n    mode: hard\n"
+                 "    highestTierAllowed: 1\n", id="volcano-yaml-in-list-item"),
+    pytest.param(VOLCANO, f"{VOLCANO_TITLE} › 3 User Guide › 3.3 Deploy Workloads Using Network Topology Aware "
+                 "Scheduling › 3.3.1 Deploying Using Volcano Job With Network Topology Constraints Configured",
+                 "shell", "$ kubectl get pod -owide", "network-topology-job-t0-4   0/1     Pending",
+                 id="volcano-output"),
+    pytest.param(LLAMA, f"{LLAMA_TITLE} › Prerequisites", "bash", "export TF_VAR_enable_mpi_operator=true",
+                 "export TF_VAR_trn1_32xl_desired_size=4", id="llama-bash-in-jsx-section"),
+    pytest.param(KUBEFLOW, f"{KUBEFLOW_TITLE} › Get PyTorch Runtime Packages", "py",
+                 "from kubeflow.trainer import TrainerClient", "get_runtime_packages", id="kubeflow-py"),
+    pytest.param(GPU_RUNBOOK, f"{GPU_TITLE} › Submitting a training job › Example PyTorchJob", "yaml",
+                 "apiVersion: kubeflow.org/v1", "kind: PyTorchJob", id="runbook-yaml"),
+])
+def test_code_blocks_keep_language_and_content(
+    docs_kb: KnowledgeBase, doc_id: str, path: str, lang: str, first: str, contains: str
+) -> None:
+    code = [b for b in section(doc(docs_kb, doc_id), path).code_blocks if b.text.startswith(first)]
+    assert len(code) == 1, [b.text[:60] for b in section(doc(docs_kb, doc_id), path).code_blocks]
+    assert code[0].lang == lang
+    assert contains in code[0].text
+
+
+def test_yaml_in_a_numbered_list_item_is_a_code_block_after_the_list(docs_kb: KnowledgeBase) -> None:
+    q = section(doc(docs_kb, VOLCANO), f"{VOLCANO_TITLE} › 3 User Guide › 3.3 Deploy Workloads Using Network "
+                "Topology Aware Scheduling › 3.3.1 Deploying Using Volcano Job With Network Topology Constraints "
+                "Configured")
+    assert [(b.kind, b.lang, b.line) for b in q.blocks] == [("list", None, 162), ("code", "yaml", 163),
+                                                             ("code", "shell", 190)]
+    assert q.blocks[0].text.startswith("1. Create a Volcano job where each Pod requests the full CPU resources")
+    assert "\n2. The scheduling result is as follows:" in q.blocks[0].text
+    assert "```" not in q.blocks[0].text and "apiVersion" not in q.blocks[0].text
+    lines = (DOCS / "public" / "volcano-network-topology-aware-scheduling.md").read_text(encoding="utf-8")
+    assert q.blocks[1].text == "\n".join(line[3:] for line in lines.split("\n")[163:187])  # list indent removed
+
+
+@pytest.mark.parametrize(("doc_id", "path", "rows"), [
+    pytest.param(GPU_RUNBOOK, f"{GPU_TITLE} › Clusters and node groups › Cluster inventory", (
+        ("Cluster", "Region", "Use", "Kubernetes"),
+        ("`acme-ml-prod-usw2`", "us-west-2", "production training", "1.30"),
+        ("`acme-ml-stg-use1`", "us-east-1", "staging, pre-release runs", "1.30"),
+        ("`acme-ml-dev-usw2`", "us-west-2", "notebooks, small experiments", "1.31"),
+    ), id="cluster-inventory"),
+    pytest.param(GPU_RUNBOOK, f"{GPU_TITLE} › Clusters and node groups › Node group naming convention › Production "
+                 "GPU node groups", (
+        ("Node group", "Instance", "GPUs per node", "Min / max", "Capacity"),
+        ("`prod-gpu-p4d-train-a`", "p4d.24xlarge", "8 × A100 40 GB", "0 / 16",
+         "On-Demand Capacity Reservation `cr-0f3a9c21d7e4b5a60`"),
+        ("`prod-gpu-p5-train-c`", "p5.48xlarge", "8 × H100 80 GB", "0 / 6", "EC2 Capacity Block, renewed monthly"),
+        ("`prod-gpu-g5-burst-b`", "g5.12xlarge", "4 × A10G 24 GB", "0 / 20", "Spot"),
+        ("`prod-cpu-m6i-sys-a`", "m6i.2xlarge", "—", "3 / 6", "On-Demand"),
+    ), id="node-groups"),
+    pytest.param(GPU_RUNBOOK, f"{GPU_TITLE} › Escalation and on-call", (
+        ("Situation", "Who", "How"),
+        ("Question, quota, slow queue", "ML Platform", "`#ml-platform-help` (business hours, 09:00–18:00 PT)"),
+        ("Prod training outage, all GPU nodes NotReady, device plugin down cluster-wide", "ML Platform on-call",
+         "PagerDuty service ML Platform – Training (escalation policy `mlplat-training-primary`)"),
+        ("EKS control plane or VPC problem", "Infrastructure on-call",
+         "PagerDuty service Core Infra via `/pd trigger core-infra`"),
+    ), id="escalation-bold-dropped"),
+    pytest.param(CKPT_RUNBOOK, f"{CKPT_TITLE} › Retención", (
+        ("Dónde", "Regla"),
+        ("FSx", "últimos 3 checkpoints por job; todo lo de más de 14 días se borra"),
+        ("S3 Standard", "días 0 a 30"),
+        ("S3 Glacier Flexible Retrieval", "del día 31 al 365"),
+        ("S3", "se elimina el día 366"),
+    ), id="retencion-es"),
+])
+def test_tables_become_table_blocks_with_rows(
+    docs_kb: KnowledgeBase, doc_id: str, path: str, rows: tuple[tuple[str, ...], ...]
+) -> None:
+    tables = [b for b in section(doc(docs_kb, doc_id), path).blocks if b.kind == "table"]
+    assert len(tables) == 1
+    assert tables[0].rows == rows
+    assert tables[0].text == "\n".join(" | ".join(row) for row in rows)
+
+
+# -- language -----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("file", "lang"), [("checkpoints-runbook.es.md", "es"), ("gpu-training-runbook.md", "en")])
+def test_language_is_detected_from_the_text_when_no_front_matter_gives_it(tmp_path: Path, file: str, lang: str) -> None:
+    knowledge = quiz_only_dir(tmp_path / "knowledge")
+    text = (DOCS / "runbook" / file).read_text(encoding="utf-8")
+    front, body = text.split("\n---\n", 1)
+    assert not re.search(r"^(lang|language|locale)\s*:", front, re.MULTILINE)
+    write(knowledge / "runbook.md", body)  # no front matter at all: title from the `#` heading
+    runbook = doc(load_knowledge(knowledge), "runbook")
+    assert runbook.lang == lang
+    assert runbook.title == body.split("\n")[1].removeprefix("# ")
+
+
+@pytest.mark.parametrize("key", ["lang: es", "language: es", "locale: es-ES"])
+def test_language_from_front_matter_wins_over_detection(tmp_path: Path, key: str) -> None:
+    knowledge = quiz_only_dir(tmp_path / "knowledge")
+    write(knowledge / "notes.md", f"---\ntitle: Notes\n{key}\n---\n\nThe training job writes a checkpoint every "
+                                  "hour to the shared file system, and the team restores the newest one.\n")
+    write(knowledge / "notes-en.md", "---\ntitle: Notes\n---\n\nThe training job writes a checkpoint every hour to "
+                                     "the shared file system, and the team restores the newest one.\n")
+    kb = load_knowledge(knowledge)
+    assert (doc(kb, "notes").lang, doc(kb, "notes-en").lang) == ("es", "en")
+
+
+# -- source_url ---------------------------------------------------------------------------------------------
+
+LLAMA_URL = "https://awslabs.github.io/data-on-eks/docs/gen-ai/training/Neuron/Llama2"
+
+
+def urls(kb: KnowledgeBase) -> dict[str, str | None]:
+    return {d.doc_id: d.source_url for d in kb.documents if d.kind == "doc"}
+
+
+def test_source_url_from_a_name_in_sources_yaml(docs_dir: Path) -> None:
+    write(docs_dir / "public" / "sources.yaml", f"data-on-eks-llama2-trainium.mdx: {LLAMA_URL}\n")
+    assert urls(load_knowledge(docs_dir)) == {
+        LLAMA: LLAMA_URL, KUBEFLOW: None, VOLCANO: None,
+        GPU_RUNBOOK: EXPECTED_DOCS[GPU_RUNBOOK][3], CKPT_RUNBOOK: EXPECTED_DOCS[CKPT_RUNBOOK][3],
+    }
+
+
+def test_source_url_from_base_url_in_sources_yaml_and_a_name_beside_it(docs_dir: Path) -> None:
+    write(docs_dir / "public" / "sources.yaml",
+          f"base_url: https://docs.example.com/public/\ndata-on-eks-llama2-trainium.mdx: {LLAMA_URL}\n")
+    found = urls(load_knowledge(docs_dir))
+    assert found[LLAMA] == LLAMA_URL
+    assert found[KUBEFLOW] == "https://docs.example.com/public/kubeflow-trainer-pytorch-guide"
+    assert found[VOLCANO] == "https://docs.example.com/public/volcano-network-topology-aware-scheduling"
+
+
+def test_front_matter_source_url_wins_over_sources_yaml(docs_dir: Path) -> None:
+    write(docs_dir / "runbook" / "sources.yaml", "base_url: https://wiki.example.com/runbooks\n"
+                                                 "gpu-training-runbook.md: https://wiki.example.com/other\n")
+    write(docs_dir / "runbook" / "storage-notes.md", "# Storage notes\n\nFSx is mounted at /fsx.\n")
+    found = urls(load_knowledge(docs_dir))
+    assert found[GPU_RUNBOOK] == "https://wiki.acme.internal/ml-platform/runbooks/gpu-training"
+    assert found[CKPT_RUNBOOK] == "https://wiki.acme.internal/ml-platform/runbooks/checkpoints"
+    assert found["runbook/storage-notes"] == "https://wiki.example.com/runbooks/storage-notes"
+
+
+@pytest.mark.parametrize("subfolder", [
+    "wiki",  # sorts after "sources.yaml": its sources.yaml is read last
+    pytest.param("guides", marks=pytest.mark.xfail(strict=True, reason=(
+        "source_urls reads the sources.yaml files in sorted path order and the last one read wins, so the parent "
+        "folder's base_url overrides the name given in guides/sources.yaml (guides/… sorts before sources.yaml)"))),
+])
+def test_the_nearest_sources_yaml_names_a_file_in_a_subfolder(tmp_path: Path, subfolder: str) -> None:
+    knowledge = quiz_only_dir(tmp_path / "knowledge")
+    write(knowledge / "team" / "sources.yaml", "base_url: https://docs.example.com/team\n")
+    write(knowledge / "team" / "a.md", "# A\n\nText of a.\n")
+    write(knowledge / "team" / subfolder / "sources.yaml", "b.md: https://wiki.example.com/b-page\n")
+    write(knowledge / "team" / subfolder / "b.md", "# B\n\nText of b.\n")
+    found = urls(load_knowledge(knowledge))
+    assert found == {"team/a": "https://docs.example.com/team/a", f"team/{subfolder}/b": "https://wiki.example.com/b-page"}
+
+
+# -- which files load, their ids and titles -----------------------------------------------------------------
+
+
+def test_a_doc_without_front_matter_or_heading_takes_its_title_from_the_file_name(tmp_path: Path) -> None:
+    knowledge = quiz_only_dir(tmp_path / "knowledge")
+    write(knowledge / "gpu-node_notes.md", "Drain the node before replacing a GPU.\n\nThen cordon it.\n")
+    notes = doc(load_knowledge(knowledge), "gpu-node_notes")
+    assert notes.title == "gpu node notes"
+    assert [(q.path, q.line, [b.text for b in q.blocks]) for q in notes.questions] == [
+        (("gpu node notes",), 1, ["Drain the node before replacing a GPU.", "Then cordon it."])
+    ]
+
+
+def test_a_doc_in_a_subfolder_gets_its_relative_path_as_id(tmp_path: Path) -> None:
+    knowledge = quiz_only_dir(tmp_path / "knowledge")
+    write(knowledge / "team" / "sub" / "notes.md", "# Notes\n\n## Quotas\n\nEight GPUs per team.\n")
+    write(knowledge / "team" / "page.mdx", "import X from './x';\n\n# Page\n\n<X />\n\nMDX text.\n")
+    kb = load_knowledge(knowledge)
+    notes = doc(kb, "team/sub/notes")
+    assert (notes.source, notes.title, [q.section for q in notes.questions]) == (
+        "team/sub/notes.md", "Notes", ["Notes › Quotas"])
+    page = doc(kb, "team/page")
+    assert (page.source, page.title, [b.text for q in page.questions for b in q.blocks]) == (
+        "team/page.mdx", "Page", ["MDX text."])
+
+
+@pytest.mark.parametrize("name", ["README.md", "readme.md", "LICENSE.md", "CHANGELOG.md", "SOURCES.md",
+                                  "CONTRIBUTING.md", "README.es.md", "sub/README.md", ".hidden/notes.md",
+                                  "sub/.drafts/notes.mdx", "notes.txt", "notes.markdown.bak"])
+def test_repository_files_hidden_folders_and_other_extensions_are_not_loaded(tmp_path: Path, name: str) -> None:
+    knowledge = quiz_only_dir(tmp_path / "knowledge")
+    write(knowledge / "sub" / "kept.md", "# Kept\n\nThis one loads.\n")
+    write(knowledge / name, "# Not knowledge\n\nThis must not load.\n")
+    kb = load_knowledge(knowledge)
+    assert sorted({d.source for d in kb.documents}) == ["eks-training-quiz.en.md", "eks-training-quiz.es.md",
+                                                        "sub/kept.md"]
+    assert kb.skipped == ()
+
+
+# -- unreadable docs are skipped; a broken quiz file stops the load -----------------------------------------
+
+
+@pytest.mark.parametrize(("name", "content", "reason"), [
+    pytest.param("x.md", b"\x00\x01\x02\x03binary\xff\xfe", "a binary file, not text", id="binary"),
+    pytest.param("latin.md", "# Año\n\nEl niño entrena el modelo.\n".encode("latin-1"), "not valid UTF-8",
+                 id="latin-1"),
+    pytest.param("broken.md", b"---\ntitle: [unclosed\nsource_url: https://x\n---\n\n# T\n\nText.\n",
+                 "the front matter is not valid YAML", id="broken-yaml"),
+    pytest.param("broken-toml.md", b"+++\ntitle = \n+++\n\n# T\n\nText.\n", "the front matter is not valid TOML",
+                 id="broken-toml"),
+    pytest.param("open.md", b"---\ntitle: T\n\n# T\n\nText.\n", "never closed", id="unclosed-front-matter"),
+    pytest.param("list.md", b"---\n- a\n- b\n---\n\n# T\n\nText.\n", "not a mapping", id="front-matter-list"),
+    pytest.param("empty.md", b"---\ntitle: Empty\n---\n\n", "no text to answer from", id="empty"),
+])
+def test_an_unreadable_doc_is_skipped_with_the_reason(docs_dir: Path, name: str, content: bytes, reason: str) -> None:
+    path = write(docs_dir / "runbook" / name, content)
+    kb = load_knowledge(docs_dir)
+    assert [s.path for s in kb.skipped] == [path]
+    assert reason in kb.skipped[0].reason
+    assert str(kb.skipped[0]).startswith(f"{path}: ")
+    assert sorted(d.doc_id for d in kb.documents if d.kind == "doc") == sorted(EXPECTED_DOCS)
+    assert len([d for d in kb.documents if d.kind == "quiz"]) == 2
+
+
+def test_a_latin_1_doc_names_the_byte_that_is_not_utf_8(docs_dir: Path) -> None:
+    text = "# Año\n\nEl niño.\n"
+    write(docs_dir / "latin.md", text.encode("latin-1"))
+    (skipped,) = load_knowledge(docs_dir).skipped
+    assert skipped.reason == f"not valid UTF-8 (invalid continuation byte at byte {text.index('ñ')})"
+
+
+def test_a_broken_quiz_file_still_stops_the_load_with_file_and_line(docs_dir: Path) -> None:
+    path = docs_dir / "eks-training-quiz.en.md"
+    text = path.read_text(encoding="utf-8")
+    assert text.count("\nAnswer: B\n") >= 1
+    broken = text.replace("\nAnswer: B\n", "\nAnswer: E\n", 1)
+    path.write_text(broken, encoding="utf-8")
+    line = broken.split("\n").index("Answer: E") + 1
+    with pytest.raises(KnowledgeError) as info:
+        load_knowledge(docs_dir)
+    assert not isinstance(info.value, UnreadableError)
+    assert (info.value.path, info.value.line) == (path, line)
+    assert f"{path}:{line}: " in str(info.value)
+    assert "'E'" in info.value.reason and "question 1" in info.value.reason
+
+
+# -- digest -------------------------------------------------------------------------------------------------
+
+
+def _append(path: Path, text: str) -> None:
+    path.write_text(path.read_text(encoding="utf-8") + text, encoding="utf-8")
+
+
+@pytest.mark.parametrize(("change", "changes_digest"), [
+    pytest.param(lambda d: _append(d / "public" / "volcano-network-topology-aware-scheduling.md", "\nMore.\n"),
+                 True, id="doc-in-subfolder-edited"),
+    pytest.param(lambda d: write(d / "runbook" / "new.md", "# New\n\nA new page.\n"), True, id="doc-added"),
+    pytest.param(lambda d: (d / "runbook" / "checkpoints-runbook.es.md").unlink(), True, id="doc-removed"),
+    pytest.param(lambda d: write(d / "public" / "sources.yaml", "base_url: https://docs.example.com\n"), True,
+                 id="sources-yaml-added"),
+    pytest.param(lambda d: _append(d / "runbook" / "sources.yaml", "# another comment\n"), True,
+                 id="sources-yaml-edited"),
+    pytest.param(lambda d: _append(d / "public" / "SOURCES.md", "\nMore.\n"), False, id="SOURCES-md-edited"),
+    pytest.param(lambda d: write(d / ".git" / "notes.md", "# Hidden\n\nNot knowledge.\n"), False,
+                 id="hidden-doc-added"),
+])
+def test_the_knowledge_digest_follows_docs_and_sources_yaml(docs_dir: Path, change: Any, changes_digest: bool) -> None:
+    write(docs_dir / "runbook" / "sources.yaml", "base_url: https://docs.example.com\n")
+    before = load_knowledge(docs_dir).digest
+    assert before == knowledge_digest(docs_dir)
+    change(docs_dir)
+    after = knowledge_digest(docs_dir)
+    assert (after != before) is changes_digest
+    assert load_knowledge(docs_dir).digest == after
+
+
+# -- chunks -------------------------------------------------------------------------------------------------
+
+
+def test_chunk_headers_of_doc_sections_name_their_heading_path(docs_kb: KnowledgeBase) -> None:
+    chunks, _ = chunk_knowledge(docs_kb)
+    by_section = {q.section: q for d in docs_kb.documents if d.kind == "doc" for q in d.questions}
+    doc_chunks = [c for c in chunks if c.doc_id in EXPECTED_DOCS]
+    assert {c.section for c in doc_chunks} == set(by_section)
+    for c in doc_chunks:
+        assert c.header == c.section + (f" — {c.label}" if c.label else "")
+        assert c.indexed_text.startswith(c.header + "\n")
+    # a quiz question keeps its numbered title: no section
+    assert {c.section for c in chunks if c.doc_id == QUIZ_ID} == {""}
+
+    inventory = f"{GPU_TITLE} › Clusters and node groups › Cluster inventory"
+    rows = [c for c in doc_chunks if c.section == inventory and c.kind == "table_row"]
+    assert [c.header for c in rows] == [inventory] * 3
+    assert rows[0].text == "Cluster: `acme-ml-prod-usw2`; Region: us-west-2; Use: production training; Kubernetes: 1.30"
+    (mpi,) = [c for c in doc_chunks if c.kind == "code" and "TF_VAR_enable_mpi_operator=true" in c.text]
+    assert (mpi.section, mpi.code_lang, mpi.line, mpi.source) == (
+        f"{LLAMA_TITLE} › Prerequisites", "bash", 110, "public/data-on-eks-llama2-trainium.mdx")
+
+
+# -- known bugs ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "_plain_markdown only tracks fences indented 0-3 spaces (_FENCE), so the lines of a fence in a nested list "
+    "item (indented 5) go through _plain_line like prose: a line that is only a tag-like <…> (here the REPL "
+    "output <class 'torch.Tensor'>) is dropped from the code block, and :::, {{% … %}} lines would be rewritten"))
+def test_code_in_a_nested_list_item_is_kept_as_written(tmp_path: Path) -> None:
+    knowledge = quiz_only_dir(tmp_path / "knowledge")
+    write(knowledge / "tensors.md", "# Tensors\n\n1. Check the type\n   - In the REPL:\n     ```python\n"
+                                    "     >>> type(x)\n     <class 'torch.Tensor'>\n     ```\n")
+    (code,) = [b for q in doc(load_knowledge(knowledge), "tensors").questions for b in q.code_blocks]
+    assert (code.lang, code.line, code.text) == ("python", 5, ">>> type(x)\n<class 'torch.Tensor'>")
