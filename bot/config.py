@@ -35,7 +35,13 @@ class Settings(BaseSettings):
 
     # The descriptions are the settings' documentation: scripts/settings_doc.py writes docs/settings.md from them.
     knowledge_dir: Path = Field(
-        default_factory=lambda: _default_dir("knowledge"), description="Knowledge files (`*.md`)."
+        default_factory=lambda: _default_dir("knowledge"),
+        description="Knowledge files: the quiz, and any Markdown document (`*.md`, `*.mdx`, in subfolders too).",
+    )
+    knowledge_refresh_seconds: float = Field(
+        default=2.0, ge=0.0, le=3600.0,
+        description="How often a running server looks for changed knowledge files; a change is answered from "
+        "without a restart (0: only at start).",
     )
     index_dir: Path = Field(
         default_factory=lambda: _default_dir("index"),

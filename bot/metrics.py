@@ -62,6 +62,7 @@ class Metrics:
     def loaded(self, *, chunks: int, questions: int, model: str, digest: str, built_at: str) -> None:
         self.index_chunks.set(chunks)
         self.index_questions.set(questions)
+        self.build_info.clear()  # one series: the knowledge in use
         self.build_info.labels(bot.__version__, model, digest[:12], built_at).set(1)
 
     def answer(self, answered: bool, surface: str) -> None:

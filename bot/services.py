@@ -23,6 +23,7 @@ from bot.answering.batcher import AnswerBatcher
 from bot.answering.conversation import Conversation, ConversationMemory, Reading
 from bot.answering.knowledge_gaps import KnowledgeGaps
 from bot.answering.model_thread import ModelThread
+from bot.answering.refresh import KnowledgeRefresh
 from bot.config import Settings
 from bot.embedding.embedder import Embedder
 from bot.home import HomeView, home_view
@@ -61,6 +62,7 @@ class Services:
     _stop: threading.Event = field(default_factory=threading.Event)
     gaps: KnowledgeGaps = field(init=False)
     conversation: Conversation = field(init=False)
+    on_swap: list[Callable[[Assistant], None]] = field(default_factory=list)  # told of each new assistant
     memory: ConversationMemory = field(init=False)
 
     def __post_init__(self) -> None:
@@ -83,7 +85,23 @@ class Services:
         services = cls.assemble(settings, assistant, database,
                                 startup=DatabaseStartup(database, migrate=settings.migrate_on_start))
         threading.Thread(target=services._database_thread, name="database", daemon=True).start()
+        if settings.knowledge_refresh_seconds > 0:
+            refresh = KnowledgeRefresh(settings.knowledge_dir, lambda: services.assistant, services.swap_assistant,
+                                       model=services.model, every=settings.knowledge_refresh_seconds)
+            threading.Thread(target=refresh.run, args=(services._stop,), name="knowledge", daemon=True).start()
         return services
+
+    def swap_assistant(self, assistant: Assistant) -> None:
+        """Answer from now on with `assistant` (changed knowledge); questions being answered finish on the
+        assistant they started with."""
+        self.batcher.assistant = assistant
+        self.conversation = Conversation(assistant)
+        self.quiz.use(assistant.knowledge)
+        if isinstance(self.quiz.topic_matcher, _TopicsOnModelThread):
+            self.quiz.topic_matcher.assistant = assistant
+        self.assistant = assistant
+        for listener in self.on_swap:
+            listener(assistant)
 
     def _database_thread(self) -> None:
         """Open the database (retried until it answers), then run the retention pass at once and every

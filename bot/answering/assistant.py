@@ -87,6 +87,11 @@ class Assistant:
         return cls(index, embedder, threshold=settings.abstain_threshold, max_chars=settings.max_question_chars,
                    model=model)
 
+    def with_index(self, index: LoadedIndex) -> Assistant:
+        """An assistant like this one (same embedder, threshold, limits and model) over another index."""
+        return Assistant(index, self.embedder, threshold=self.threshold, max_chars=self.max_chars,
+                         tuning=self.retriever.tuning, model=self.judge.model)
+
     # -- public API ---------------------------------------------------------------------------------
 
     def prepare(self, question: str, lang: str | None = None) -> tuple[str, Lang]:

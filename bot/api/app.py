@@ -6,6 +6,7 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING
 
 from fastapi import FastAPI
 from starlette.routing import Route
@@ -19,6 +20,9 @@ from bot.config import Settings, load_settings
 from bot.errors import StorageError
 from bot.metrics import Metrics
 from bot.services import Services
+
+if TYPE_CHECKING:
+    from bot.answering.assistant import Assistant
 
 log = logging.getLogger(__name__)
 
@@ -113,11 +117,16 @@ async def _load(app: FastAPI, settings: Settings, loader: Callable[[Settings], S
 
 def _attach(app: FastAPI, services: Services) -> None:
     metrics: Metrics = app.state.metrics
-    manifest = services.assistant.index.manifest
-    metrics.loaded(
-        chunks=manifest.chunks, questions=len(services.assistant.knowledge.questions("en", kind=None)),
-        model=manifest.model_id, digest=manifest.knowledge_digest, built_at=manifest.built_at,
-    )
+
+    def loaded(assistant: Assistant) -> None:
+        manifest = assistant.index.manifest
+        metrics.loaded(
+            chunks=manifest.chunks, questions=len(assistant.knowledge.questions("en", kind=None)),
+            model=manifest.model_id, digest=manifest.knowledge_digest, built_at=manifest.built_at,
+        )
+
+    loaded(services.assistant)
+    services.on_swap.append(loaded)  # the knowledge changed while serving
     metrics.feedback.counts = services.stores.feedback.counts
     services.batcher.on_batch = metrics.batch_size.observe
     app.state.services = services

@@ -56,16 +56,18 @@ def letters(count: int) -> list[str]:
 class QuizEngine:
     def __init__(self, knowledge: KnowledgeBase, store: QuizStore, *, topics: TopicMatcher | None = None,
                  clock: Callable[[], datetime] = _utc_now, rng: random.Random | None = None) -> None:
-        self.knowledge = knowledge
         self.store = store
         self.topic_matcher = topics
         self.clock = clock
         self.rng = rng or random.Random()
+        self.use(knowledge)
+
+    def use(self, knowledge: KnowledgeBase) -> None:
+        """Draw from `knowledge` from now on (the knowledge changed while the service runs)."""
         # Every edition of every quiz question with options; keys in document order.
-        self._editions = [
-            q for d in knowledge.documents if d.kind == "quiz" for q in d.questions if q.options
-        ]
-        self._keys: list[Key] = sorted({(q.doc_id, q.number) for q in self._editions})
+        editions = [q for d in knowledge.documents if d.kind == "quiz" for q in d.questions if q.options]
+        self._editions, self._keys = editions, sorted({(q.doc_id, q.number) for q in editions})
+        self.knowledge = knowledge
 
     # -- asking and grading ------------------------------------------------------------------------
 

@@ -92,32 +92,72 @@ class LoadedIndex:
     sentence_vectors: np.ndarray
 
 
-def build_index(knowledge: KnowledgeBase, index_dir: Path, embedder: Embedder) -> Manifest:
+def make_index(knowledge: KnowledgeBase, embedder: Embedder, previous: LoadedIndex | None = None) -> LoadedIndex:
+    """The index of `knowledge`, in memory. Vectors of `previous` (built with the same model) are reused for
+    every chunk and sentence whose text is unchanged: after a change to one document, only its text is
+    embedded again."""
     started = time.perf_counter()
     chunks, sentences = chunk_knowledge(knowledge)
     readings = english_readings(chunks, Glossary.bundled())
-    vectors = embedder.encode([embedded_text(c, readings) for c in chunks]) if chunks else np.zeros(
-        (0, embedder.dimension), np.float32)
-    sentence_vectors = embedder.encode([s.text for s in sentences]) if sentences else np.zeros(
-        (0, embedder.dimension), np.float32)
+    known_chunks, known_sentences = _known_vectors(previous, embedder)
+    vectors = _vectors([embedded_text(c, readings) for c in chunks], embedder, known_chunks)
+    sentence_vectors = _vectors([s.text for s in sentences], embedder, known_sentences)
     index = faiss.IndexFlatIP(embedder.dimension)
     index.add(vectors)
-
-    index_dir.mkdir(parents=True, exist_ok=True)
     manifest = Manifest(
         format_version=FORMAT_VERSION, pipeline=pipeline_digest(), backend=backend_of(embedder),
-        model_id=embedder.model_id,
-        dimension=embedder.dimension,
-        knowledge_digest=knowledge.digest, built_at=datetime.now(UTC).isoformat(timespec="seconds"),
-        chunks=len(chunks), sentences=len(sentences), build_seconds=0.0,
+        model_id=embedder.model_id, dimension=embedder.dimension, knowledge_digest=knowledge.digest,
+        built_at=datetime.now(UTC).isoformat(timespec="seconds"), chunks=len(chunks), sentences=len(sentences),
+        build_seconds=round(time.perf_counter() - started, 3),
     )
+    return LoadedIndex(manifest, knowledge, chunks, sentences, index, sentence_vectors)
+
+
+def _known_vectors(previous: LoadedIndex | None, embedder: Embedder) -> tuple[dict[str, np.ndarray],
+                                                                                dict[str, np.ndarray]]:
+    """The vectors of a previous index by the text they embed, when it was built with the same model."""
+    if previous is None or previous.manifest.model_id != embedder.model_id or (
+            previous.manifest.dimension != embedder.dimension or previous.manifest.pipeline != pipeline_digest()):
+        return {}, {}
+    readings = english_readings(previous.chunks, Glossary.bundled())
+    chunk_vectors = previous.faiss_index.reconstruct_n(0, previous.faiss_index.ntotal)
+    chunks = {embedded_text(c, readings): chunk_vectors[i] for i, c in enumerate(previous.chunks)}
+    sentences = {s.text: previous.sentence_vectors[i] for i, s in enumerate(previous.sentences)}
+    return chunks, sentences
+
+
+def _vectors(texts: list[str], embedder: Embedder, known: dict[str, np.ndarray]) -> np.ndarray:
+    missing = sorted({t for t in texts if t not in known})
+    if missing:
+        known = {**known, **dict(zip(missing, embedder.encode(missing), strict=True))}
+    if not texts:
+        return np.zeros((0, embedder.dimension), np.float32)
+    return np.ascontiguousarray(np.stack([known[t] for t in texts]), dtype=np.float32)
+
+
+def build_index(knowledge: KnowledgeBase, index_dir: Path, embedder: Embedder,
+                previous: LoadedIndex | None = None) -> Manifest:
+    """Build the index of `knowledge` and write it into `index_dir`, the manifest last."""
+    started = time.perf_counter()
+    built = make_index(knowledge, embedder, previous)
+    write_index(built, index_dir, build_seconds=round(time.perf_counter() - started, 3))
+    log.info("index built", extra={"chunks": len(built.chunks), "seconds": built.manifest.build_seconds})
+    return Manifest.read(index_dir)
+
+
+def write_index(index: LoadedIndex, index_dir: Path, *, build_seconds: float | None = None) -> None:
+    """Write an index's files into `index_dir` (made aside, then moved in place, the manifest last)."""
+    manifest = index.manifest
+    if build_seconds is not None:
+        manifest = Manifest(**{**manifest.__dict__, "build_seconds": build_seconds})
+    index_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=index_dir, prefix=".build-") as tmp:
         staging = Path(tmp)
-        faiss.write_index(index, str(staging / "chunks.faiss"))
-        np.save(staging / "sentences.npy", sentence_vectors)
+        faiss.write_index(index.faiss_index, str(staging / "chunks.faiss"))
+        np.save(staging / "sentences.npy", index.sentence_vectors)
         (staging / "chunks.json").write_text(
             json.dumps(
-                {"chunks": [c.to_dict() for c in chunks], "sentences": [s.to_dict() for s in sentences]},
+                {"chunks": [c.to_dict() for c in index.chunks], "sentences": [s.to_dict() for s in index.sentences]},
                 ensure_ascii=False, indent=1,
             ),
             encoding="utf-8",
@@ -125,11 +165,8 @@ def build_index(knowledge: KnowledgeBase, index_dir: Path, embedder: Embedder) -
         (index_dir / MANIFEST).unlink(missing_ok=True)
         for name in FILES:
             os.replace(staging / name, index_dir / name)
-        manifest = Manifest(**{**manifest.__dict__, "build_seconds": round(time.perf_counter() - started, 3)})
         (staging / MANIFEST).write_text(json.dumps(manifest.__dict__, indent=2), encoding="utf-8")
         os.replace(staging / MANIFEST, index_dir / MANIFEST)
-    log.info("index built", extra={"chunks": len(chunks), "seconds": manifest.build_seconds})
-    return manifest
 
 
 def stale_reason(

@@ -1,0 +1,105 @@
+"""Answer from a changed knowledge directory within seconds, with no restart and no pause in answering.
+
+Every few seconds the directory's files are looked at (names, sizes and modification times: no file is
+read while nothing changed). When something changed, the knowledge is loaded again and a new index is made
+aside, in memory: the vectors of every unchanged chunk are taken from the index in use, so only the changed
+document's text is embedded (on the model's thread, between answers). The new assistant is then handed over
+in one step; questions already being answered finish on the old one. A document that cannot be read is
+skipped as at start; a knowledge file with an error leaves the knowledge in use as it is, and says why.
+
+Each replica watches its own copy of the directory (a volume several replicas mount, or files synced to
+each): all of them answer from a change within the interval and the time to index it.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from bot.answering.assistant import Assistant
+from bot.answering.model_thread import ModelThread
+from bot.embedding.embedder import Embedder, backend_of
+from bot.errors import EksBotError
+from bot.knowledge import load_knowledge
+from bot.knowledge.loader import SOURCES_FILE, knowledge_files
+from bot.retrieval.artifacts import make_index
+
+log = logging.getLogger(__name__)
+
+Signature = tuple[tuple[str, int, int], ...]
+
+
+class KnowledgeRefresh:
+    """Watches `directory`; `current()` is the assistant in use, `swap(new)` puts a new one in its place."""
+
+    def __init__(self, directory: Path, current: Callable[[], Assistant], swap: Callable[[Assistant], None], *,
+                 model: ModelThread | None = None, every: float = 2.0) -> None:
+        self.directory = directory
+        self.current = current
+        self.swap = swap
+        self.model = model
+        self.every = every
+        self._seen = self.signature()
+        self._lock = threading.Lock()
+
+    def signature(self) -> Signature:
+        """Each knowledge file's path, size and modification time: what changes when a file does."""
+        try:
+            paths = [*knowledge_files(self.directory), *sorted(self.directory.rglob(SOURCES_FILE))]
+            return tuple((p.relative_to(self.directory).as_posix(), (st := p.stat()).st_size, st.st_mtime_ns)
+                         for p in paths)
+        except OSError:
+            return ()
+
+    def run(self, stop: threading.Event) -> None:
+        """Check every `every` seconds until `stop` is set."""
+        while not stop.wait(self.every):
+            try:
+                self.check()
+            except Exception:  # noqa: BLE001 - the knowledge in use keeps answering; the next change retries
+                log.exception("the changed knowledge could not be indexed")
+
+    def check(self) -> Assistant | None:
+        """Index the knowledge again if a file changed since the last check; the new assistant, or None."""
+        with self._lock:
+            signature = self.signature()
+            if signature == self._seen:
+                return None
+            self._seen = signature
+            started = time.perf_counter()
+            try:
+                knowledge = load_knowledge(self.directory)
+            except EksBotError as exc:
+                log.warning("the knowledge in use stays: %s", exc)
+                return None
+            current = self.current()
+            if knowledge.digest == current.knowledge.digest:
+                return None
+            for skipped in knowledge.skipped:
+                log.warning("skipped %s", skipped)
+            embedder = current.embedder if self.model is None else _OnModelThread(current.embedder, self.model)
+            index = make_index(knowledge, embedder, previous=current.index)
+            fresh = current.with_index(index)
+            self.swap(fresh)
+            log.info("knowledge reloaded", extra={"documents": len(knowledge.documents), "chunks": len(index.chunks),
+                                                  "seconds": round(time.perf_counter() - started, 3)})
+            return fresh
+
+
+class _OnModelThread:
+    """An embedder whose encoding runs on the model's thread, between the answers' model calls."""
+
+    def __init__(self, embedder: Embedder, model: ModelThread) -> None:
+        self.embedder = embedder
+        self.model = model
+        self.model_id = embedder.model_id
+        self.dimension = embedder.dimension
+        self.backend = backend_of(embedder)
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        return self.model.call(self.embedder.encode, texts)
