@@ -431,9 +431,7 @@ def test_front_matter_source_url_wins_over_sources_yaml(docs_dir: Path) -> None:
 
 @pytest.mark.parametrize("subfolder", [
     "wiki",  # sorts after "sources.yaml": its sources.yaml is read last
-    pytest.param("guides", marks=pytest.mark.xfail(strict=True, reason=(
-        "source_urls reads the sources.yaml files in sorted path order and the last one read wins, so the parent "
-        "folder's base_url overrides the name given in guides/sources.yaml (guides/… sorts before sources.yaml)"))),
+    "guides",  # sorts before it: the nearest sources.yaml still has the last word
 ])
 def test_the_nearest_sources_yaml_names_a_file_in_a_subfolder(tmp_path: Path, subfolder: str) -> None:
     knowledge = quiz_only_dir(tmp_path / "knowledge")
@@ -584,16 +582,19 @@ def test_chunk_headers_of_doc_sections_name_their_heading_path(docs_kb: Knowledg
         f"{LLAMA_TITLE} › Prerequisites", "bash", 110, "public/data-on-eks-llama2-trainium.mdx")
 
 
-# -- known bugs ---------------------------------------------------------------------------------------------
+# -- code in nested list items -------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "_plain_markdown only tracks fences indented 0-3 spaces (_FENCE), so the lines of a fence in a nested list "
-    "item (indented 5) go through _plain_line like prose: a line that is only a tag-like <…> (here the REPL "
-    "output <class 'torch.Tensor'>) is dropped from the code block, and :::, {{% … %}} lines would be rewritten"))
 def test_code_in_a_nested_list_item_is_kept_as_written(tmp_path: Path) -> None:
     knowledge = quiz_only_dir(tmp_path / "knowledge")
     write(knowledge / "tensors.md", "# Tensors\n\n1. Check the type\n   - In the REPL:\n     ```python\n"
                                     "     >>> type(x)\n     <class 'torch.Tensor'>\n     ```\n")
     (code,) = [b for q in doc(load_knowledge(knowledge), "tensors").questions for b in q.code_blocks]
     assert (code.lang, code.line, code.text) == ("python", 5, ">>> type(x)\n<class 'torch.Tensor'>")
+
+
+def test_a_language_suffix_names_the_language_and_stays_out_of_the_title(tmp_path: Path) -> None:
+    knowledge = quiz_only_dir(tmp_path / "knowledge")
+    write(knowledge / "notas-de-guardia.es.md", "Runbook: `kubectl get pods -n ml-train` first.\n")  # English words
+    (doc,) = [d for d in load_knowledge(knowledge).documents if d.doc_id == "notas-de-guardia.es"]
+    assert (doc.title, doc.lang) == ("notas de guardia", "es")

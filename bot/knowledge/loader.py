@@ -173,7 +173,8 @@ def _knowledge_format(text: str) -> bool:
 def source_urls(directory: Path) -> dict[Path, str]:
     """The URL of each file named in a `sources.yaml` of its folder (`name: url`, or `base_url` + path)."""
     urls: dict[Path, str] = {}
-    for mapping in sorted(directory.rglob(SOURCES_FILE)):
+    # Outer folders first, so that a folder's own sources.yaml has the last word on its files.
+    for mapping in sorted(directory.rglob(SOURCES_FILE), key=lambda p: (len(p.parts), p)):
         try:
             data = yaml.safe_load(mapping.read_text(encoding="utf-8")) or {}
         except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:

@@ -33,7 +33,7 @@ LANG_KEYS = ("lang", "language", "locale")
 URL_KEYS = ("source_url", "url", "canonical_url")
 PATH_SEPARATOR = " › "
 
-_FENCE = re.compile(r"^\s{0,3}(```+|~~~+)")
+_FENCE = re.compile(r"^\s*(```+|~~~+)")  # at any indentation: a fence in a nested list item too
 _MDX_STATEMENT = re.compile(r"^(?:import\s.+\sfrom\s|import\s+['\"]|export\s+(?:const|default|function)\s)")
 _ADMONITION = re.compile(r"^\s*:::+\s*(\w[\w-]*)?\s*(.*?)\s*$")
 _SHORTCODE = re.compile(r"\{\{[<%]\s*/?\s*([\w-]+)(?P<attrs>[^}]*?)\s*[>%]\}\}")
@@ -43,6 +43,7 @@ _HTML_HEADING = re.compile(r"<h([1-6])\b", re.IGNORECASE)
 _TAG = re.compile(r"</?[A-Za-z][^<>]*>")
 _COMPONENT_LINE = re.compile(r"^\s*</?[A-Za-z][\w.]*(?:\s[^<>]*(?:\{[^}]*\}[^<>]*)*)?/?>\s*$")
 _JSX_EXPRESSION = re.compile(r"^\s*\{/\*.*\*/\}\s*$")
+_LANG_SUFFIX = re.compile(r"\.(es|en)$")
 _BOLD = re.compile(r"^\*\*(.+)\*\*$|^__(.+)__$")
 
 _PARSER = MarkdownIt("commonmark", {"html": True}).enable("table")
@@ -96,7 +97,7 @@ def parse_markdown(text: str, path: Path, *, doc_id: str, source: str, source_ur
     tokens = _PARSER.parse(body)
     sections, first_heading = _sections(tokens, front.body_line)
     title = _title(front.values, first_heading, path)
-    lang = _language(front.values, body)
+    lang = _language(front.values, body, path)
     url = _text_value(front.values, URL_KEYS) or source_url
     questions: list[Question] = []
     for section in sections:
@@ -316,13 +317,17 @@ def _text_value(values: dict[str, Any], keys: tuple[str, ...]) -> str | None:
 
 
 def _title(values: dict[str, Any], first_heading: str | None, path: Path) -> str:
-    return _text_value(values, TITLE_KEYS) or first_heading or path.stem.replace("-", " ").replace("_", " ")
+    stem = _LANG_SUFFIX.sub("", path.stem)  # "notas.es.md": "notas"
+    return _text_value(values, TITLE_KEYS) or first_heading or stem.replace("-", " ").replace("_", " ")
 
 
-def _language(values: dict[str, Any], body: str) -> str:
+def _language(values: dict[str, Any], body: str, path: Path) -> str:
     given = (_text_value(values, LANG_KEYS) or "").lower()[:2]
     if given in ("es", "en"):
         return given
+    suffix = _LANG_SUFFIX.search(path.stem)  # "runbook.es.md"
+    if suffix:
+        return suffix.group(1)
     prose = "\n".join(line for line in _without_code(body) if line.strip())
     return detect_language(prose[:20_000])
 
