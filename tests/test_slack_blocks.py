@@ -166,3 +166,115 @@ def test_both_languages_say_everything() -> None:
         placeholders = {lang: set(re.findall(r"{(\w+)", TEXTS[lang][key])) for lang in ("es", "en")}
         assert placeholders["es"] == placeholders["en"], key
     assert t("fr", "thanks") == TEXTS["en"]["thanks"]
+
+
+# -- citations of a document's sections -------------------------------------------------------------------
+
+RUNBOOK_URL = "https://wiki.acme.internal/ml-platform/runbooks/gpu-training?tab=quotas&lang=en"
+QUOTA_PATH = "GPU training on EKS — ML Platform runbook › GPU quotas › Requesting a quota increase"
+
+
+def doc_citation(url: str | None = RUNBOOK_URL, *, section: str = QUOTA_PATH, snippet: str | None = None,
+                 number: int = 7) -> Citation:
+    return Citation(question=number, title=section.rsplit(" › ", 1)[-1], excerpt="Open a ticket in #ml-platform.",
+                    snippet=snippet, source="runbook/gpu-training-runbook.md", score=0.8,
+                    doc_id="runbook/gpu-training-runbook", section=section, url=url, lang="en")
+
+
+def doc_answer(*citations: Citation, lang: Lang = "en") -> Answer:
+    return Answer(answered=True, language=lang, text="Open a ticket in #ml-platform.", citations=list(citations))
+
+
+def citation_line(message: dict) -> str:
+    [line] = [e["text"] for b in message["blocks"] if b["type"] == "context" for e in b["elements"]
+              if e["text"].startswith("📖")]
+    return str(line.split("\n")[0])
+
+
+def test_a_section_is_cited_by_its_heading_path_with_a_link_to_its_document() -> None:
+    message = blocks.answer_message(doc_answer(doc_citation()))
+    check_limits(message)
+    link = RUNBOOK_URL.replace("&", "&amp;")
+    assert citation_line(message) == f"📖 {QUOTA_PATH} · _<{link}|runbook/gpu-training-runbook.md>_"
+    assert "Question 7" not in json.dumps(message, ensure_ascii=False)
+    assert QUOTA_PATH in message["text"] and "<" not in message["text"]  # the fallback names it, unlinked
+
+
+def test_a_section_without_a_url_names_its_source_as_text() -> None:
+    message = blocks.answer_message(doc_answer(doc_citation(None)))
+    check_limits(message)
+    check_escaped(message)
+    assert citation_line(message) == f"📖 {QUOTA_PATH} · _runbook/gpu-training-runbook.md_"
+
+
+@pytest.mark.parametrize("url", [
+    "javascript:alert(1)", "JavaScript://example.com/%0aalert(1)", "https://example.com/a>b",
+    "https://example.com/x|<!channel>", "https://evil.example/|click here", "https://example.com/a b",
+    "https://example.com/\n<!here>", "ftp://example.com/runbook", "https:///no-host", "mailto:a@example.com",
+    "data:text/html,<script>", "https://example.com/" + "a" * blocks.URL_CHARS, "//example.com/x",
+])
+def test_a_url_that_is_not_plain_http_is_no_link_and_is_escaped(url: str) -> None:
+    hostile = doc_citation(url, section="<!channel> Runbook › <http://evil|Quotas> & more")
+    assert blocks.link_target(url) is None
+    for message in (blocks.answer_message(doc_answer(hostile, doc_citation(url))),
+                    blocks.answer_message(doc_answer(hostile), question=url)):
+        check_limits(message)
+        check_escaped(message)  # no link at all, and every <, > and & of the input escaped
+    line = citation_line(blocks.answer_message(doc_answer(hostile)))
+    assert line == ("📖 &lt;!channel&gt; Runbook › &lt;http://evil|Quotas&gt; &amp; more · "
+                    "_runbook/gpu-training-runbook.md_")
+
+
+def test_a_link_label_is_escaped() -> None:
+    citation = Citation(question=1, title="t", excerpt="x", snippet=None, source="<b>&|x>.md", score=0.5,
+                        doc_id="d", section="Doc › Part", url="https://example.com/d")
+    assert citation_line(blocks.answer_message(doc_answer(citation))) == (
+        "📖 Doc › Part · _<https://example.com/d|&lt;b&gt;&amp;|x&gt;.md>_")
+
+
+def test_a_quiz_citation_renders_as_before() -> None:
+    quiz = Citation(5, "Which variable enables EFA?", "Set FI_PROVIDER.", None, "eks-training-quiz.en.md", 1.0,
+                    doc_id="eks-training-quiz")
+    message = blocks.answer_message(Answer(answered=True, language="en", text="Set FI_PROVIDER.",
+                                           answer_line="B) FI_PROVIDER=efa", citations=[quiz, doc_citation()]))
+    context_text = [b for b in message["blocks"] if b["type"] == "context"][0]["elements"][0]["text"]
+    assert context_text.split("\n") == [
+        "📖 Question 5 · Which variable enables EFA? · _eks-training-quiz.en.md_",
+        "*Quiz answer:* B) FI_PROVIDER=efa",
+        f"Also: {QUOTA_PATH}",
+    ]
+    assert message["text"] == "Set FI_PROVIDER.\nQuestion 5: Which variable enables EFA?\nB) FI_PROVIDER=efa"
+    actions = [e["action_id"] for b in message["blocks"] if b["type"] == "actions" for e in b["elements"]]
+    assert actions == ["feedback_up", "feedback_down", "quiz_me"]
+
+
+def test_related_sections_are_named_by_their_path_and_a_section_offers_no_quiz() -> None:
+    other = doc_citation(section="Checkpoints › Restaurar un checkpoint", number=3)
+    quiz = Citation(5, "Which variable <enables> EFA?", "", None, "eks-training-quiz.es.md", 0.4)
+    message = blocks.answer_message(doc_answer(doc_citation(), other, quiz, lang="es"))
+    check_limits(message)
+    context_text = [b for b in message["blocks"] if b["type"] == "context"][0]["elements"][0]["text"]
+    assert context_text.split("\n")[1] == (
+        "También: Checkpoints › Restaurar un checkpoint; 5. Which variable &lt;enables&gt; EFA?")
+    actions = [e["action_id"] for b in message["blocks"] if b["type"] == "actions" for e in b["elements"]]
+    assert actions == ["feedback_up", "feedback_down"]
+
+
+@pytest.mark.parametrize(("lang", "note"), [("en", "… 24 more lines in the section “Requesting a quota increase”"),
+                                            ("es", "… 24 líneas más en la sección «Requesting a quota increase»")])
+def test_a_cut_snippet_of_a_section_says_what_is_left_in_the_section(lang: Lang, note: str) -> None:
+    snippet = "\n".join(f"line {i}" for i in range(40))
+    message = blocks.answer_message(doc_answer(doc_citation(snippet=snippet), lang=lang))
+    check_limits(message)
+    assert note in all_texts(message)
+
+
+def test_long_sections_and_urls_stay_within_limits() -> None:
+    path = " › ".join([HOSTILE * 20] * 10)
+    url = "https://example.com/?" + "a=1&" * 100
+    citations = [doc_citation(url, section=path, snippet=("```\n" + HOSTILE) * 300) for _ in range(3)]
+    message = blocks.answer_message(Answer(answered=True, language="en", text=HOSTILE * 100,
+                                           citations=citations, caveat=HOSTILE * 100))
+    check_limits(message)
+    line = citation_line(message)
+    assert line.endswith("|runbook/gpu-training-runbook.md>_")  # the link is never cut

@@ -4,7 +4,8 @@ Limits kept here: 3,000 characters per section or context text, 50 blocks per me
 actions block, 75 characters per button label and 2,000 per button value. Every message carries a
 non-empty plain `text` fallback for notifications and screen readers. Text that did not come from the
 bot itself (questions, topics, knowledge text) is escaped, so it can neither format links nor ping
-`@channel`, `@here` or `@everyone`.
+`@channel`, `@here` or `@everyone`. The one link the bot makes is a citation's source, to the URL the
+knowledge gives for its document, and only when that is a plain http(s) URL (`link_target`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 from typing import Any
+from urllib.parse import urlsplit
 
 from bot.answering.assistant import Answer
 from bot.knowledge.citations import SNIPPET_LINES, Citation, cut_code
@@ -26,10 +28,14 @@ LABEL_LIMIT = 75
 VALUE_LIMIT = 2000
 FALLBACK_LIMIT = 3000
 SNIPPET_CHARS = 1500  # a code block's raw text before escaping, which can make it longer
+SECTION_CHARS = 500  # a cited heading path, escaped
+SOURCE_CHARS = 200  # a cited file's name, escaped
+URL_CHARS = 1000  # a longer URL is not made a link
 Block = dict[str, Any]
 Message = dict[str, Any]
 
 _PARTIAL_ENTITY = re.compile(r"&[a-z]{0,3}$")
+_NOT_IN_A_LINK = re.compile(r"[<>|\s\x00-\x1f\x7f]")  # what would end a link or start markup
 _FENCE = "```"
 
 
@@ -64,7 +70,9 @@ def snippet_blocks(citation: Citation, lang: str) -> list[Block]:
     code, left = cut_code(citation.snippet, SNIPPET_LINES, max_chars=SNIPPET_CHARS)
     blocks = [code_section(code)]
     if left:
-        blocks.append(context(escape(say(lang, "more_lines", count=left, number=citation.question))))
+        more = (say(lang, "more_lines_section", count=left, title=citation.title) if citation.section
+                else say(lang, "more_lines", count=left, number=citation.question))
+        blocks.append(context(escape(more)))
     return blocks
 
 
@@ -102,8 +110,36 @@ def message(text: str, blocks: list[Block]) -> Message:
 
 
 def cite(lang: str, citation: Citation) -> str:
+    """`📖 Question 5 · title · _source_` for a quiz question; `📖 Title › Heading › Subheading · _source_`
+    for a document's section. The source links to the document's URL when it has a safe one."""
+    label = truncate(escape(citation.source), SOURCE_CHARS)
+    target = link_target(citation.url)
+    source = f"_<{target}|{label}>_" if target else f"_{label}_"
+    if citation.section:
+        return f"📖 {cited_section(citation)} · {source}"
     number = t(lang, "question_n", number=citation.question)
-    return f"📖 {number} · {escape(citation.title)} · _{escape(citation.source)}_"
+    return f"📖 {number} · {escape(citation.title)} · {source}"
+
+
+def cited_section(citation: Citation) -> str:
+    """A document section's heading path, escaped and cut to fit in a citation line."""
+    return truncate(escape(citation.section), SECTION_CHARS)
+
+
+def link_target(url: str | None) -> str | None:
+    """`url` ready to go in a Slack link (`<url|label>`), or None when it must not become one: only an http or
+    https URL with a host, at most URL_CHARS long, with nothing that could end the link or start markup (`<`,
+    `>`, `|`, spaces, control characters). `&` is escaped, as Slack expects (and counts in the length)."""
+    if not url or _NOT_IN_A_LINK.search(url):
+        return None
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return None
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        return None
+    target = url.replace("&", "&amp;")
+    return target if len(target) <= URL_CHARS else None
 
 
 QUESTION_IN_BUTTON = 300  # characters of the question a 👎 passes on to the knowledge gaps
@@ -131,19 +167,22 @@ def answer_message(answer: Answer, *, question: str | None = None) -> Message:
     if answer.answer_line:
         lines.append(f"*{t(lang, 'quiz_answer')}:* {escape(answer.answer_line)}")
     if len(answer.citations) > 1:
-        others = "; ".join(f"{c.question}. {escape(c.title)}" for c in answer.citations[1:])
+        others = "; ".join(cited_section(c) if c.section else f"{c.question}. {escape(c.title)}"
+                           for c in answer.citations[1:])
         lines.append(f"{t(lang, 'also')}: {others}")
     blocks.append(context("\n".join(lines)))
     feedback: dict[str, Any] = {"d": top.doc_id, "q": top.question, "l": lang}
     if question:  # what was answered, for the knowledge gaps when the answer gets 👎
         feedback["t"] = truncate(question, QUESTION_IN_BUTTON)
-    blocks += actions("answer_actions", [
+    buttons = [
         button(t(lang, "helpful"), "feedback_up", feedback),
         button(t(lang, "not_helpful"), "feedback_down", feedback),
-        button(t(lang, "quiz_me"), "quiz_me", feedback),
-    ])
-    parts = [answer.caveat or "", top.excerpt, t(lang, "question_n", number=top.question) + f": {top.title}",
-             answer.answer_line or ""]
+    ]
+    if not top.section:  # a document's section has no quiz question to ask
+        buttons.append(button(t(lang, "quiz_me"), "quiz_me", feedback))
+    blocks += actions("answer_actions", buttons)
+    cited = top.section or t(lang, "question_n", number=top.question) + f": {top.title}"
+    parts = [answer.caveat or "", top.excerpt, cited, answer.answer_line or ""]
     return message(escape("\n".join(p for p in parts if p)), blocks)
 
 
