@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from rich.console import Console, Group
 from rich.markup import escape
 from rich.panel import Panel
+from rich.style import Style
 from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
@@ -14,33 +16,58 @@ from rich.text import Text
 from bot.answering.assistant import Answer
 from bot.evaluation.conversations import ConversationResult
 from bot.evaluation.queries import EvalResult
-from bot.knowledge.citations import SNIPPET_LINES, cut_code
+from bot.knowledge.citations import SNIPPET_LINES, Citation, cut_code
 from bot.messages import say
+
+_PLAIN_URL = re.compile(r"https?://[!-~]+", re.IGNORECASE)  # printable ASCII, no spaces or control characters
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # all but tabs and new lines
+
+
+def printable(text: str) -> str:
+    """Knowledge text without control characters: a document cannot send escape sequences to the terminal."""
+    return _CONTROL.sub("", text)
 
 
 def render_answer(console: Console, answer: Answer) -> None:
     if not answer.answered:
-        console.print(Panel(Text(answer.text), border_style="yellow", title="?"))
+        console.print(Panel(Text(printable(answer.text)), border_style="yellow", title="?"))
         return
     top = answer.citations[0]
     parts: list[object] = []
     if answer.caveat:
-        parts.append(Text(answer.caveat, style="yellow"))
-    parts.append(Text(top.excerpt or answer.text))
+        parts.append(Text(printable(answer.caveat), style="yellow"))
+    parts.append(Text(printable(top.excerpt or answer.text)))
     if top.snippet:  # the excerpt may end on the sentence that introduces it
-        code, left = cut_code(top.snippet, SNIPPET_LINES)
+        code, left = cut_code(printable(top.snippet), SNIPPET_LINES)
         parts.append(Syntax(code, top.snippet_lang or "text", theme="ansi_dark", word_wrap=True))
         if left:
-            parts.append(Text(say(answer.language, "more_lines", count=left, number=top.question), style="dim"))
+            more = (say(answer.language, "more_lines_section", count=left, title=top.title) if top.section
+                    else say(answer.language, "more_lines", count=left, number=top.question))
+            parts.append(Text(printable(more), style="dim"))
     if answer.reference:
-        parts.append(Text("\n" + answer.reference))
+        parts.append(Text("\n" + printable(answer.reference)))
     cites = Text()
+    shown: set[str] = set()
     for citation in answer.citations:
-        cites.append("\n· " + say(answer.language, "citation", number=citation.question, title=citation.title),
-                     style="dim")
-        cites.append(f"  [{citation.source}, {citation.score:.2f}]", style="dim")
+        cites.append_text(citation_text(answer.language, citation, with_url=citation.url not in shown))
+        shown.add(citation.url or "")
     parts.append(cites)
     console.print(Panel(Group(*parts), border_style="green", title=escape(answer.answer_line or "")))  # type: ignore[arg-type]
+
+
+def citation_text(lang: str, citation: Citation, *, with_url: bool = True) -> Text:
+    """`· Question 5 · title  [source, score]` for a quiz question; `· Title › Heading  [source, score]` for a
+    document's section; then, when the knowledge gives one (and `with_url`), the document's URL on a line of
+    its own."""
+    name = citation.section or say(lang, "citation", number=citation.question, title=citation.title)
+    text = Text("\n· " + printable(name), style="dim")
+    text.append(f"  [{printable(citation.source)}, {citation.score:.2f}]", style="dim")
+    if citation.url and with_url:
+        text.append("\n  ")
+        # A terminal hyperlink only for a plain http(s) URL: its text goes into an escape sequence as it is.
+        link = citation.url if _PLAIN_URL.fullmatch(citation.url) else None
+        text.append(printable(citation.url), style=Style(dim=True, link=link))
+    return text
 
 
 def render_eval(console: Console, results: list[EvalResult], summary: dict[str, object]) -> None:
