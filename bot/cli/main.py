@@ -52,9 +52,14 @@ def cmd_index_check(args: argparse.Namespace) -> int:
     from bot.retrieval.artifacts import Manifest, stale_reason
 
     settings = settings_from_args(args)
-    kb = load_knowledge(settings.knowledge_dir)
-    docs = ", ".join(f"{d.path.name} ({d.lang}, {len(d.questions)} questions)" for d in kb.documents)
-    print(f"knowledge ok: {docs}")
+    kb = load_knowledge(settings.knowledge_dir)  # a malformed quiz file stops it with its file and line
+    skipped = f", {len(kb.skipped)} skipped" if kb.skipped else ""
+    print(f"knowledge ok: {_count(len(kb.documents), 'document')} in {settings.knowledge_dir}{skipped}")
+    for doc in kb.documents:
+        print(f"  {doc.path}: {doc.kind}, {doc.lang}, "
+              f"{_count(len(doc.questions), 'question' if doc.kind == 'quiz' else 'section')}")
+    for file in kb.skipped:  # reported, not fatal: the rest of the knowledge serves
+        print(f"skipped {file.path}: {file.reason}")
     try:
         manifest = Manifest.read(settings.index_dir)
     except EksBotError as exc:
@@ -65,6 +70,10 @@ def cmd_index_check(args: argparse.Namespace) -> int:
     state = "up to date" if reason is None else f"STALE: {reason}"
     print(f"index built {manifest.built_at} with {manifest.model_id} on {manifest.backend}: {state}")
     return 0 if reason is None else 1
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'s' * (n != 1)}"
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
@@ -157,8 +166,8 @@ def build_parser() -> argparse.ArgumentParser:
     index = sub.add_parser("index", help="build or check the search index").add_subparsers(
         dest="action", required=True, metavar="ACTION", help="build or check")
     index.add_parser("build", help="build the index from the knowledge").set_defaults(func=cmd_index_build)
-    index.add_parser("check", help="validate the knowledge and tell whether the index is up to date").set_defaults(
-        func=cmd_index_check)
+    index.add_parser("check", help="validate the knowledge (each document read, each file skipped and why) and tell "
+                                   "whether the index is up to date").set_defaults(func=cmd_index_check)
 
     ask = sub.add_parser("ask", help="answer a question from the knowledge")
     ask.add_argument("question", nargs="+", help="the question, in Spanish or English (quotes optional)")
@@ -194,10 +203,11 @@ def version() -> str:
 
 
 def _extensions() -> list[Callable[[argparse._SubParsersAction], None]]:
-    """Subcommands of other surfaces (server, quiz, Slack), each in its own module."""
-    from bot.cli import db, gaps, quiz, serve, slack
+    """Subcommands of other surfaces (server, quiz, Slack) and tools (database, gaps, knowledge), each in its
+    own module."""
+    from bot.cli import db, gaps, knowledge, quiz, serve, slack
 
-    return [serve.register, slack.register, quiz.register, db.register, gaps.register]
+    return [serve.register, slack.register, quiz.register, db.register, gaps.register, knowledge.register]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
