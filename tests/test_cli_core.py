@@ -64,12 +64,15 @@ def check_answer_json(stdout: str) -> dict[str, object]:
     assert isinstance(data["confidence"], float) and 0.0 <= data["confidence"] <= 1.0
     assert isinstance(data["uncovered"], list)
     for citation in data["citations"]:
-        assert set(citation) == {"question", "title", "excerpt", "snippet", "source", "score"}
+        assert set(citation) == {"question", "title", "excerpt", "snippet", "source", "score", "doc", "section",
+                                 "url"}
         assert type(citation["question"]) is int
         assert isinstance(citation["title"], str) and isinstance(citation["excerpt"], str)
         assert citation["snippet"] is None or isinstance(citation["snippet"], str)
         assert isinstance(citation["source"], str)
         assert isinstance(citation["score"], int | float) and not isinstance(citation["score"], bool)
+        assert isinstance(citation["doc"], str) and isinstance(citation["section"], str)
+        assert citation["url"] is None or isinstance(citation["url"], str)
     return data
 
 
