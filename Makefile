@@ -1,5 +1,5 @@
 # The two set-up commands: `make run` and `make test` (both create .venv and are safe to run again).
-.PHONY: run test lint bench eval calibrate index image lock
+.PHONY: run test lint bench eval eval-docs calibrate index image lock
 
 run:
 	scripts/bootstrap.sh
@@ -24,6 +24,14 @@ eval:
 	[ ! -f ../shared/eval/dev-queries.jsonl ] || .venv/bin/eksbot eval ../shared/eval/dev-queries.jsonl
 	[ ! -f ../shared/eval/dev-near-negatives.jsonl ] || .venv/bin/eksbot eval ../shared/eval/dev-near-negatives.jsonl
 	.venv/bin/eksbot eval tests/eval/followups.jsonl
+
+# Answers from documents never fitted on (tests/docs): the quiz and the test documents in a scratch knowledge
+# directory, indexed there, measured per source.
+eval-docs:
+	rm -rf .eval-docs && mkdir -p .eval-docs/knowledge && cp knowledge/*.md .eval-docs/knowledge/
+	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge knowledge import tests/docs/public tests/docs/runbook
+	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge --index-dir .eval-docs/index index build
+	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge --index-dir .eval-docs/index eval tests/docs/questions.jsonl
 
 calibrate:
 	.venv/bin/eksbot calibrate tests/eval/fit.jsonl

@@ -90,18 +90,29 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from bot.cli.render import render_conversation_eval, render_eval
+    from bot.cli.render import render_conversation_eval, render_document_eval, render_eval
     from bot.evaluation.conversations import (
         evaluate_conversations,
         is_conversation_file,
         read_conversations,
         summarize_conversations,
     )
+    from bot.evaluation.documents import (
+        evaluate_documents,
+        is_document_set,
+        read_document_questions,
+        summarize_documents,
+    )
     from bot.evaluation.queries import evaluate, read_queries, summarize
 
     path = Path(args.file)
     if not path.is_file():
         raise InputError(f"{path}: no such file")
+    if is_document_set(path):  # questions about documents: per source
+        questions = read_document_questions(path)
+        found = evaluate_documents(_assistant(settings_from_args(args)), questions)
+        _report(args, found, summarize_documents(found), render_document_eval)
+        return 0
     if is_conversation_file(path):  # the last turns, read with the earlier ones and alone
         conversations = read_conversations(path)
         turns = list(evaluate_conversations(_assistant(settings_from_args(args)), conversations))

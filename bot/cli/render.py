@@ -15,6 +15,7 @@ from rich.text import Text
 
 from bot.answering.assistant import Answer
 from bot.evaluation.conversations import ConversationResult
+from bot.evaluation.documents import DocResult
 from bot.evaluation.queries import EvalResult
 from bot.knowledge.citations import SNIPPET_LINES, Citation, cut_code
 from bot.messages import say
@@ -68,6 +69,29 @@ def citation_text(lang: str, citation: Citation, *, with_url: bool = True) -> Te
         link = citation.url if _PLAIN_URL.fullmatch(citation.url) else None
         text.append(printable(citation.url), style=Style(dim=True, link=link))
     return text
+
+
+def render_document_eval(console: Console, results: list[DocResult], summary: dict[str, object]) -> None:
+    """Per source: answered right (and in the right section), false abstention, wrong source, declined right."""
+    table = Table(title="Answers from documents, per source")
+    for column in ("source", "answerable", "answered right", "right section", "false abstention", "wrong source",
+                   "unanswerable", "declined right"):
+        table.add_column(column, justify="left" if column == "source" else "right")
+    for source, stats in summary.items():
+        assert isinstance(stats, dict)
+        table.add_row(source, *(_figure(stats[key]) for key in (
+            "answerable", "answered_right", "right_section", "false_abstention", "wrong_source", "unanswerable",
+            "declined_right")))
+    console.print(table)
+    misses = [r for r in results if r.question.answerable != r.answered or (r.answered and not r.right
+                                                                            and r.question.answerable)]
+    for r in misses:
+        console.print(f"  {'declined' if not r.answered else 'answered'} ({r.confidence:.2f}): {r.question.q[:100]}",
+                      style="dim", markup=False, highlight=False)
+
+
+def _figure(value: object) -> str:
+    return "—" if value is None else (f"{value:.3f}" if isinstance(value, float) else str(value))
 
 
 def render_eval(console: Console, results: list[EvalResult], summary: dict[str, object]) -> None:
