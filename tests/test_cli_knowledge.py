@@ -194,7 +194,7 @@ def test_importing_public_pages_reports_each_document_and_its_sections(
     assert f"skipped {PUBLIC / 'SOURCES.md'}: a repository's own file (README, LICENSE…), not read as knowledge" \
         in lines
     assert lines[-2:] == [f"3 documents, {sections} sections (en: {sections}, es: 0), 1 skipped",
-                          "run 'eksbot index build' (or restart) to answer from them"]
+                          "a running server answers from them within seconds; otherwise run 'eksbot index build'"]
     assert not (knowledge_copy.parent / "index").exists()  # nothing embedded, no index built
 
 

@@ -36,7 +36,7 @@ from bot.knowledge.loader import (
 
 Status = Literal["imported", "replaced", "unchanged", "conflict", "skipped"]
 MARKDOWN = (".md", ".mdx")
-NEXT_STEP = "run 'eksbot index build' (or restart) to answer from them"
+NEXT_STEP = "a running server answers from them within seconds; otherwise run 'eksbot index build'"
 NOT_MARKDOWN = "not Markdown (only .md, .mdx and sources.yaml files are imported)"
 META_FILE = "a repository's own file (README, LICENSE…), not read as knowledge"
 CONFLICT = "a different file is already there (left alone; --force replaces it)"
