@@ -62,6 +62,16 @@ def test_uncovered_terms_of_partial_answers_and_downvotes_go_in(store: Stores, c
     assert (by_kind["downvoted"].count, by_kind["downvoted"].question) == (2, 13)
 
 
+def test_a_downvoted_document_answer_names_its_section_and_no_quiz_number(store: Stores, clock: Clock) -> None:
+    gaps = gaps_of(store, clock)
+    section = "GPU training on EKS › GPU quotas › Requesting a quota increase"
+    gaps.record_downvote("How do I get more GPUs?", cited=8, lang="en", section=section)
+    gaps.record_downvote("how do i get more gpus", cited=8, lang="en", section=section)
+    (gap,) = gaps.listing()
+    assert (gap.kind, gap.text.lower().rstrip("?"), gap.count, gap.question, gap.example) == (
+        "downvoted", "how do i get more gpus", 2, None, section)
+
+
 def test_nothing_identifies_who_asked(store: Stores, clock: Clock) -> None:
     gaps_of(store, clock).record_answer("<@U12345> how do I use a PyTorchJob?", unanswered())
     with store.database.engine.connect() as conn:

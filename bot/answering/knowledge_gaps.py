@@ -70,18 +70,30 @@ class KnowledgeGaps:
         if not answer.answered:
             self.store.add(kind="unanswered", lang=answer.language, key=gap_key(text, answer.language), text=text)
         else:
-            cited = answer.citations[0].question if answer.citations else None
+            # A quiz question by its number; a document's section has no number a maintainer could use.
+            cited = answer.citations[0].question if answer.citations and not answer.citations[0].section else None
             for term in answer.uncovered:
                 self.store.add(kind="uncovered", lang=answer.language, key=gap_key(term, answer.language),
                                text=term, example=text, question=cited)
 
-    def record_downvote(self, question: str, *, cited: int, lang: Lang) -> None:
-        """An answer citing quiz question `cited` got 👎 (the question it answered, as read)."""
+    def record_downvote(self, question: str, *, cited: int, lang: Lang, section: str = "") -> None:
+        """An answer citing quiz question `cited` (or a document's `section`) got 👎 (the question it answered,
+        as read)."""
+        if section:
+            self._record_section_downvote(question, section, lang)
+            return
         if not self.enabled:
             return
         text = _stored(question) or f"#{cited}"
         self.store.add(kind="downvoted", lang=lang, key=f"#{cited} {gap_key(text, lang)}", text=text,
                        question=cited)
+
+    def _record_section_downvote(self, question: str, section: str, lang: Lang) -> None:
+        if not self.enabled:
+            return
+        text = _stored(question) or section
+        self.store.add(kind="downvoted", lang=lang, key=f"{section} {gap_key(text, lang)}", text=text,
+                       example=section)
 
     def listing(self, *, limit: int = 50, kind: str | None = None) -> list[GapRecord]:
         """The gaps seen within the retention period, the most frequent first."""

@@ -7,6 +7,7 @@ A new 👎 also goes to the knowledge gaps (with the question the answer was for
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
 from slack_bolt.async_app import AsyncRespond
 
@@ -15,6 +16,9 @@ from bot.slack import blocks
 from bot.slack.errors import failure_message
 from bot.slack.payloads import Body, SlackContext, action_id, button_value, team_of, user_of
 from bot.slack.texts import t
+
+if TYPE_CHECKING:
+    from bot.services import Services
 
 log = logging.getLogger(__name__)
 
@@ -49,8 +53,16 @@ class FeedbackListeners:
             answered = value.get("t")
             try:
                 await services.run(services.gaps.record_downvote, answered if isinstance(answered, str) else "",
-                                   cited=question, lang=lang)
+                                   cited=question, lang=lang, section=_section(services, doc_id, question, lang))
             except Exception as exc:  # noqa: BLE001 - the vote counts; only the gap is lost
                 log.warning("could not record a downvoted answer as a knowledge gap: %s", exc.__class__.__name__)
         await respond(response_type="ephemeral", replace_original=False,
                       **blocks.text_message(t(lang, "thanks")))
+
+
+def _section(services: Services, doc_id: str, number: int, lang: str) -> str:
+    """The heading path of the document section an answer cited ("" for a quiz question or an unknown one)."""
+    try:
+        return services.assistant.knowledge.question(doc_id, number, lang).section
+    except KeyError:
+        return ""
