@@ -9,6 +9,9 @@
     ├── StorageError           the database failed
     │   ├── StorageUnavailableError   it cannot be reached or used now: retry later
     │   └── StorageIntegrityError     it refused a write that breaks a constraint
+    ├── KnowledgeEditError     a change to the knowledge (an entry, a note) cannot be made as asked
+    │   ├── UnknownEntryError   there is no such entry or note
+    │   └── StaleEditError      the entry changed since the editor read it: nothing was saved
     └── QuizError              a quiz request cannot be honoured
         ├── UnknownAttemptError
         ├── AttemptOwnerError
@@ -78,6 +81,22 @@ class StorageUnavailableError(StorageError):
 
 class StorageIntegrityError(StorageError):
     pass
+
+
+class KnowledgeEditError(EksBotError):
+    pass
+
+
+class UnknownEntryError(KnowledgeEditError):
+    pass
+
+
+class StaleEditError(KnowledgeEditError):
+    """Another change reached the entry first; `current` is the version it is at now."""
+
+    def __init__(self, message: str, current: int) -> None:
+        super().__init__(message)
+        self.current = current
 
 
 class QuizError(EksBotError):

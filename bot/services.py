@@ -25,6 +25,7 @@ from bot.answering.knowledge_gaps import KnowledgeGaps
 from bot.answering.model_thread import ModelThread
 from bot.answering.refresh import KnowledgeRefresh
 from bot.config import Settings
+from bot.curation.service import Curation
 from bot.embedding.embedder import Embedder
 from bot.home import HomeView, home_view
 from bot.lang import Lang
@@ -63,6 +64,7 @@ class Services:
     gaps: KnowledgeGaps = field(init=False)
     conversation: Conversation = field(init=False)
     on_swap: list[Callable[[Assistant], None]] = field(default_factory=list)  # told of each new assistant
+    curation: Curation = field(init=False)
     memory: ConversationMemory = field(init=False)
 
     def __post_init__(self) -> None:
@@ -70,6 +72,7 @@ class Services:
                                   retention_days=self.settings.gaps_retention_days)
         self.conversation = Conversation(self.assistant)
         self.memory = ConversationMemory(self.stores.topics)
+        self.curation = Curation(self.stores.entries, lambda: self.assistant.knowledge)
 
     @classmethod
     def load(cls, settings: Settings, *, embedder: Embedder | None = None) -> Services:
@@ -87,7 +90,8 @@ class Services:
         threading.Thread(target=services._database_thread, name="database", daemon=True).start()
         if settings.knowledge_refresh_seconds > 0:
             refresh = KnowledgeRefresh(settings.knowledge_dir, lambda: services.assistant, services.swap_assistant,
-                                       model=services.model, every=settings.knowledge_refresh_seconds)
+                                       model=services.model, every=settings.knowledge_refresh_seconds,
+                                       extras=services.curation, extras_ready=lambda: services.database.ready)
             threading.Thread(target=refresh.run, args=(services._stop,), name="knowledge", daemon=True).start()
         return services
 

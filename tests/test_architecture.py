@@ -28,8 +28,11 @@ FLOORS = [("bot.quiz", "bot.answering"), ("bot.storage", "bot.quiz"), ("bot.slac
           ("bot.rounds", "bot.answering"), ("bot.rounds", "bot.services"), ("bot.retrieval", "bot.answering"),
           ("bot.knowledge", "bot.answering"), ("bot.text", "bot.knowledge"), ("bot.text", "bot.retrieval"),
           ("bot.embedding", "bot.knowledge"), ("bot.embedding", "bot.retrieval"), ("bot.answering", "bot.services"),
-          ("bot.answering", "bot.evaluation"), ("bot.services", "bot.evaluation"), ("bot.storage", "bot.answering")]
+          ("bot.answering", "bot.evaluation"), ("bot.services", "bot.evaluation"), ("bot.storage", "bot.answering"),
+          ("bot.storage", "bot.curation"), ("bot.knowledge", "bot.curation"), ("bot.answering", "bot.curation"),
+          ("bot.quiz", "bot.curation")]
 CORE_PACKAGES = ("bot.text", "bot.knowledge", "bot.embedding", "bot.retrieval", "bot.answering", "bot.evaluation",
+                 "bot.curation",
                  "bot.quiz", "bot.rounds", "bot.storage", "bot.services", "bot.home", "bot.config", "bot.errors",
                  "bot.lang", "bot.messages", "bot.logs", "bot.metrics")
 # Modules that sit loose in bot/ (everything else lives in a package named for its one job).

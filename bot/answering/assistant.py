@@ -153,8 +153,9 @@ class Assistant:
         caveat = say(lang, "not_covered", terms=_join_terms(judgement.uncovered, lang),
                      topic=question.topic or question.title) if judgement.uncovered else None
         body = f"{caveat} {top.excerpt}" if caveat else top.excerpt
+        notes = "".join(f"\n\n{say(lang, 'maintainers_note', text=note)}" for note in top.notes)
         return Answer(
-            answered=True, language=lang, text=f"{body}\n\n{reference}", citations=citations,
+            answered=True, language=lang, text=f"{body}\n\n{reference}{notes}", citations=citations,
             answer_line=question.answer_line or None, confidence=judgement.probability,
             uncovered=list(judgement.uncovered), ranked=ranked, caveat=caveat, reference=reference,
         )
@@ -221,7 +222,7 @@ class Assistant:
             snippet=snippet_chunk.text if snippet_chunk else None, source=question.source,
             score=round(scored.score, 4), snippet_lang=snippet_chunk.code_lang if snippet_chunk else None,
             topic=question.topic, doc_id=doc_id, section=question.section, url=self._url_of(question),
-            lang=question.lang,
+            lang=question.lang, notes=tuple(self.knowledge.notes_on(doc_id, number, lang)),
         )
 
     def _url_of(self, question: Question) -> str | None:

@@ -9,6 +9,11 @@ skipped as at start; a knowledge file with an error leaves the knowledge in use 
 
 Each replica watches its own copy of the directory (a volume several replicas mount, or files synced to
 each): all of them answer from a change within the interval and the time to index it.
+
+Entries and notes written while the service runs live in the database (`bot.curation`); every replica reads
+the knowledge revision (one row) at the same interval, and on a new one takes the entries and notes with the
+files. The database is read here, on this thread, never while answering: when it is down, the knowledge in
+use keeps answering and the change comes in once it is back.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
@@ -25,8 +31,10 @@ from bot.answering.assistant import Assistant
 from bot.answering.model_thread import ModelThread
 from bot.embedding.embedder import Embedder, backend_of
 from bot.errors import EksBotError
-from bot.knowledge import load_knowledge
+from bot.knowledge import KnowledgeBase, load_knowledge
+from bot.knowledge.entries import Entry, with_entries
 from bot.knowledge.loader import SOURCES_FILE, knowledge_files
+from bot.knowledge.model import Note
 from bot.retrieval.artifacts import make_index
 
 log = logging.getLogger(__name__)
@@ -34,17 +42,33 @@ log = logging.getLogger(__name__)
 Signature = tuple[tuple[str, int, int], ...]
 
 
+class KnowledgeSource(Protocol):
+    """Where entries and notes written while serving are kept (`bot.curation.Curation`)."""
+
+    def revision(self) -> int: ...
+
+    def snapshot(self) -> tuple[int, list[Entry], list[Note]]: ...
+
+
 class KnowledgeRefresh:
-    """Watches `directory`; `current()` is the assistant in use, `swap(new)` puts a new one in its place."""
+    """Watches `directory` (and `extras`, entries and notes kept elsewhere); `current()` is the assistant in use,
+    `swap(new)` puts a new one in its place."""
 
     def __init__(self, directory: Path, current: Callable[[], Assistant], swap: Callable[[Assistant], None], *,
-                 model: ModelThread | None = None, every: float = 2.0) -> None:
+                 model: ModelThread | None = None, every: float = 2.0, extras: KnowledgeSource | None = None,
+                 extras_ready: Callable[[], bool] = lambda: True) -> None:
         self.directory = directory
         self.current = current
         self.swap = swap
         self.model = model
         self.every = every
+        self.extras = extras
+        self.extras_ready = extras_ready  # False while the database is still being opened: nothing to say yet
         self._seen = self.signature()
+        self._files: KnowledgeBase | None = None  # the files as last loaded (None: as the assistant started)
+        self._revision: int | None = None  # the extras' revision taken in (None: none yet)
+        self._taken: tuple[list[Entry], list[Note]] = ([], [])
+        self._failing = False
         self._lock = threading.Lock()
 
     def signature(self) -> Signature:
@@ -65,30 +89,60 @@ class KnowledgeRefresh:
                 log.exception("the changed knowledge could not be indexed")
 
     def check(self) -> Assistant | None:
-        """Index the knowledge again if a file changed since the last check; the new assistant, or None."""
+        """Index the knowledge again if a file or the extras changed since the last check; the new assistant,
+        or None."""
         with self._lock:
-            signature = self.signature()
-            if signature == self._seen:
+            signature, revision = self.signature(), self._extras_revision()
+            files_changed = signature != self._seen
+            extras_changed = revision is not None and revision != self._revision
+            if not files_changed and not extras_changed:
                 return None
-            self._seen = signature
             started = time.perf_counter()
-            try:
-                knowledge = load_knowledge(self.directory)
-            except EksBotError as exc:
-                log.warning("the knowledge in use stays: %s", exc)
-                return None
+            if files_changed:
+                self._seen = signature
+                try:
+                    self._files = load_knowledge(self.directory)
+                except EksBotError as exc:
+                    log.warning("the knowledge in use stays: %s", exc)
+                    return None
+                for skipped in self._files.skipped:
+                    log.warning("skipped %s", skipped)
+            if extras_changed and self.extras is not None:
+                try:
+                    self._revision, entries, notes = self.extras.snapshot()
+                except EksBotError as exc:
+                    log.warning("entries and notes not read: %s", exc.__class__.__name__)
+                    return None
+                self._taken = (entries, notes)
             current = self.current()
+            files = self._files or load_knowledge(self.directory)
+            knowledge = with_entries(files, *self._taken)
             if knowledge.digest == current.knowledge.digest:
                 return None
-            for skipped in knowledge.skipped:
-                log.warning("skipped %s", skipped)
             embedder = current.embedder if self.model is None else _OnModelThread(current.embedder, self.model)
             index = make_index(knowledge, embedder, previous=current.index)
             fresh = current.with_index(index)
             self.swap(fresh)
-            log.info("knowledge reloaded", extra={"documents": len(knowledge.documents), "chunks": len(index.chunks),
-                                                  "seconds": round(time.perf_counter() - started, 3)})
+            log.info("knowledge reloaded", extra={
+                "documents": len(knowledge.documents), "chunks": len(index.chunks), "notes": len(knowledge.notes),
+                "revision": self._revision, "seconds": round(time.perf_counter() - started, 3)})
             return fresh
+
+    def _extras_revision(self) -> int | None:
+        """The extras' revision now; None without extras or while they cannot be read (said once)."""
+        if self.extras is None or not self.extras_ready():
+            return None
+        try:
+            revision = self.extras.revision()
+        except EksBotError as exc:
+            if not self._failing:
+                log.warning("entries and notes cannot be read now: %s", exc.__class__.__name__)
+            self._failing = True
+            return None
+        if self._failing:
+            log.info("entries and notes can be read again")
+        self._failing = False
+        return revision
 
 
 class _OnModelThread:

@@ -33,6 +33,7 @@ from bot.knowledge.loader import (
     read_document,
     source_urls,
 )
+from bot.knowledge.model import Note
 
 Status = Literal["imported", "replaced", "unchanged", "conflict", "skipped"]
 MARKDOWN = (".md", ".mdx")
@@ -50,7 +51,7 @@ class Entry:
     source: Path
     target: Path  # relative to the knowledge directory
     status: Status
-    kind: Literal["quiz", "doc", "sources"] | None = None  # None: not read (skipped, a conflict)
+    kind: Literal["quiz", "doc", "note", "sources"] | None = None  # None: not read (skipped, a conflict)
     doc_id: str | None = None
     title: str | None = None
     lang: str | None = None
@@ -226,7 +227,7 @@ def _existing(knowledge_dir: Path) -> list[Path]:
 def _place(source: Path, target: Path, knowledge_dir: Path, stage: Path, force: bool) -> Entry:
     """Which kind of file it is and whether it can go in; a file that can is put in the staged directory.
     A Markdown file's kind is "doc" until it is read."""
-    kind: Literal["quiz", "doc", "sources"]
+    kind: Literal["quiz", "doc", "note", "sources"]
     if source.name == SOURCES_FILE:
         kind = "sources"
         problem = _sources_problem(source)
@@ -280,6 +281,10 @@ def _read(entries: list[Entry], knowledge_dir: Path, stage: Path) -> list[Entry]
         except KnowledgeError as exc:
             _unstage(entry.target, knowledge_dir, stage)
             out.append(replace(entry, status="skipped", kind=None, reason=_reason(exc)))
+            continue
+        if isinstance(doc, Note):
+            out.append(replace(entry, kind="note", doc_id=doc.doc_id, title=f"note on {doc.doc_id} #{doc.question}",
+                               lang=doc.lang, sections=0))
             continue
         out.append(replace(entry, kind=doc.kind, doc_id=doc.doc_id, title=doc.title, lang=doc.lang,
                            sections=len(doc.questions), url=doc.source_url))

@@ -24,12 +24,13 @@ class Citation:
     section: str = ""  # a document section's heading path ("Trainium on EKS › Device plugin"); "" in a quiz
     url: str | None = None  # where readers find the source, when it says
     lang: str = field(default="", compare=False)  # the language the cited text is written in
+    notes: tuple[str, ...] = ()  # maintainers' notes on the cited question or section, in the reader's language
 
     def to_dict(self) -> dict[str, object]:
         return {
             "question": self.question, "title": self.title, "excerpt": self.excerpt, "snippet": self.snippet,
             "source": self.source, "score": self.score, "doc": self.doc_id, "section": self.section,
-            "url": self.url,
+            "url": self.url, "notes": list(self.notes),
         }
 
 

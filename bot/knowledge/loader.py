@@ -20,8 +20,8 @@ from pathlib import Path
 import yaml
 
 from bot.errors import KnowledgeError
-from bot.knowledge.markdown import parse_markdown, read_front_matter
-from bot.knowledge.model import Document, Question
+from bot.knowledge.markdown import FrontMatter, parse_markdown, read_front_matter
+from bot.knowledge.model import Document, Note, Question
 from bot.knowledge.parser import parse_text
 
 PATTERNS = ("*.md", "*.mdx")
@@ -50,6 +50,13 @@ class KnowledgeBase:
     documents: tuple[Document, ...]
     digest: str
     skipped: tuple[Skipped, ...] = ()
+    notes: tuple[Note, ...] = ()  # maintainers' notes on quiz questions and sections
+
+    def notes_on(self, doc_id: str, number: int, lang: str) -> list[str]:
+        """The notes on a question or section for a reader of `lang`: those in that language, else the others."""
+        found = [n for n in self.notes if n.doc_id == doc_id and n.question == number]
+        own = [n.text for n in found if n.lang == lang]
+        return own or [n.text for n in found]
 
     def editions(self, doc_id: str) -> dict[str, Document]:
         return {d.lang: d for d in self.documents if d.doc_id == doc_id}
@@ -108,12 +115,18 @@ def load_knowledge(directory: Path) -> KnowledgeBase:
         raise KnowledgeError(directory, None, "no knowledge files (*.md, *.mdx) in this directory")
     urls = source_urls(directory)
     documents: list[Document] = []
+    notes: list[Note] = []
     skipped: list[Skipped] = []
     for path in files:
         try:
-            documents.append(read_document(path, directory, urls.get(path)))
+            read = read_document(path, directory, urls.get(path))
         except UnreadableError as exc:
             skipped.append(Skipped(path, exc.reason))
+            continue
+        if isinstance(read, Note):
+            notes.append(read)
+        else:
+            documents.append(read)
     if not documents:
         raise KnowledgeError(directory, None, "no knowledge file could be read: " + "; ".join(map(str, skipped)))
     by_id: dict[str, list[Document]] = defaultdict(list)
@@ -121,16 +134,17 @@ def load_knowledge(directory: Path) -> KnowledgeBase:
         by_id[doc.doc_id].append(doc)
     for group in by_id.values():
         _check_editions(group)
-    return KnowledgeBase(documents=tuple(documents), digest=knowledge_digest(directory), skipped=tuple(skipped))
+    return KnowledgeBase(documents=tuple(documents), digest=knowledge_digest(directory), skipped=tuple(skipped),
+                         notes=tuple(notes))
 
 
 class UnreadableError(KnowledgeError):
     """A document (not in the knowledge format) that cannot be read: it is skipped, not fatal."""
 
 
-def read_document(path: Path, directory: Path, source_url: str | None = None) -> Document:
-    """One file: in the knowledge format (errors raise KnowledgeError) or any other Markdown (errors raise
-    UnreadableError: the file is skipped)."""
+def read_document(path: Path, directory: Path, source_url: str | None = None) -> Document | Note:
+    """One file: in the knowledge format (errors raise KnowledgeError), a maintainers' note (front matter
+    `note_for`, `question`, `lang`), or any other Markdown (errors raise UnreadableError: the file is skipped)."""
     try:
         raw = path.read_bytes()
     except OSError as exc:
@@ -146,10 +160,21 @@ def read_document(path: Path, directory: Path, source_url: str | None = None) ->
     relative = path.relative_to(directory)
     try:
         front = read_front_matter(text, path)
+        if "note_for" in front.values:
+            return _note(front, relative, path)
         return parse_markdown(text, path, doc_id=relative.with_suffix("").as_posix(), source=relative.as_posix(),
                               source_url=source_url, front=front)
     except KnowledgeError as exc:
         raise UnreadableError(path, exc.line, exc.reason) from exc
+
+
+def _note(front: FrontMatter, relative: Path, path: Path) -> Note:
+    values = front.values
+    question, lang, text = values.get("question"), values.get("lang"), front.body.strip()
+    if not isinstance(question, int) or isinstance(question, bool) or lang not in ("es", "en") or not text:
+        raise KnowledgeError(path, 1, "a note needs note_for, a question number, lang (es or en) and a text")
+    return Note(id=relative.with_suffix("").as_posix(), doc_id=str(values["note_for"]), question=question,
+                lang=str(lang), text=text)
 
 
 def _knowledge_format(text: str) -> bool:

@@ -99,6 +99,7 @@ def parse_markdown(text: str, path: Path, *, doc_id: str, source: str, source_ur
     title = _title(front.values, first_heading, path)
     lang = _language(front.values, body, path)
     url = _text_value(front.values, URL_KEYS) or source_url
+    topic = _text_value(front.values, ("topic",)) or title
     questions: list[Question] = []
     for section in sections:
         if not section.blocks:
@@ -106,7 +107,7 @@ def parse_markdown(text: str, path: Path, *, doc_id: str, source: str, source_ur
         heading_path = (title, *section.path)
         questions.append(Question(
             doc_id=doc_id, lang=lang, number=len(questions) + 1, title=section.path[-1] if section.path else title,
-            topic=title, options=(), answer=None, blocks=tuple(section.blocks), source=source,
+            topic=topic, options=(), answer=None, blocks=tuple(section.blocks), source=source,
             line=section.line, path=heading_path,
         ))
     if not questions:

@@ -67,6 +67,17 @@ class Question:
 
 
 @dataclass(frozen=True)
+class Note:
+    """A maintainers' note on a quiz question or a document's section (`number`), in one language."""
+
+    id: str
+    doc_id: str
+    question: int
+    lang: str
+    text: str
+
+
+@dataclass(frozen=True)
 class Document:
     path: Path
     doc_id: str

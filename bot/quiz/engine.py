@@ -310,13 +310,14 @@ class QuizEngine:
         shown = letters(len(record.option_order))
         right = question.correct_option
         assert right is not None
+        notes = tuple(self.knowledge.notes_on(record.doc_id, record.question, record.lang))
         return QuizResult(
             attempt_id=record.id, question=record.question, lang=record.lang, title=question.title,
             correct=chosen == right.key,
             choice=shown[record.option_order.index(chosen)],
             correct_choice=shown[record.option_order.index(right.key)], correct_text=right.text,
-            explanation=explanation(question), citation=citation(question), already_answered=already,
-            next_review=next_review,
+            explanation=explanation(question), citation=replace(citation(question), notes=notes),
+            already_answered=already, next_review=next_review, notes=notes,
         )
 
 

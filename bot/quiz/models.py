@@ -61,11 +61,13 @@ class QuizResult:
     citation: Citation
     already_answered: bool = False
     next_review: datetime | None = None
+    notes: tuple[str, ...] = ()  # maintainers' notes on the question, in the attempt's language where they have it
 
     def to_dict(self) -> dict[str, object]:
         return {
             "correct": self.correct, "correct_choice": self.correct_choice, "explanation": self.explanation,
             "citation": self.citation.to_dict(), "already_answered": self.already_answered,
+            "notes": list(self.notes),
         }
 
 

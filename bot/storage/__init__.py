@@ -1,10 +1,13 @@
 """Durable storage: SQLite or PostgreSQL through SQLAlchemy, schema kept by Alembic migrations.
 
 One `Database` (engine, schema, transactions) and one store per concern over it, built together by
-`Stores`: `QuizStore`, `EventStore`, `FeedbackStore`, `PeopleStore`, `TopicStore`, `GapStore`, `RoundStore`.
+`Stores`: `QuizStore`, `EventStore`, `FeedbackStore`, `PeopleStore`, `TopicStore`, `GapStore`, `RoundStore`,
+`EntryStore`.
 """
 
 from bot.storage.database import ConcernStore, Database, open_database
+from bot.storage.entry_records import EntryFields, EntryRecord, EntryVersion, NoteRecord
+from bot.storage.entry_store import EntryStore
 from bot.storage.event_store import EVENT_MEMORY, EventStore
 from bot.storage.feedback_store import FeedbackStore
 from bot.storage.gap_records import GapRecord
@@ -18,7 +21,8 @@ from bot.storage.store import Stores
 from bot.storage.topic_store import TopicStore
 
 __all__ = [
-    "EVENT_MEMORY", "AttemptRecord", "Claim", "ConcernStore", "Database", "EventStore", "FeedbackStore", "GapRecord",
+    "EVENT_MEMORY", "AttemptRecord", "Claim", "ConcernStore", "Database", "EntryFields", "EntryRecord", "EntryStore",
+    "EntryVersion", "EventStore", "FeedbackStore", "GapRecord", "NoteRecord",
     "GapStore", "PeopleStore", "QuizStore", "ReviewRecord", "RoundAnswerRecord", "RoundQuestion", "RoundRecord",
     "RoundStore", "ScheduleRecord", "Score", "Stores", "TopicStore", "open_database",
 ]

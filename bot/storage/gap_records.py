@@ -30,12 +30,13 @@ class GapRecord:
     count: int
     first_seen: datetime
     last_seen: datetime
+    id: int = 0  # the group's id: what "answer this gap" names
 
     def to_dict(self) -> dict[str, object]:
         return {
             "kind": self.kind, "lang": self.lang, "text": self.text, "example": self.example,
             "question": self.question, "count": self.count, "first_seen": self.first_seen.isoformat(),
-            "last_seen": self.last_seen.isoformat(),
+            "last_seen": self.last_seen.isoformat(), "id": self.id,
         }
 
 
@@ -75,13 +76,13 @@ def add_entry(conn: sa.Connection, *, kind: str, lang: Lang, key: str, text: str
 def load_gaps(conn: sa.Connection, *, since: datetime, limit: int, kind: str | None = None) -> list[GapRecord]:
     """Groups seen since `since`, the most frequent first (then the latest)."""
     table = knowledge_gaps
-    query = sa.select(table).where(table.c.last_seen >= since)
+    query = sa.select(table).where(table.c.last_seen >= since, table.c.answered_by.is_(None))
     if kind is not None:
         query = query.where(table.c.kind == kind)
     query = query.order_by(table.c.count.desc(), table.c.last_seen.desc(), table.c.id).limit(limit)
     return [
         GapRecord(kind=row.kind, lang=row.lang, text=row.text, example=row.example, question=row.question,
-                  count=int(row._mapping["count"]), first_seen=row.first_seen, last_seen=row.last_seen)
+                  count=int(row._mapping["count"]), first_seen=row.first_seen, last_seen=row.last_seen, id=row.id)
         for row in conn.execute(query)
     ]
 

@@ -10,6 +10,7 @@ Every store's method is one transaction; failures surface as StorageError (bot.e
 from __future__ import annotations
 
 from bot.storage.database import Database
+from bot.storage.entry_store import EntryStore
 from bot.storage.event_store import EventStore
 from bot.storage.feedback_store import FeedbackStore
 from bot.storage.gap_store import GapStore
@@ -29,6 +30,7 @@ class Stores:
         self.topics = TopicStore(database)  # what each conversation is about
         self.gaps = GapStore(database)  # knowledge gaps
         self.rounds = RoundStore(database)  # team rounds and their schedules
+        self.entries = EntryStore(database)  # knowledge entries and notes added while serving
 
     def __repr__(self) -> str:
         return f"Stores({self.database.url!r})"

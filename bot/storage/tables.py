@@ -104,6 +104,7 @@ knowledge_gaps = sa.Table(
     sa.Column("count", sa.Integer, nullable=False),
     sa.Column("first_seen", UTCDateTime, nullable=False),
     sa.Column("last_seen", UTCDateTime, nullable=False),
+    sa.Column("answered_by", sa.String(32)),  # the knowledge entry that answered it
     sa.UniqueConstraint("kind", "lang", "group_key", name="uq_knowledge_gaps_group"),
     sa.CheckConstraint("kind IN ('unanswered', 'uncovered', 'downvoted')", name="ck_knowledge_gaps_kind"),
     sa.Index("ix_knowledge_gaps_last_seen", "last_seen"),
@@ -187,4 +188,65 @@ round_answers = sa.Table(
     sa.Column("choice", sa.String(8), nullable=False),
     sa.Column("correct", sa.Boolean, nullable=False),
     sa.Column("answered_at", UTCDateTime, nullable=False),
+)
+
+knowledge_entries = sa.Table(
+    "knowledge_entries", metadata,
+    sa.Column("id", sa.String(32), primary_key=True),
+    sa.Column("kind", sa.String(8), nullable=False),
+    sa.Column("title", sa.Text, nullable=False),
+    sa.Column("body", sa.Text, nullable=False),
+    sa.Column("lang", sa.String(8), nullable=False),
+    sa.Column("topic", sa.Text),
+    sa.Column("quiz", sa.Text),  # JSON {"options": [str, ...], "answer": "B"} for a quiz question
+    sa.Column("version", sa.Integer, nullable=False),
+    sa.Column("credit", sa.String(128)),
+    sa.Column("request_key", sa.String(128)),
+    sa.Column("created_by", sa.String(128), nullable=False),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.Column("updated_by", sa.String(128), nullable=False),
+    sa.Column("updated_at", UTCDateTime, nullable=False),
+    sa.Column("deleted_by", sa.String(128)),
+    sa.Column("deleted_at", UTCDateTime),
+    sa.CheckConstraint("kind IN ('doc', 'quiz')", name="ck_knowledge_entries_kind"),
+    sa.UniqueConstraint("request_key", name="uq_knowledge_entries_request"),
+)
+
+knowledge_entry_versions = sa.Table(
+    "knowledge_entry_versions", metadata,
+    sa.Column("entry_id", sa.String(32), sa.ForeignKey("knowledge_entries.id", name="fk_entry_versions_entry"),
+              primary_key=True),
+    sa.Column("version", sa.Integer, primary_key=True),
+    sa.Column("action", sa.String(16), nullable=False),
+    sa.Column("kind", sa.String(8), nullable=False),
+    sa.Column("title", sa.Text, nullable=False),
+    sa.Column("body", sa.Text, nullable=False),
+    sa.Column("lang", sa.String(8), nullable=False),
+    sa.Column("topic", sa.Text),
+    sa.Column("quiz", sa.Text),
+    sa.Column("changed_by", sa.String(128), nullable=False),
+    sa.Column("changed_at", UTCDateTime, nullable=False),
+)
+
+knowledge_notes = sa.Table(
+    "knowledge_notes", metadata,
+    sa.Column("id", sa.String(32), primary_key=True),
+    sa.Column("doc_id", sa.String(255), nullable=False),
+    sa.Column("question", sa.Integer, nullable=False),
+    sa.Column("lang", sa.String(8), nullable=False),
+    sa.Column("text", sa.Text, nullable=False),
+    sa.Column("request_key", sa.String(128)),
+    sa.Column("created_by", sa.String(128), nullable=False),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.Column("deleted_by", sa.String(128)),
+    sa.Column("deleted_at", UTCDateTime),
+    sa.UniqueConstraint("request_key", name="uq_knowledge_notes_request"),
+    sa.Index("ix_knowledge_notes_question", "doc_id", "question"),
+)
+
+knowledge_revision = sa.Table(
+    "knowledge_revision", metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("revision", sa.Integer, nullable=False),
+    sa.Column("updated_at", UTCDateTime, nullable=False),
 )

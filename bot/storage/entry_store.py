@@ -1,0 +1,87 @@
+"""`EntryStore`: knowledge entries and notes added while the service runs (the SQL is in `entry_records`)."""
+
+from __future__ import annotations
+
+from bot.errors import StorageIntegrityError
+from bot.storage import entry_records as sql
+from bot.storage.database import ConcernStore
+from bot.storage.entry_records import EntryFields, EntryRecord, EntryVersion, NoteRecord
+
+
+class EntryStore(ConcernStore):
+    def revision(self) -> int:
+        """The knowledge revision: it grows with every change to an entry or a note."""
+        with self.database.reading() as conn:
+            return sql.revision(conn)
+
+    def add(self, fields: EntryFields, *, by: str, credit: str | None = None,
+            request_key: str | None = None) -> tuple[EntryRecord, bool]:
+        """Save a new entry; with `request_key` (a form submitted twice, a retried request) the entry saved the
+        first time comes back instead. Returns (the entry, whether it was created now)."""
+        if request_key is not None:
+            with self.database.reading() as conn:
+                if (earlier := sql.by_request(conn, request_key)) is not None:
+                    return earlier, False
+        try:
+            with self.database.writing() as conn:
+                return sql.add_entry(conn, fields, by=by, now=self.database.clock(), credit=credit,
+                                     request_key=request_key), True
+        except StorageIntegrityError:
+            if request_key is None:
+                raise
+            with self.database.reading() as conn:  # the same request, saved meanwhile by another replica
+                earlier = sql.by_request(conn, request_key)
+            if earlier is None:
+                raise
+            return earlier, False
+
+    def get(self, entry_id: str) -> EntryRecord | None:
+        with self.database.reading() as conn:
+            return sql.get_entry(conn, entry_id)
+
+    def edit(self, entry_id: str, fields: EntryFields, *, version: int, by: str) -> EntryRecord:
+        with self.database.writing() as conn:
+            return sql.edit_entry(conn, entry_id, fields, version=version, by=by, now=self.database.clock())
+
+    def delete(self, entry_id: str, *, by: str) -> EntryRecord:
+        with self.database.writing() as conn:
+            return sql.set_deleted(conn, entry_id, deleted=True, by=by, now=self.database.clock())
+
+    def restore(self, entry_id: str, *, by: str) -> EntryRecord:
+        with self.database.writing() as conn:
+            return sql.set_deleted(conn, entry_id, deleted=False, by=by, now=self.database.clock())
+
+    def listing(self, *, deleted: bool = False) -> list[EntryRecord]:
+        with self.database.reading() as conn:
+            return sql.list_entries(conn, deleted=deleted)
+
+    def history(self, entry_id: str) -> list[EntryVersion]:
+        with self.database.reading() as conn:
+            return sql.entry_versions(conn, entry_id)
+
+    def add_note(self, *, doc_id: str, question: int, lang: str, text: str, by: str,
+                 request_key: str | None = None) -> tuple[NoteRecord, bool]:
+        if request_key is not None:
+            with self.database.reading() as conn:
+                if (earlier := sql.note_by_request(conn, request_key)) is not None:
+                    return earlier, False
+        with self.database.writing() as conn:
+            return sql.add_note(conn, doc_id=doc_id, question=question, lang=lang, text=text, by=by,
+                                now=self.database.clock(), request_key=request_key), True
+
+    def delete_note(self, note_id: str, *, by: str) -> None:
+        with self.database.writing() as conn:
+            sql.delete_note(conn, note_id, by=by, now=self.database.clock())
+
+    def notes(self) -> list[NoteRecord]:
+        with self.database.reading() as conn:
+            return sql.list_notes(conn)
+
+    def snapshot(self) -> tuple[int, list[EntryRecord], list[NoteRecord]]:
+        """The revision with the live entries and notes it is made of, read together."""
+        with self.database.reading() as conn:
+            return sql.revision(conn), sql.list_entries(conn), sql.list_notes(conn)
+
+    def answer_gap(self, gap_id: int, entry_id: str) -> bool:
+        with self.database.writing() as conn:
+            return sql.answer_gap(conn, gap_id, entry_id)
