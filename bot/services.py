@@ -6,14 +6,23 @@ answers (`database`), so questions are answered while the database is down or st
 
 Surfaces that serve from an event loop (HTTP, Slack) answer through `answer` (questions asked together
 are answered together) and run every other blocking core call through `run`; neither picks a thread.
+
+Answering never waits on the database: what a conversation was about is read with a deadline
+(`CONTEXT_TIMEOUT`; past it the message is read alone), and what an answer leaves to record (knowledge
+gaps, the conversation's topic) is written after the reply, on threads of its own (`BOOKKEEPING_THREADS`),
+and dropped when the database falls behind (`BOOKKEEPING_BACKLOG`). A stalled database therefore holds
+neither the answer nor the threads other requests need.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import threading
+import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import ParamSpec, TypeVar
@@ -35,6 +44,11 @@ from bot.storage import EVENT_MEMORY, Database, Stores
 from bot.storage.startup import DatabaseStartup
 
 log = logging.getLogger(__name__)
+
+CONTEXT_TIMEOUT = 0.25  # seconds a conversation's earlier topic may take to read before the message is read alone
+BOOKKEEPING_THREADS = 2  # threads that write what answers leave to record (gaps, topics)
+BOOKKEEPING_BACKLOG = 256  # writes waiting at most; past it new ones are dropped (the database is behind)
+WARN_EVERY = 60.0  # seconds between two warnings about the same bookkeeping trouble
 
 RETENTION_EVERY = 3600.0  # seconds between two retention passes
 P = ParamSpec("P")
@@ -65,6 +79,10 @@ class Services:
     conversation: Conversation = field(init=False)
     on_swap: list[Callable[[Assistant], None]] = field(default_factory=list)  # told of each new assistant
     curation: Curation = field(init=False)
+    _bookkeeping: ThreadPoolExecutor = field(init=False)
+    _pending: int = field(init=False, default=0)
+    _pending_lock: threading.Lock = field(init=False, default_factory=threading.Lock)
+    _warned: dict[str, float] = field(init=False, default_factory=dict)
     memory: ConversationMemory = field(init=False)
 
     def __post_init__(self) -> None:
@@ -73,6 +91,7 @@ class Services:
         self.conversation = Conversation(self.assistant)
         self.memory = ConversationMemory(self.stores.topics)
         self.curation = Curation(self.stores.entries, lambda: self.assistant.knowledge)
+        self._bookkeeping = ThreadPoolExecutor(BOOKKEEPING_THREADS, thread_name_prefix="bookkeeping")
 
     @classmethod
     def load(cls, settings: Settings, *, embedder: Embedder | None = None) -> Services:
@@ -176,31 +195,71 @@ class Services:
         (InputError) is refused at once; a database failure only loses the context and the gaps."""
         turns = list(earlier)
         if conversation is not None:
-            turns += await self._quietly([], self.memory.earlier, conversation)
+            turns += await self._within(CONTEXT_TIMEOUT, [], self.memory.earlier, conversation)
         if turns:
-            reading = await self.run(self.conversation.read, question, turns, lang)
+            reading = await self.model.run(self.conversation.read, question, turns, lang)
         else:
             reading = self.conversation.read(question, (), lang)  # validation only: no thread needed
         answer = await self.answer(reading.text, reading.language)
-        if self.gaps.shows_gap(answer):  # most answers show none: no trip to the database thread
-            await self._quietly(None, self.gaps.record_answer, reading.text, answer)
+        if self.gaps.shows_gap(answer):  # most answers show none: nothing to write
+            self.later(self.gaps.record_answer, reading.text, answer)
         if conversation is not None:
-            topic = await self.run(reading.topic, self.assistant) if answer.answered else None
-            await self._quietly(None, self.memory.remember, conversation, reading, topic)
+            topic = await self.model.run(reading.topic, self.assistant) if answer.answered else None
+            self.later(self.memory.remember, conversation, reading, topic)
         return Asked(answer, reading)
+
+    def later(self, fn: Callable[P, object], /, *args: P.args, **kwargs: P.kwargs) -> Future[object] | None:
+        """Write something an answer leaves to record, after the reply and off the answering threads; dropped
+        (None) when the database is too far behind. Its failure is logged, never raised."""
+        with self._pending_lock:
+            if self._pending >= BOOKKEEPING_BACKLOG:
+                self._warn("backlog", "database behind: %s dropped", getattr(fn, "__name__", "a write"))
+                return None
+            self._pending += 1
+
+        def write() -> object:
+            try:
+                return fn(*args, **kwargs)
+            except Exception as exc:  # noqa: BLE001 - the answer is out already; only the bookkeeping is lost
+                self._warn(getattr(fn, "__name__", "write"), "%s failed: %s", getattr(fn, "__name__", "a write"),
+                           exc.__class__.__name__)
+                return None
+            finally:
+                with self._pending_lock:
+                    self._pending -= 1
+
+        try:
+            return self._bookkeeping.submit(write)
+        except RuntimeError:  # closing
+            with self._pending_lock:
+                self._pending -= 1
+            return None
+
+    async def _within(self, timeout: float, default: T, fn: Callable[P, T], /, *args: P.args,
+                      **kwargs: P.kwargs) -> T:
+        """A database read an answer can do without: on the bookkeeping threads, given up after `timeout`."""
+        call = functools.partial(fn, *args, **kwargs)
+        try:
+            return await asyncio.wait_for(asyncio.get_running_loop().run_in_executor(self._bookkeeping, call),
+                                          timeout)
+        except TimeoutError:
+            self._warn("slow read", "%s took over %.1f s: answered without it", getattr(fn, "__name__", "a read"),
+                       timeout)
+        except Exception as exc:  # noqa: BLE001 - the answer matters more than the context
+            self._warn("failed read", "%s failed: %s", getattr(fn, "__name__", "a read"), exc.__class__.__name__)
+        return default
+
+    def _warn(self, key: str, message: str, *args: object) -> None:
+        """A warning at most every `WARN_EVERY` seconds per kind of trouble (an outage is not a flood)."""
+        now = time.monotonic()
+        if now - self._warned.get(key, -WARN_EVERY) >= WARN_EVERY:
+            self._warned[key] = now
+            log.warning(message, *args)
 
     async def home(self, user: str, *, team: str, lang: Lang, maintainer: bool) -> HomeView:
         """What the person's Home shows (with the knowledge gaps and hardest questions for maintainers)."""
         return await self.run(home_view, self.quiz, self.gaps, user=user, team=team, lang=lang,
                               maintainer=maintainer)
-
-    async def _quietly(self, default: T, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
-        """A storage call the answer does not depend on, off the event loop; its failure is logged."""
-        try:
-            return await self.run(fn, *args, **kwargs)
-        except Exception as exc:  # noqa: BLE001 - the answer matters more than the bookkeeping
-            log.warning("%s failed: %s", getattr(fn, "__name__", "storage call"), exc.__class__.__name__)
-            return default
 
     async def run(self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
         """Run a blocking core call (quiz, storage) off the event loop. What in it uses the model (a
@@ -214,6 +273,7 @@ class Services:
 
     def close(self) -> None:
         self._stop.set()
+        self._bookkeeping.shutdown(wait=False, cancel_futures=True)
         self.model.close()
         self.stores.database.close()
 

@@ -23,6 +23,10 @@ from bot.errors import StorageIntegrityError, StorageUnavailableError
 
 BUSY_TIMEOUT_MS = 10_000
 CONNECT_TIMEOUT_S = 5
+# Every PostgreSQL statement gives up after this, and waits for a lock at most LOCK_TIMEOUT_MS: a locked
+# table or a stuck server frees its connection and thread instead of holding them.
+STATEMENT_TIMEOUT_MS = 10_000
+LOCK_TIMEOUT_MS = 5_000
 WRITE = "eksbot_write"  # execution option: this connection's transactions write
 
 
@@ -57,8 +61,11 @@ def create_engine(url: str) -> sa.Engine:
     if parsed.get_backend_name() == "sqlite":
         return _sqlite_engine(url)
     connect_args: dict[str, Any] = {}
-    if parsed.get_backend_name() == "postgresql" and "connect_timeout" not in parsed.query:
-        connect_args["connect_timeout"] = CONNECT_TIMEOUT_S
+    if parsed.get_backend_name() == "postgresql":
+        if "connect_timeout" not in parsed.query:
+            connect_args["connect_timeout"] = CONNECT_TIMEOUT_S
+        if "options" not in parsed.query:
+            connect_args["options"] = f"-c statement_timeout={STATEMENT_TIMEOUT_MS} -c lock_timeout={LOCK_TIMEOUT_MS}"
     return sa.create_engine(url, pool_pre_ping=True, connect_args=connect_args, hide_parameters=True)
 
 
