@@ -80,6 +80,11 @@ class CitationOut(BaseModel):
                     "`sources.yaml`); null when the knowledge does not say.",
         examples=["https://wiki.acme.internal/ml-platform/runbooks/gpu-training"],
     )
+    notes: list[str] = Field(
+        description="Maintainers' notes on the cited question or section (`POST /v1/admin/notes`), in the reader's "
+                    "language when there is one in it, else in the other; empty when there are none.",
+        examples=[["Current Slinky releases name these kinds NodeSet and Cluster, in the slinky.slurm.net group."]],
+    )
 
 
 class AnswerOut(BaseModel):
@@ -172,6 +177,11 @@ class QuizResultOut(BaseModel):
     citation: CitationOut = Field(description="The question, excerpt and snippet it comes from.")
     already_answered: bool = Field(default=False, description="True when this attempt had been graded before.",
                                    examples=[False])
+    notes: list[str] = Field(
+        description="Maintainers' notes on the question, in the attempt's language when there is one in it, else "
+                    "in the other (also in `citation.notes`); empty when there are none.",
+        examples=[["Las versiones actuales de Slinky usan NodeSet y Cluster."]],
+    )
 
 
 class TopicStatsOut(BaseModel):
