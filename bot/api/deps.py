@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 from typing import Annotated
 
@@ -66,6 +67,19 @@ async def require_unscoped_token(token: Annotated[ApiToken | None, Depends(requi
                                  "acts for everyone")
 
 
+def token_label(token: ApiToken) -> str:
+    """A stable name for an API token in what is recorded (who changed the knowledge): `token:` and the first
+    8 hex digits of its SHA-256, never the token itself."""
+    return "token:" + hashlib.sha256(token.token.encode()).hexdigest()[:8]
+
+
+async def acting_admin(token: Annotated[ApiToken | None, Depends(require_token)]) -> str:
+    """Who an admin request acts as, for the record (`by`). Admin routes always have a token."""
+    if token is None:
+        raise HTTPException(403, "the admin routes need an API token: set EKSBOT_API_TOKENS")
+    return token_label(token)
+
+
 def acting_for(token: ApiToken | None, *, user: str | None = None, team: str | None = None) -> str | None:
     """The team a quiz request acts for: the one its token is bound to, else the one given. 403 when the
     request names another user or team than its token's."""
@@ -84,3 +98,4 @@ MetricsDep = Annotated[Metrics, Depends(get_metrics)]
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 Authorized = Depends(require_token)
 TokenDep = Annotated[ApiToken | None, Depends(require_token)]
+AdminDep = Annotated[str, Depends(acting_admin)]

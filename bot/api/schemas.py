@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictStr
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, StrictInt, StrictStr
 
 from bot.answering.conversation import MAX_TURN_CHARS, MAX_TURNS
+from bot.knowledge.entries import MAX_BODY, MAX_NOTE, MAX_TITLE, MAX_TOPIC
 from bot.lang import Lang
 
 
@@ -207,6 +208,146 @@ class UserStatsOut(BaseModel):
     )
     lang: Lang = Field(description="Language of the topic names: the one asked, else the one of the user's "
                                    "latest answer, else the default.", examples=["en"])
+
+
+# -- knowledge entries and notes (admin) ---------------------------------------------------------------
+
+_DOC_TITLE = "GPU quota for the research team"
+_DOC_BODY = ("The research team has a quota of 64 `nvidia.com/gpu` in namespace `research-train`.\n\n"
+             "```bash\nkubectl describe resourcequota gpu -n research-train\n```")
+_DOC_ENTRY: dict[str, JsonValue] = {"title": _DOC_TITLE, "body": _DOC_BODY, "lang": "en", "topic": "Quotas"}
+_QUIZ_OPTIONS: list[JsonValue] = ["SlurmNodeSet", "NodeSet", "ComputeSet", "NodeGroup"]
+_QUIZ_ENTRY: dict[str, JsonValue] = {
+    "title": "Which kind does Slinky define for a set of Slurm compute nodes?",
+    "body": "Current Slinky releases define `NodeSet` in the `slinky.slurm.net` group.",
+    "lang": "en", "topic": "Slinky CRDs", "options": _QUIZ_OPTIONS, "answer": "B",
+}
+
+
+class EntryIn(BaseModel):
+    """A knowledge entry: a text (a Markdown body under a title), or, with `options` and `answer`, a quiz
+    question whose body is its explanation."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [_DOC_ENTRY, _QUIZ_ENTRY]})
+
+    title: Text = Field(min_length=1, max_length=MAX_TITLE,
+                        description=f"One line, at most {MAX_TITLE} characters: the heading a citation shows; of a "
+                                    "quiz question, the question.",
+                        examples=[_DOC_TITLE])
+    body: Text = Field(min_length=1, max_length=MAX_BODY,
+                       description=f"Markdown, at most {MAX_BODY:,} characters (the request body is at most "
+                                   "EKSBOT_MAX_BODY_BYTES): what answers quote, code blocks included; of a quiz "
+                                   "question, the explanation shown after an answer.",
+                       examples=[_DOC_BODY])
+    lang: Lang = Field(description="The language the entry is written in.", examples=["en"])
+    topic: Text | None = Field(default=None, max_length=MAX_TOPIC,
+                               description=f"One line, at most {MAX_TOPIC} characters: what the entry is about; a "
+                                           "quiz question is drawn for this topic (`POST /v1/quiz/next`).",
+                               examples=["Quotas"])
+    options: list[Annotated[Text, Field(min_length=1, max_length=MAX_TITLE)]] | None = Field(
+        default=None, max_length=4,
+        description="Only for a quiz question: its four options, A to D (one line each). Absent, null or empty "
+                    "for a text.",
+        examples=[_QUIZ_OPTIONS])
+    answer: Literal["A", "B", "C", "D"] | None = Field(
+        default=None, description="Only for a quiz question: the letter of the right option.", examples=["B"])
+
+
+class EntryEditIn(EntryIn):
+    """The whole entry as it should be now, and the version it was read at."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{**_DOC_ENTRY, "version": 1}]})
+
+    version: StrictInt = Field(ge=1, description="The entry's `version` when it was read: when someone changed it "
+                                                 "since, nothing is saved (409 with the version it is at now).",
+                               examples=[1])
+
+
+class EntryOut(BaseModel):
+    id: str = Field(description="The entry's id: an answer citing it has `doc` \"entries/<id>\" and `source` "
+                                "\"entries/<id>.md\".", examples=["3f2b9c0e5a7d4e1f9b6c8a2d4e6f8a0b"])
+    version: int = Field(description="Grows with each change (edit, delete, restore); send it back to edit.",
+                         examples=[1])
+    kind: Literal["doc", "quiz"] = Field(description="doc: a text; quiz: a quiz question.", examples=["doc"])
+    title: str = Field(examples=[_DOC_TITLE])
+    body: str = Field(examples=[_DOC_BODY])
+    lang: Lang = Field(examples=["en"])
+    topic: str | None = Field(examples=["Quotas"])
+    options: list[str] = Field(description="A quiz question's options, A first; empty for a text.", examples=[[]])
+    answer: str | None = Field(description="A quiz question's right letter; null for a text.", examples=[None])
+    created_by: str = Field(description="Who added it; over HTTP, `token:` and the first 8 hex digits of the "
+                                        "SHA-256 of the API token used (never the token itself).",
+                            examples=["token:9f86d081"])
+    created_at: str = Field(description="ISO 8601, UTC.", examples=["2025-03-10T17:45:12.123456+00:00"])
+    updated_by: str = Field(description="Who made the latest change.", examples=["token:9f86d081"])
+    updated_at: str = Field(description="ISO 8601, UTC.", examples=["2025-03-10T17:45:12.123456+00:00"])
+    deleted: bool = Field(description="Deleted entries are not answered from or drawn; a restore undoes the delete.",
+                          examples=[False])
+
+
+class EntriesOut(BaseModel):
+    entries: list[EntryOut] = Field(description="Oldest first.")
+
+
+class EntryVersionOut(BaseModel):
+    version: int = Field(description="The entry's version after this change.", examples=[2])
+    action: Literal["create", "edit", "delete", "restore"] = Field(examples=["edit"])
+    changed_by: str = Field(description="Who made the change.", examples=["token:9f86d081"])
+    changed_at: str = Field(description="ISO 8601, UTC.", examples=["2025-03-11T08:02:40.512300+00:00"])
+    kind: Literal["doc", "quiz"] = Field(examples=["doc"])
+    title: str = Field(description="The text as it was after this change.", examples=[_DOC_TITLE])
+    body: str = Field(examples=[_DOC_BODY.replace("64", "96")])
+    lang: Lang = Field(examples=["en"])
+    topic: str | None = Field(examples=["Quotas"])
+    options: list[str] = Field(examples=[[]])
+    answer: str | None = Field(examples=[None])
+
+
+class EntryHistoryOut(BaseModel):
+    id: str = Field(description="The entry's id.", examples=["3f2b9c0e5a7d4e1f9b6c8a2d4e6f8a0b"])
+    versions: list[EntryVersionOut] = Field(description="Every change, oldest first, each with the text it left.")
+
+
+class StaleEditOut(BaseModel):
+    error: str = Field(examples=["entry 3f2b9c0e5a7d4e1f9b6c8a2d4e6f8a0b is at version 2, not 1: someone changed it "
+                                 "first; read it again"])
+    current_version: int = Field(description="The version the entry is at now: read it again, then edit that.",
+                                 examples=[2])
+
+
+_NOTE_TEXT = ("Current Slinky releases name these kinds NodeSet and Cluster, in the slinky.slurm.net group; "
+              "SlurmNodeSet and SlurmCluster are the old names.")
+_NOTE: dict[str, JsonValue] = {"question": 4, "lang": "en", "text": _NOTE_TEXT}
+
+
+class NoteIn(BaseModel):
+    """A maintainers' note on a quiz question (or a document's section): shown with every answer and quiz result
+    that cites it, in the reader's language when there is one in it. It changes nothing else."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [_NOTE]})
+
+    question: StrictInt = Field(ge=1, description="Number of the quiz question (of `doc`: the section's number, as "
+                                                  "a citation's `question`).", examples=[4])
+    doc: Text | None = Field(default=None, min_length=1, max_length=255,
+                             description="Id of the document (a citation's `doc`); default: the quiz.",
+                             examples=["eks-training-quiz"])
+    lang: Lang = Field(description="The note's language.", examples=["en"])
+    text: Text = Field(min_length=1, max_length=MAX_NOTE, description=f"At most {MAX_NOTE:,} characters.",
+                       examples=[_NOTE_TEXT])
+
+
+class NoteOut(BaseModel):
+    id: str = Field(description="The note's id.", examples=["a1b2c3d4e5f60718293a4b5c6d7e8f90"])
+    doc: str = Field(description="Id of the document it is on.", examples=["eks-training-quiz"])
+    question: int = Field(description="Number of the question or section it is on.", examples=[4])
+    lang: Lang = Field(examples=["en"])
+    text: str = Field(examples=[_NOTE_TEXT])
+    created_by: str = Field(description="Who added it.", examples=["token:9f86d081"])
+    created_at: str = Field(description="ISO 8601, UTC.", examples=["2025-03-10T17:45:12.123456+00:00"])
+
+
+class NotesOut(BaseModel):
+    notes: list[NoteOut] = Field(description="Every note not deleted, oldest first.")
 
 
 def error_responses(**specific: str) -> dict[int | str, dict[str, object]]:

@@ -1,15 +1,43 @@
-"""GET /v1/admin/gaps: the knowledge gaps, for whoever maintains the knowledge. Always behind a token."""
+"""/v1/admin: for whoever maintains the knowledge, always behind a token that acts for everyone. The knowledge
+gaps; knowledge entries (texts and quiz questions) added, edited, deleted and restored while the service runs,
+with their history; and maintainers' notes on quiz questions. Every replica answers from a change within
+seconds (`bot.curation`)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Depends, HTTPException, Query
+from fastapi import APIRouter, Depends, Header, HTTPException, Path, Query, Response, status
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
-from bot.api.deps import Authorized, ServicesDep, SettingsDep, get_settings, require_unscoped_token
-from bot.api.schemas import error_responses
+from bot.api.deps import (
+    AdminDep,
+    Authorized,
+    QuizServicesDep,
+    ServicesDep,
+    SettingsDep,
+    get_settings,
+    require_unscoped_token,
+)
+from bot.api.schemas import (
+    EntriesOut,
+    EntryEditIn,
+    EntryHistoryOut,
+    EntryIn,
+    EntryOut,
+    NoteIn,
+    NoteOut,
+    NotesOut,
+    StaleEditOut,
+    error_responses,
+)
 from bot.config import Settings
+from bot.curation.service import EntryDraft
+from bot.errors import StaleEditError, UnknownEntryError
+from bot.storage import EntryRecord, EntryVersion, NoteRecord
 
 
 async def require_configured_tokens(settings: Annotated[Settings, Depends(get_settings)]) -> None:
@@ -57,3 +85,171 @@ async def gaps(services: ServicesDep, settings: SettingsDep,
     rows = await services.run(services.gaps.listing, limit=limit, kind=kind)
     return {"recording": settings.record_gaps, "retention_days": settings.gaps_retention_days,
             "gaps": [row.to_dict() for row in rows]}
+
+
+# -- knowledge entries and notes -----------------------------------------------------------------------
+
+ENTRY_ERRORS = error_responses(
+    e403="EKSBOT_API_TOKENS is not set, or the token acts for one user or team only.",
+    e404="No entry with this id.",
+    e422="Invalid entry: a field missing, of the wrong type, empty, too long or not valid Unicode; an unknown "
+         "lang; a quiz question without four options or a right letter; a text that does not read as knowledge.",
+)
+NOTE_ERRORS = error_responses(
+    e403="EKSBOT_API_TOKENS is not set, or the token acts for one user or team only.",
+    e404="No note with this id.",
+    e422="Invalid note: a field missing, of the wrong type, empty, too long or not valid Unicode; an unknown lang; "
+         "no such question in the document.",
+)
+AGAIN = "The same Idempotency-Key again: the {} it saved; nothing was saved twice."
+MAX_KEY = 100  # the stored request key is `by:key`, at most 128 characters
+
+EntryId = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$",
+                              description="The entry's id.", examples=["3f2b9c0e5a7d4e1f9b6c8a2d4e6f8a0b"])]
+NoteId = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$",
+                             description="The note's id.", examples=["a1b2c3d4e5f60718293a4b5c6d7e8f90"])]
+IdempotencyKey = Annotated[str | None, Header(
+    alias="Idempotency-Key", min_length=1, max_length=MAX_KEY, pattern=r"^[!-~]+$",
+    description=f"Any unique string (printable ASCII, at most {MAX_KEY} characters), e.g. a UUID. Sending the same "
+                "key again with the same token (a retried request) saves nothing: the answer is 200 with what the "
+                "first request saved, whatever the body.",
+    examples=["7d1f0c7e-5b1a-4c33-9a52-3f0f2f6b8e01"])]
+
+
+@contextmanager
+def _known() -> Iterator[None]:
+    """An unknown entry or note id is a 404 with a reason."""
+    try:
+        yield
+    except UnknownEntryError as exc:
+        raise HTTPException(404, str(exc)) from None
+
+
+def _draft(body: EntryIn) -> EntryDraft:
+    return EntryDraft(title=body.title, body=body.body, lang=body.lang, topic=body.topic,
+                      options=tuple(body.options or ()), answer=body.answer)
+
+
+def _request_key(by: str, key: str | None) -> str | None:
+    """A client's Idempotency-Key, kept apart from other tokens' keys and from other surfaces'."""
+    return f"{by}:{key}" if key is not None else None
+
+
+def _entry(record: EntryRecord) -> dict[str, object]:
+    fields = record.fields
+    return {"id": record.id, "version": record.version, "kind": fields.kind, "title": fields.title,
+            "body": fields.body, "lang": fields.lang, "topic": fields.topic, "options": list(fields.options),
+            "answer": fields.answer, "created_by": record.created_by, "created_at": record.created_at.isoformat(),
+            "updated_by": record.updated_by, "updated_at": record.updated_at.isoformat(),
+            "deleted": record.deleted}
+
+
+def _version(version: EntryVersion) -> dict[str, object]:
+    fields = version.fields
+    return {"version": version.version, "action": version.action, "changed_by": version.changed_by,
+            "changed_at": version.changed_at.isoformat(), "kind": fields.kind, "title": fields.title,
+            "body": fields.body, "lang": fields.lang, "topic": fields.topic, "options": list(fields.options),
+            "answer": fields.answer}
+
+
+def _note(record: NoteRecord) -> dict[str, object]:
+    return {"id": record.id, "doc": record.doc_id, "question": record.question, "lang": record.lang,
+            "text": record.text, "created_by": record.created_by, "created_at": record.created_at.isoformat()}
+
+
+@router.post("/entries", response_model=EntryOut, status_code=status.HTTP_201_CREATED, summary="Add an entry",
+             responses={**ENTRY_ERRORS, 200: {"model": EntryOut, "description": AGAIN.format("entry")}})
+async def add_entry(body: EntryIn, response: Response, services: QuizServicesDep, by: AdminDep,
+                    idempotency_key: IdempotencyKey = None) -> dict[str, object]:
+    """Save a text or a quiz question: every replica answers from it (or draws it) within seconds."""
+    record, created = await services.run(services.curation.add, _draft(body), by=by,
+                                         request_key=_request_key(by, idempotency_key))
+    if not created:
+        response.status_code = status.HTTP_200_OK
+    response.headers["Location"] = f"{router.prefix}/entries/{record.id}"
+    return _entry(record)
+
+
+@router.get("/entries", response_model=EntriesOut, responses=ENTRY_ERRORS, summary="List the entries")
+async def list_entries(services: QuizServicesDep, deleted: Annotated[bool, Query(
+        description="Also list deleted entries.")] = False) -> dict[str, object]:
+    records = await services.run(services.curation.listing, deleted=deleted)
+    return {"entries": [_entry(record) for record in records]}
+
+
+@router.get("/entries/{entry_id}", response_model=EntryOut, responses=ENTRY_ERRORS, summary="One entry")
+async def get_entry(entry_id: EntryId, services: QuizServicesDep) -> dict[str, object]:
+    """The entry as it is now, deleted or not: its `version` is what an edit sends back."""
+    record = await services.run(services.curation.get, entry_id)
+    if record is None:
+        raise HTTPException(404, f"no knowledge entry {entry_id!r}")
+    return _entry(record)
+
+
+@router.get("/entries/{entry_id}/history", response_model=EntryHistoryOut, responses=ENTRY_ERRORS,
+            summary="An entry's versions")
+async def entry_history(entry_id: EntryId, services: QuizServicesDep) -> dict[str, object]:
+    """Every change to the entry, oldest first: who, when, what (create, edit, delete, restore) and its text."""
+    with _known():
+        versions = await services.run(services.curation.history, entry_id)
+    return {"id": entry_id, "versions": [_version(v) for v in versions]}
+
+
+@router.put("/entries/{entry_id}", response_model=EntryOut, summary="Edit an entry",
+            responses={**ENTRY_ERRORS, 409: {"model": StaleEditOut, "description": "Someone changed the entry since "
+                                             "`version`: nothing was saved; `current_version` is where it is now."}})
+async def edit_entry(entry_id: EntryId, body: EntryEditIn, services: QuizServicesDep,
+                     by: AdminDep) -> dict[str, object] | JSONResponse:
+    """Replace the entry's text, if it is still at `version` (else 409 and nothing saved)."""
+    try:
+        with _known():
+            record = await services.run(services.curation.edit, entry_id, _draft(body), version=body.version, by=by)
+    except StaleEditError as exc:
+        return JSONResponse({"error": str(exc), "current_version": exc.current}, status_code=409)
+    return _entry(record)
+
+
+@router.delete("/entries/{entry_id}", status_code=status.HTTP_204_NO_CONTENT, response_class=Response,
+               responses=ENTRY_ERRORS, summary="Delete an entry")
+async def delete_entry(entry_id: EntryId, services: QuizServicesDep, by: AdminDep) -> Response:
+    """Stop answering from the entry (and drawing it) on every replica; it is kept, and a restore undoes this."""
+    with _known():
+        await services.run(services.curation.delete, entry_id, by=by)
+    return Response(status_code=status.HTTP_204_NO_CONTENT)
+
+
+@router.post("/entries/{entry_id}/restore", response_model=EntryOut, responses=ENTRY_ERRORS,
+             summary="Undo a delete")
+async def restore_entry(entry_id: EntryId, services: QuizServicesDep, by: AdminDep) -> dict[str, object]:
+    """Answer from a deleted entry again (nothing changes for one that is not deleted)."""
+    with _known():
+        record = await services.run(services.curation.restore, entry_id, by=by)
+    return _entry(record)
+
+
+@router.post("/notes", response_model=NoteOut, status_code=status.HTTP_201_CREATED, summary="Add a note",
+             responses={**NOTE_ERRORS, 200: {"model": NoteOut, "description": AGAIN.format("note")}})
+async def add_note(body: NoteIn, response: Response, services: QuizServicesDep, by: AdminDep,
+                   idempotency_key: IdempotencyKey = None) -> dict[str, object]:
+    """Attach a note to a quiz question: answers and quiz results citing it show it within seconds."""
+    record, created = await services.run(services.curation.add_note, question=body.question, lang=body.lang,
+                                         text=body.text, by=by, doc=body.doc,
+                                         request_key=_request_key(by, idempotency_key))
+    if not created:
+        response.status_code = status.HTTP_200_OK
+    return _note(record)
+
+
+@router.get("/notes", response_model=NotesOut, responses=NOTE_ERRORS, summary="List the notes")
+async def list_notes(services: QuizServicesDep) -> dict[str, object]:
+    records = await services.run(services.curation.notes)
+    return {"notes": [_note(record) for record in records]}
+
+
+@router.delete("/notes/{note_id}", status_code=status.HTTP_204_NO_CONTENT, response_class=Response,
+               responses=NOTE_ERRORS, summary="Delete a note")
+async def delete_note(note_id: NoteId, services: QuizServicesDep, by: AdminDep) -> Response:
+    """Answers and quiz results stop showing the note within seconds."""
+    with _known():
+        await services.run(services.curation.delete_note, note_id, by=by)
+    return Response(status_code=status.HTTP_204_NO_CONTENT)
