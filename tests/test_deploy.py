@@ -496,9 +496,24 @@ def test_network_policy_lets_in_http_only_and_out_dns_the_database_and_https(
     egress = {(p["port"], p["protocol"]): rule.get("to") for rule in policy["egress"] for p in rule["ports"]}
     assert set(egress) == {(53, "UDP"), (53, "TCP"), (5432, "TCP"), (443, "TCP")}
     assert egress[(5432, "TCP")] == [{"ipBlock": {"cidr": "10.0.32.0/20"}}]
+    # HTTPS goes to the internet, never to the VPC's private ranges or the instance metadata service.
+    (https,) = egress[(443, "TCP")]
+    assert https["ipBlock"]["cidr"] == "0.0.0.0/0"
+    assert {"10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16"} <= set(https["ipBlock"]["except"])
     # It selects the server's pods (and the migration Job's).
     labels = one(variants["split-and-fenced"], "Deployment")["spec"]["template"]["metadata"]["labels"]
     assert policy["podSelector"]["matchLabels"].items() <= labels.items()
+
+
+def test_https_egress_can_be_closed_or_widened(helm: str, tmp_path: Path) -> None:
+    fenced = {"networkPolicy__enabled": True}
+    closed = one(render(helm, PRODUCTION, networkPolicy__https=False, **fenced), "NetworkPolicy")["spec"]
+    assert 443 not in [p["port"] for rule in closed["egress"] for p in rule["ports"]]
+    widened = tmp_path / "widened.yaml"
+    widened.write_text("networkPolicy:\n  httpsExceptCidrs: []\n", encoding="utf-8")
+    wide = one(render(helm, PRODUCTION, widened, **fenced), "NetworkPolicy")
+    (https,) = [rule["to"] for rule in wide["spec"]["egress"] if any(p["port"] == 443 for p in rule["ports"])]
+    assert https == [{"ipBlock": {"cidr": "0.0.0.0/0"}}]
 
 
 def test_no_migration_job_with_sqlite_or_when_turned_off(helm: str) -> None:

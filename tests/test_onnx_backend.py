@@ -17,6 +17,7 @@ from bot.embedding.onnx_backend import (
     MODEL_FILE,
     TOKENIZER_FILE,
     ExportRecord,
+    OnnxEmbedder,
     damaged_export_files,
     export_dir,
     sha256_of,
@@ -114,3 +115,17 @@ def test_serving_code_imports_no_pytorch() -> None:
                             timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+
+
+@pytest.mark.slow
+def test_onnx_runtime_sends_no_telemetry_and_writes_no_warnings_of_its_own(
+    real_embedder: object, real_index_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import onnxruntime as ort
+
+    calls: list[object] = []
+    monkeypatch.setattr(ort, "disable_telemetry_events", lambda: calls.append("telemetry off"))
+    monkeypatch.setattr(ort, "set_default_logger_severity", calls.append)
+    embedder = OnnxEmbedder(export_dir(real_index_path, "onnx"))
+    assert calls == ["telemetry off", 3]  # before the session exists
+    assert embedder.encode(["FI_PROVIDER=efa"]).shape == (1, 384)

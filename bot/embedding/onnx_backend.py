@@ -15,6 +15,7 @@ import json
 import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -112,6 +113,13 @@ def intra_op_threads() -> int:
         return 0
 
 
+def quiet_onnxruntime(ort: Any) -> None:
+    """No telemetry events (ONNX Runtime's are on by default where the platform has a collector) and no
+    warnings of its own on stderr (they are not JSON and would break a log collector's lines)."""
+    ort.disable_telemetry_events()
+    ort.set_default_logger_severity(3)  # errors only
+
+
 class OnnxEmbedder:
     """The exported model on ONNX Runtime, tokenized by the `tokenizers` library with the model's tokenizer."""
 
@@ -123,6 +131,7 @@ class OnnxEmbedder:
         self.backend = record.backend
         self.model_id = record.model_id
         self.dimension = record.dimension
+        quiet_onnxruntime(ort)
         try:
             tokenizer = Tokenizer.from_file(str(directory / TOKENIZER_FILE))
             options = ort.SessionOptions()
