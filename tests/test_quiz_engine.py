@@ -469,3 +469,14 @@ def test_progress_survives_closing_and_reopening_the_store(make: Make, clock: Cl
     assert reopened.answer("ana", pending.attempt_id, right_letter(pending)).correct
     clock.advance(minutes=2)
     assert reopened.next_question("ana").question == 2  # the schedule survived too
+
+
+def test_another_teams_attempt_is_unknown_to_a_team(make: Make) -> None:
+    engine = make()
+    prompt = engine.next_question("ana", team="T-B", question=4, lang="en")
+    with pytest.raises(UnknownAttemptError):
+        engine.answer("ana", prompt.attempt_id, right_letter(prompt), team="T-A")
+    with pytest.raises(UnknownAttemptError):
+        engine.result("ana", prompt.attempt_id, team="T-A")
+    assert engine.stats("ana", team="T-B").answered == 0  # nothing graded
+    assert engine.answer("ana", prompt.attempt_id, right_letter(prompt), team="T-B").correct

@@ -260,3 +260,20 @@ def test_rounds_that_ended_long_ago_are_forgotten_and_their_answers_still_count(
     stats = k.rounds.quiz.stats("U2", team="T1")
     assert (stats.answered, stats.correct) == (2, 1)  # the forgotten round's answer still counts
     assert k.rounds.store.prune(clock.now - timedelta(days=90)) == 0
+
+
+def test_a_rounds_attempt_ids_cannot_be_worked_out_from_the_round_id(kits: Callable[..., Kit]) -> None:
+    """Every button of a round carries its id: the attempts of its answers are keyed with a secret too."""
+    import hashlib
+
+    from bot.rounds.lifecycle import attempt_id
+
+    k = kits()
+    record = post(k, start(k, count=1))
+    loaded = k.rounds.store.get(record.id)
+    assert loaded is not None and loaded.secret == record.secret and len(record.secret) == 32
+    result = k.rounds.answer(round_id=record.id, position=0, user="U2", letter=letter_for(record, 0))
+    guessed = "r" + hashlib.sha256(f"{record.id}:0:U2".encode()).hexdigest()[:31]
+    assert result.attempt_id == attempt_id(loaded, 0, "U2") != guessed
+    again = k.rounds.answer(round_id=record.id, position=0, user="U2", letter=letter_for(record, 0, right=False))
+    assert again.already_answered and again.attempt_id == result.attempt_id  # the same id for every click

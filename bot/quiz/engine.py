@@ -107,10 +107,11 @@ class QuizEngine:
             due=sum(1 for k in candidates if k in due and due[k] <= now),
         )
 
-    def answer(self, user: str, attempt_id: str, choice: str, *, confidence: str | None = None) -> QuizResult:
+    def answer(self, user: str, attempt_id: str, choice: str, *, confidence: str | None = None,
+               team: str | None = None) -> QuizResult:
         """Grade `choice`, a letter as shown; a second answer changes nothing and returns the first result, with
-        `already_answered` set."""
-        record = self._own_attempt(user, attempt_id)
+        `already_answered` set. With `team`, an attempt of another team is unknown (as one that does not exist)."""
+        record = self._own_attempt(user, attempt_id, team)
         return self.grade(record, choice, confidence=confidence, save=self._finish)
 
     def grade(self, record: AttemptRecord, choice: str, *, save: SaveGraded,
@@ -153,9 +154,9 @@ class QuizEngine:
             return self._earlier_result(first, question)
         return self._result(record, question, chosen, already=False, next_review=rescheduled[-1].due)
 
-    def result(self, user: str, attempt_id: str) -> QuizResult:
+    def result(self, user: str, attempt_id: str, *, team: str | None = None) -> QuizResult:
         """The result of one of `user`'s answered attempts, as graded (to show or share it again)."""
-        record = self._own_attempt(user, attempt_id)
+        record = self._own_attempt(user, attempt_id, team)
         if record.choice is None:
             raise UnknownAttemptError(say(record.lang, "not_answered"))
         return self._earlier_result(record, self._question_of(record))
@@ -281,9 +282,9 @@ class QuizEngine:
             raise UnknownTopicError(message, names)
         return key
 
-    def _own_attempt(self, user: str, attempt_id: str) -> AttemptRecord:
+    def _own_attempt(self, user: str, attempt_id: str, team: str | None = None) -> AttemptRecord:
         record = self.store.get_attempt(attempt_id)
-        if record is None:
+        if record is None or (team is not None and record.team != team):
             raise UnknownAttemptError(say("en", "unknown_attempt"))
         if record.user != user:
             raise AttemptOwnerError(say(record.lang, "not_your_attempt"))

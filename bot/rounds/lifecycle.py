@@ -115,7 +115,7 @@ class Rounds:
             raise RoundClosedError(say(language, "round_over"))
         shown = record.questions[position]
         attempt = AttemptRecord(
-            id=attempt_id(round_id, position, user), team=record.team, user=user, doc_id=shown.doc_id,
+            id=attempt_id(record, position, user), team=record.team, user=user, doc_id=shown.doc_id,
             question=shown.question, lang=language, option_order=shown.option_order, created_at=now,
         )
 
@@ -223,9 +223,11 @@ def check_size(count: int, minutes: int, lang: str) -> None:
         raise RoundError(say(lang, "bad_minutes", max=MAX_MINUTES // 60))
 
 
-def attempt_id(round_id: str, position: int, user: str) -> str:
-    """The quiz attempt of one person's answer to one question of a round: the same id for every click."""
-    return "r" + hashlib.sha256(f"{round_id}:{position}:{user}".encode()).hexdigest()[:31]
+def attempt_id(record: RoundRecord, position: int, user: str) -> str:
+    """The quiz attempt of one person's answer to one question of a round: the same id for every click, and
+    one nobody can work out from the round's id (it is keyed with the round's secret)."""
+    key = f"{record.secret}:{record.id}:{position}:{user}" if record.secret else f"{record.id}:{position}:{user}"
+    return "r" + hashlib.sha256(key.encode()).hexdigest()[:31]
 
 
 def _texts(question: Question, order: tuple[str, ...]) -> list[str]:

@@ -10,7 +10,8 @@ only while it still holds the lease. Due schedules are claimed the same way, by 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, replace
+import secrets
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
@@ -59,6 +60,9 @@ class RoundRecord:
     shown_at: datetime | None = None
     lease_owner: str | None = None
     lease_until: datetime | None = None
+    # Keys the round's attempt ids, so that a round id (every button of the round carries it) does not give
+    # them away; "" for a round started before rounds had one.
+    secret: str = field(default_factory=lambda: secrets.token_hex(16), repr=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -334,6 +338,7 @@ def _round_values(record: RoundRecord) -> dict[str, Any]:
         "ends_at": record.ends_at, "closed_at": record.closed_at, "message_ts": record.message_ts,
         "end_reason": record.end_reason, "ended_by": record.ended_by, "shown_people": record.shown_people,
         "shown_at": record.shown_at, "lease_owner": record.lease_owner, "lease_until": record.lease_until,
+        "secret": record.secret or None,
     }
 
 
@@ -347,7 +352,7 @@ def _round(row: sa.Row[Any]) -> RoundRecord:
         questions=questions, status=row.status, created_at=row.created_at, post_at=row.post_at,
         opened_at=row.opened_at, ends_at=row.ends_at, closed_at=row.closed_at, message_ts=row.message_ts,
         end_reason=row.end_reason, ended_by=row.ended_by, shown_people=row.shown_people, shown_at=row.shown_at,
-        lease_owner=row.lease_owner, lease_until=row.lease_until,
+        lease_owner=row.lease_owner, lease_until=row.lease_until, secret=row.secret or "",
     )
 
 

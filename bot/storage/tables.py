@@ -149,6 +149,7 @@ round_schedules = sa.Table(
 rounds = sa.Table(
     "rounds", metadata,
     sa.Column("id", sa.String(32), primary_key=True),
+    sa.Column("secret", sa.String(32)),
     sa.Column("team_id", sa.String(64), nullable=False),
     sa.Column("channel_id", sa.String(64), nullable=False),
     sa.Column("started_by", sa.String(128), nullable=False),

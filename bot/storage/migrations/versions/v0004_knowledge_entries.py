@@ -1,5 +1,6 @@
 """Knowledge added while the service runs: entries (with their history), notes on questions and sections, the
-revision every replica watches, and the entry that answered a knowledge gap.
+revision every replica watches, and the entry that answered a knowledge gap. Rounds gain the secret their
+attempt ids are keyed with.
 
 Revision ID: 0004
 Revises: 0003
@@ -80,9 +81,13 @@ def upgrade() -> None:
     op.execute(sa.text("INSERT INTO knowledge_revision (id, revision, updated_at) VALUES (1, 0, CURRENT_TIMESTAMP)"))
     with op.batch_alter_table("knowledge_gaps") as batch:
         batch.add_column(sa.Column("answered_by", sa.String(32)))
+    with op.batch_alter_table("rounds") as batch:
+        batch.add_column(sa.Column("secret", sa.String(32)))
 
 
 def downgrade() -> None:
+    with op.batch_alter_table("rounds") as batch:
+        batch.drop_column("secret")
     with op.batch_alter_table("knowledge_gaps") as batch:
         batch.drop_column("answered_by")
     op.drop_table("knowledge_revision")
