@@ -202,7 +202,7 @@ class Services:
             reading = self.conversation.read(question, (), lang)  # validation only: no thread needed
         answer = await self.answer(reading.text, reading.language)
         if self.gaps.shows_gap(answer):  # most answers show none: nothing to write
-            self.later(self.gaps.record_answer, reading.text, answer)
+            self.later(self.gaps.record_answer, question, answer)  # the person's own words, not the reading
         if conversation is not None:
             topic = await self.model.run(reading.topic, self.assistant) if answer.answered else None
             self.later(self.memory.remember, conversation, reading, topic)
@@ -235,6 +235,18 @@ class Services:
                 self._pending -= 1
             return None
 
+    def settle(self, timeout: float = 1.0) -> bool:
+        """Wait (at most `timeout` seconds) until what answers left to record is written: a listing of knowledge
+        gaps then shows the answers already given. False when writes were still pending."""
+        deadline = time.monotonic() + timeout
+        while True:
+            with self._pending_lock:
+                if self._pending == 0:
+                    return True
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.01)
+
     async def _within(self, timeout: float, default: T, fn: Callable[P, T], /, *args: P.args,
                       **kwargs: P.kwargs) -> T:
         """A database read an answer can do without: on the bookkeeping threads, given up after `timeout`."""
@@ -258,6 +270,8 @@ class Services:
 
     async def home(self, user: str, *, team: str, lang: Lang, maintainer: bool) -> HomeView:
         """What the person's Home shows (with the knowledge gaps and hardest questions for maintainers)."""
+        if maintainer:
+            await self.run(self.settle)  # the gaps of the answers already given
         return await self.run(home_view, self.quiz, self.gaps, user=user, team=team, lang=lang,
                               maintainer=maintainer)
 

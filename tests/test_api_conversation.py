@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from fastapi.testclient import TestClient
 from pydantic import SecretStr
@@ -87,3 +89,17 @@ def test_no_gap_is_recorded_when_recording_is_off(settings: Settings, services: 
     client.post("/v1/query", json={"question": PAELLA}, headers=ADMIN)
     body = client.get("/v1/admin/gaps", headers=ADMIN).json()
     assert body == {"recording": False, "retention_days": 90, "gaps": []}
+
+
+def test_a_follow_up_records_its_own_words_as_a_gap_not_the_reading(
+    services: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`history` is kept nowhere: what an answer leaves to record is the message as written, without the words
+    carried from earlier turns to read it."""
+    recorded: list[str] = []
+    monkeypatch.setattr(services.gaps, "shows_gap", lambda answer: True)
+    monkeypatch.setattr(services.gaps, "record_answer", lambda text, answer: recorded.append(text))
+    question = "and how much does it cost?"
+    asked = asyncio.run(services.ask(question, "en", earlier=[ZERO]))
+    assert asked.reading.followup and asked.reading.text != question  # read with the earlier turn
+    assert services.settle() and recorded == [question]
