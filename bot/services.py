@@ -21,6 +21,7 @@ import functools
 import logging
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -49,6 +50,8 @@ CONTEXT_TIMEOUT = 0.25  # seconds a conversation's earlier topic may take to rea
 BOOKKEEPING_THREADS = 2  # threads that write what answers leave to record (gaps, topics)
 BOOKKEEPING_BACKLOG = 256  # writes waiting at most; past it new ones are dropped (the database is behind)
 WARN_EVERY = 60.0  # seconds between two warnings about the same bookkeeping trouble
+CLAIM_TIMEOUT = 1.0  # seconds a Slack event's claim may take in the database before this process decides alone
+CLAIMED_IN_PROCESS = 10_000  # event ids this process remembers itself (a redelivery to it is caught without SQL)
 
 RETENTION_EVERY = 3600.0  # seconds between two retention passes
 P = ParamSpec("P")
@@ -83,6 +86,8 @@ class Services:
     _pending: int = field(init=False, default=0)
     _pending_lock: threading.Lock = field(init=False, default_factory=threading.Lock)
     _warned: dict[str, float] = field(init=False, default_factory=dict)
+    _claimed: OrderedDict[str, float] = field(init=False, default_factory=OrderedDict)
+    _claimed_lock: threading.Lock = field(init=False, default_factory=threading.Lock)
     memory: ConversationMemory = field(init=False)
 
     def __post_init__(self) -> None:
@@ -234,6 +239,22 @@ class Services:
             with self._pending_lock:
                 self._pending -= 1
             return None
+
+    async def claim_event(self, key: str) -> bool:
+        """Whether this process should handle a Slack event (`key`: its id, or a message's channel and ts): once
+        across every replica (the database), and once in this process even when the database cannot say
+        (a redelivery while it is slow or down is then caught here, not answered twice)."""
+        now = time.monotonic()
+        with self._claimed_lock:
+            while self._claimed and (len(self._claimed) >= CLAIMED_IN_PROCESS
+                                     or now - next(iter(self._claimed.values())) > EVENT_MEMORY.total_seconds()):
+                self._claimed.popitem(last=False)
+            if key in self._claimed:
+                return False
+            self._claimed[key] = now
+        unknown = object()
+        claimed = await self._within(CLAIM_TIMEOUT, unknown, self.stores.events.claim, key)
+        return True if claimed is unknown else bool(claimed)
 
     def settle(self, timeout: float = 1.0) -> bool:
         """Wait (at most `timeout` seconds) until what answers left to record is written: a listing of knowledge

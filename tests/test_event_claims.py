@@ -1,0 +1,36 @@
+"""A Slack event is handled once: across replicas through the database, and within a process even when the
+database cannot say (slow, down), so a redelivery is never answered twice by the same replica."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from bot.config import Settings
+from bot.services import CLAIM_TIMEOUT, Services
+from bot.storage import open_database
+
+
+def claim(services: Services, key: str) -> bool:
+    return asyncio.run(services.claim_event(key))
+
+
+def test_an_event_is_claimed_once_across_replicas(settings: Settings, services: Services) -> None:
+    other = Services.assemble(settings, services.assistant, open_database(settings))
+    try:
+        assert claim(services, "Ev1") is True
+        assert claim(other, "Ev1") is False  # the other replica: the database says it is taken
+        assert claim(services, "Ev1") is False  # this one: caught in the process
+        assert claim(other, "Ev2") is True
+    finally:
+        other.close()
+
+
+def test_without_the_database_a_redelivery_is_still_caught_and_nothing_waits_long(
+    services_without_database: Services,
+) -> None:
+    started = time.monotonic()
+    assert claim(services_without_database, "Ev9") is True  # better answered once than never
+    assert claim(services_without_database, "Ev9") is False
+    assert claim(services_without_database, "Ev9") is False
+    assert time.monotonic() - started < 3 * CLAIM_TIMEOUT + 1
