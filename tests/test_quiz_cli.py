@@ -8,12 +8,16 @@ import random
 import subprocess
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from rich.console import Console
 
 from bot.cli.quiz import names_a_topic, parse_answer, run
+from bot.cli.quiz_view import show_result
+from bot.knowledge.entries import with_entries
+from bot.knowledge.model import Note
 from bot.quiz import QuizEngine, TopicMatcher
 from bot.storage import Database, QuizStore, Stores
 from tests.quiz_helpers import DOC, Clock, knowledge, wrong_letter
@@ -216,3 +220,49 @@ def test_the_command_keeps_progress_between_runs(tmp_path: Path, db_url: str) ->
     finally:
         store.close()
 
+
+
+# -- maintainers' notes ------------------------------------------------------------------------------------
+
+NOTE = "Since DeepSpeed 0.14 the config key is also accepted as zero_optimization.stage3_offload."
+
+
+def noted(store: Stores, clock: Clock, *notes: Note) -> QuizEngine:
+    return QuizEngine(with_entries(knowledge(), [], notes), store.quiz, clock=clock, rng=random.Random(5))
+
+
+def test_a_result_shows_the_maintainers_notes_after_the_explanation(store: Stores, clock: Clock) -> None:
+    engine = noted(store, clock, Note("n1", DOC, 12, "en", NOTE), Note("n2", DOC, 12, "es", "Solo en español."))
+    term, out = console()
+    run(engine, term, scripted(["A"], []), user="tester", topic="deepspeed")
+    text = out.getvalue()
+    lines = [line.strip("│ ") for line in text.splitlines()]
+    [at] = [i for i, line in enumerate(lines) if line.startswith("Note from the maintainers:")]
+    assert lines[at] == f"Note from the maintainers: {NOTE}"  # the attempt's language only
+    explanation = knowledge().question(DOC, 12, "en").blocks[0].text[:40]
+    assert next(i for i, line in enumerate(lines) if explanation in line) < at
+    assert at < next(i for i, line in enumerate(lines) if line.startswith("· Question 12 · "))
+    assert "Solo en español." not in text
+
+
+def test_a_result_cut_to_fit_the_terminal_keeps_its_note(store: Stores, clock: Clock) -> None:
+    engine = noted(store, clock, Note("n1", DOC, 12, "en", NOTE))
+    prompt = engine.next_question("tester", question=12, lang="en")
+    result = engine.answer("tester", prompt.attempt_id, "A")
+    assert result.notes == (NOTE,)
+    term, out = terminal(height=30)
+    show_result(term, result, "en", room=26)
+    text = out.getvalue()
+    inside = " ".join(line.strip("│ ") for line in text.splitlines())  # the panel's lines, unwrapped
+    assert "more lines in question 12" in text  # the explanation and the snippet were cut…
+    assert f"Note from the maintainers: {NOTE}" in inside  # …the note was not
+    assert len(text.splitlines()) <= 26
+
+
+def test_a_note_in_spanish_and_without_control_characters(engine: QuizEngine) -> None:
+    prompt = engine.next_question("tester", question=4, lang="es")
+    result = replace(engine.answer("tester", prompt.attempt_id, "A"), notes=("Ahora es \x1b[31mNodeSet\x1b[0m.",))
+    term, out = console()
+    show_result(term, result, "es")
+    assert "Nota de los mantenedores: Ahora es [31mNodeSet[0m." in out.getvalue()
+    assert "\x1b" not in out.getvalue()

@@ -2,6 +2,8 @@
 
 Type a letter to answer (`B?` when guessing, `B!` when sure), `s` for stats, `q` (or Ctrl-C, Ctrl-D)
 to leave. The model is loaded only for a topic that names no quiz topic (it is then matched by meaning).
+The questions are those of the knowledge files and of the database (quiz questions added as entries), with
+the maintainers' notes of both, as a server asks them.
 """
 
 from __future__ import annotations
@@ -17,12 +19,14 @@ from bot.cli.common import settings_from_args
 from bot.cli.quiz_view import Session, prompt_panel, show_result, show_stats
 from bot.cli.texts import say
 from bot.config import Settings
+from bot.curation.service import Curation
 from bot.errors import InvalidChoiceError
 from bot.knowledge import KnowledgeBase, load_knowledge
+from bot.knowledge.entries import with_entries
 from bot.lang import LANGUAGES
 from bot.quiz import QuizEngine, QuizResult, TopicMatcher
 from bot.quiz.topics import matches
-from bot.storage import Database, QuizStore, open_database
+from bot.storage import Database, EntryStore, QuizStore, open_database
 
 ReadLine = Callable[[str], str]
 QUIT = ("q", "quit", "exit", "salir")
@@ -51,8 +55,11 @@ def cmd_quiz(args: argparse.Namespace) -> int:
 
 
 def build_engine(settings: Settings, database: Database, topic: str | None) -> QuizEngine:
-    """The engine; with the assistant as topic matcher only when the topic names no quiz topic."""
-    knowledge = load_knowledge(settings.knowledge_dir)
+    """The engine, over the knowledge files with the entries and notes of the database; with the assistant as
+    topic matcher only when the topic names no quiz topic."""
+    files = load_knowledge(settings.knowledge_dir)
+    _, entries, notes = Curation(EntryStore(database), lambda: files).snapshot()
+    knowledge = with_entries(files, entries, notes)
     matcher: TopicMatcher | None = None
     if topic and topic.strip() and not names_a_topic(knowledge, topic):
         from bot.answering.assistant import Assistant

@@ -13,7 +13,7 @@ from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
-from bot.cli.texts import say
+from bot.cli.texts import maintainers_note, printable, say
 from bot.knowledge.citations import SNIPPET_LINES, cut_code
 from bot.messages import say as bot_say
 from bot.quiz import QuizPrompt, QuizResult, UserStats
@@ -39,13 +39,13 @@ class Session:
 def prompt_panel(prompt: QuizPrompt, session: Session) -> Panel:
     """The question and its options; on its lower border, where the session is ("3/15 · score 2/2 · …")."""
     body = Text()
-    body.append(prompt.prompt, style="bold")
+    body.append(printable(prompt.prompt), style="bold")
     for option in prompt.options:
         body.append("\n  ")
         body.append(f"{option.key})", style="bold cyan")
-        body.append(f" {option.text}")
+        body.append(f" {printable(option.text)}")
     reason = say(prompt.lang, f"reason_{prompt.reason}")
-    title = f"{prompt.question} · {escape(prompt.topic)} · {reason}"
+    title = f"{prompt.question} · {escape(printable(prompt.topic))} · {reason}"
     return Panel(body, title=title, title_align="left", subtitle=escape(progress(prompt, session)),
                  subtitle_align="right", border_style="cyan")
 
@@ -63,9 +63,9 @@ def progress(prompt: QuizPrompt, session: Session) -> str:
 
 def show_result(console: Console, result: QuizResult, lang: str, *, now: datetime | None = None,
                 room: int | None = None) -> None:
-    """The explanation, snippet and citation in a panel, then the verdict, last, where it stays in view.
-    With `room` (the terminal lines the result may take), the explanation and the snippet are cut to fit,
-    each with a note of the lines left out."""
+    """The explanation, snippet, the maintainers' notes and the citation in a panel, then the verdict, last,
+    where it stays in view. With `room` (the terminal lines the result may take), the explanation and the
+    snippet are cut to fit, each with a note of the lines left out; the maintainers' notes are never cut."""
     verdict = _verdict(result, lang, now)
     body = _Body(console, result, lang)
     space = None if room is None else room - 3 - body.height(verdict)  # a blank line and the panel's borders
@@ -84,16 +84,17 @@ class _Body:
         self.lang = lang
         cite = result.citation
         source = bot_say(lang, "citation", number=cite.question, title=cite.title)
-        self.source = Text(f"· {source}  [{cite.source}]", style="dim")
+        self.source = Text(printable(f"· {source}  [{cite.source}]"), style="dim")
+        self.notes: list[RenderableType] = [maintainers_note(lang, note) for note in result.notes]
 
     def height(self, renderable: RenderableType) -> int:
         return len(self.console.render_lines(renderable, self.options, pad=False))
 
     def fitted(self, space: int | None) -> list[RenderableType]:
-        """Explanation, snippet and citation in `space` lines (all of them when None)."""
-        lines = list(Text(self.result.explanation).wrap(self.console, self.options.max_width))
+        """Explanation, snippet, notes and citation in `space` lines (all of them when None)."""
+        lines = list(Text(printable(self.result.explanation)).wrap(self.console, self.options.max_width))
         code = self._code(SNIPPET_LINES)
-        tail: list[RenderableType] = [Text(), self.source]
+        tail: list[RenderableType] = [*self.notes, Text(), self.source]
         if space is None or len(lines) + self._height_of(code + tail) <= space:
             return [Text("\n").join(lines), *code, *tail]
         space -= self._height_of(tail)
@@ -114,7 +115,8 @@ class _Body:
         cite = self.result.citation
         if not cite.snippet:
             return []
-        code, left = cut_code(cite.snippet, limit) if limit else ("", len(cite.snippet.rstrip("\n").split("\n")))
+        snippet = printable(cite.snippet)
+        code, left = cut_code(snippet, limit) if limit else ("", len(snippet.rstrip("\n").split("\n")))
         parts: list[RenderableType] = [Text()]
         if code:
             parts.append(Syntax(code, cite.snippet_lang or "text", theme="ansi_dark", word_wrap=True))
@@ -145,7 +147,7 @@ def _verdict(result: QuizResult, lang: str, now: datetime | None) -> Group:
         lines = [Text(say(lang, "correct"), style="bold green")]
     else:
         wrong = say(lang, "wrong", letter=result.correct_choice, text=result.correct_text)
-        lines = [Text(wrong, style="bold red")]
+        lines = [Text(printable(wrong), style="bold red")]
     if result.already_answered:
         lines.append(Text(say(lang, "again", letter=result.choice), style="yellow"))
     if result.next_review is not None and now is not None:

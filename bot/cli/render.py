@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from rich.console import Console, Group
@@ -14,6 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from bot.answering.assistant import Answer
+from bot.cli.texts import maintainers_note, printable
 from bot.evaluation.conversations import ConversationResult
 from bot.evaluation.documents import DocResult
 from bot.evaluation.queries import EvalResult
@@ -21,12 +23,6 @@ from bot.knowledge.citations import SNIPPET_LINES, Citation, cut_code
 from bot.messages import say
 
 _PLAIN_URL = re.compile(r"https?://[!-~]+", re.IGNORECASE)  # printable ASCII, no spaces or control characters
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # all but tabs and new lines
-
-
-def printable(text: str) -> str:
-    """Knowledge text without control characters: a document cannot send escape sequences to the terminal."""
-    return _CONTROL.sub("", text)
 
 
 def render_answer(console: Console, answer: Answer) -> None:
@@ -37,7 +33,8 @@ def render_answer(console: Console, answer: Answer) -> None:
     parts: list[object] = []
     if answer.caveat:
         parts.append(Text(printable(answer.caveat), style="yellow"))
-    parts.append(Text(printable(top.excerpt or answer.text)))
+    # The answer's text ends with the maintainers' notes: they are shown once, after the reference.
+    parts.append(Text(printable(top.excerpt or answer.text.removesuffix(notes_suffix(answer.language, top.notes)))))
     if top.snippet:  # the excerpt may end on the sentence that introduces it
         code, left = cut_code(printable(top.snippet), SNIPPET_LINES)
         parts.append(Syntax(code, top.snippet_lang or "text", theme="ansi_dark", word_wrap=True))
@@ -47,6 +44,7 @@ def render_answer(console: Console, answer: Answer) -> None:
             parts.append(Text(printable(more), style="dim"))
     if answer.reference:
         parts.append(Text("\n" + printable(answer.reference)))
+    parts.extend(maintainers_note(answer.language, note) for note in top.notes)
     cites = Text()
     shown: set[str] = set()
     for citation in answer.citations:
@@ -54,6 +52,11 @@ def render_answer(console: Console, answer: Answer) -> None:
         shown.add(citation.url or "")
     parts.append(cites)
     console.print(Panel(Group(*parts), border_style="green", title=escape(answer.answer_line or "")))  # type: ignore[arg-type]
+
+
+def notes_suffix(lang: str, notes: Sequence[str]) -> str:
+    """What the assistant appends to an answer's text for the notes of its top citation."""
+    return "".join(f"\n\n{say(lang, 'maintainers_note', text=note)}" for note in notes)
 
 
 def citation_text(lang: str, citation: Citation, *, with_url: bool = True) -> Text:

@@ -1,8 +1,27 @@
-"""What the terminal quiz (`eksbot quiz`) says, in Spanish and English."""
+"""What the terminal quiz (`eksbot quiz`) says, in Spanish and English; and text made safe for a terminal."""
 
 from __future__ import annotations
 
+import re
+
+from rich.text import Text
+
 from bot.messages import Catalog
+from bot.messages import say as bot_say
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # all but tabs and new lines
+
+
+def printable(text: str) -> str:
+    """Knowledge text without control characters: a document, an entry or a note cannot send escape sequences
+    to the terminal."""
+    return _CONTROL.sub("", text)
+
+
+def maintainers_note(lang: str, note: str) -> Text:
+    """A maintainers' note after a blank line, its label in yellow: "Note from the maintainers: …"."""
+    label = bot_say(lang, "maintainers_note", text="").rstrip()
+    return Text.assemble("\n", (label, "bold yellow"), " ", printable(note.strip()))
 
 TEXTS: dict[str, dict[str, str]] = {
     "es": {
