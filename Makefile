@@ -39,6 +39,7 @@ calibrate:
 bench:
 	.venv/bin/python bench/answer_latency.py
 	.venv/bin/python bench/backends.py
+	.venv/bin/python bench/knowledge_scale.py
 
 image:
 	scripts/build-image.sh

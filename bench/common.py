@@ -75,3 +75,75 @@ def start_server(env: dict[str, str], eksbot: str | None = None) -> tuple[str, s
         if server.poll() is not None:
             raise SystemExit("the server exited during start-up")
         time.sleep(0.02)
+
+
+def proc_status_mb(pid: int, key: str = "VmRSS") -> float:
+    """A memory figure of /proc/PID/status (VmRSS, VmHWM: the peak) in MB (10^6 bytes)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(f"{key}:"):
+            return int(line.split()[1]) * 1024 / 1e6
+    return float("nan")
+
+
+def start_logged_server(env: dict[str, str], log: Path, eksbot: str | None = None, *, timeout: float = 900.0
+                        ) -> tuple[str, subprocess.Popen[bytes], float]:
+    """`start_server`, with the server's stderr (its log) written to `log`, and a start-up timeout for a large
+    index."""
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    eksbot = eksbot or str(Path(sys.executable).parent / "eksbot")
+    started = time.perf_counter()
+    with log.open("ab") as stderr:
+        server = subprocess.Popen([eksbot, "serve", "--port", str(port)], cwd=ROOT, env=env,
+                                  stdout=subprocess.DEVNULL, stderr=stderr)
+    while time.perf_counter() - started < timeout:
+        try:
+            if httpx.get(f"{base}/readyz", timeout=1).status_code == 200:
+                return base, server, time.perf_counter() - started
+        except httpx.HTTPError:
+            pass
+        if server.poll() is not None:
+            raise SystemExit(f"the server exited during start-up (its log: {log})")
+        failed = [line for line in log.read_text(errors="replace").splitlines() if "start-up failed" in line]
+        if failed:  # the server stays up, not ready, and says why
+            stop_server(server)
+            raise SystemExit(f"the server did not start: {failed[-1]}")
+        time.sleep(0.05)
+    stop_server(server)
+    raise SystemExit(f"the server was not ready within {timeout:.0f} s (its log: {log})")
+
+
+def stop_server(server: subprocess.Popen[bytes], timeout: float = 30.0) -> None:
+    """Terminate a server started here, killing it if it does not stop within `timeout` seconds."""
+    if server.poll() is None:
+        server.terminate()
+        try:
+            server.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+
+
+class LogTail:
+    """The lines a log file gained since the last look."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.offset = 0
+
+    def json_lines(self) -> list[dict[str, object]]:
+        """The new complete lines that are JSON objects (others are skipped)."""
+        with self.path.open("rb") as handle:
+            handle.seek(self.offset)
+            data = handle.read()
+        end = data.rfind(b"\n") + 1
+        self.offset += end
+        out = []
+        for line in data[:end].decode("utf-8", errors="replace").splitlines():
+            try:
+                value = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(value, dict):
+                out.append(value)
+        return out
