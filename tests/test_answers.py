@@ -11,7 +11,7 @@ from tests.conftest import KNOWLEDGE
 pytestmark = pytest.mark.slow
 
 ANSWER_KEYS = {"answered", "language", "text", "citations", "confidence", "uncovered"}
-CITATION_KEYS = {"question", "title", "excerpt", "snippet", "source", "score", "doc", "section", "url"}
+CITATION_KEYS = {"question", "title", "excerpt", "snippet", "source", "score", "doc", "section", "url", "notes"}
 EFA_ES = "¿Qué variables de entorno necesito para que NCCL use EFA?"
 EFA_EN = "Which environment variables make NCCL use EFA?"
 
@@ -33,6 +33,7 @@ def check_shape(answer: Answer) -> None:
         assert citation["snippet"] is None or isinstance(citation["snippet"], str)
         assert isinstance(citation["source"], str) and (KNOWLEDGE / citation["source"]).is_file()
         assert citation["doc"] == "eks-training-quiz" and citation["section"] == "" and citation["url"] is None
+        assert citation["notes"] == []
         assert isinstance(citation["score"], float)
 
 

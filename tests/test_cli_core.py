@@ -65,7 +65,7 @@ def check_answer_json(stdout: str) -> dict[str, object]:
     assert isinstance(data["uncovered"], list)
     for citation in data["citations"]:
         assert set(citation) == {"question", "title", "excerpt", "snippet", "source", "score", "doc", "section",
-                                 "url"}
+                                 "url", "notes"}
         assert type(citation["question"]) is int
         assert isinstance(citation["title"], str) and isinstance(citation["excerpt"], str)
         assert citation["snippet"] is None or isinstance(citation["snippet"], str)
@@ -298,3 +298,34 @@ def test_index_check_without_an_index(tmp_path: Path, capsys: pytest.CaptureFixt
     code, out, _err = run([*dirs(tmp_path / "nowhere"), "index", "check"], capsys)
     assert code != 0
     assert "eksbot index build" in out
+
+
+@pytest.mark.slow
+def test_ask_answers_with_the_entries_and_notes_of_the_database(
+    index_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As a server does: an entry added with `eksbot knowledge add`, and a note, are in `eksbot ask`'s answers."""
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'data' / 'eksbot.db'}")
+    entry = tmp_path / "quota.md"
+    entry.write_text("# GPU quota for the research team\n\nThe research team has a quota of 64 `nvidia.com/gpu` "
+                     "in namespace `research-train`.\n", encoding="utf-8")
+    assert run([*dirs(index_dir), "knowledge", "add", str(entry)], capsys)[0] == 0
+    assert run([*dirs(index_dir), "knowledge", "note", "5", "FI_EFA_USE_DEVICE_RDMA=1 is also needed on p5.",
+                "--lang", "en"], capsys)[0] == 0
+    code, out, err = run([*dirs(index_dir), "ask", "--json", "What GPU quota does the research team have?"], capsys)
+    assert code == 0, err
+    data = check_answer_json(out)
+    assert data["answered"] is True and str(data["citations"][0]["source"]).startswith("entries/")  # type: ignore[index]
+    code, out, err = run([*dirs(index_dir), "ask", "--json", EFA_EN], capsys)
+    noted = check_answer_json(out)
+    assert noted["citations"][0]["notes"] == ["FI_EFA_USE_DEVICE_RDMA=1 is also needed on p5."]  # type: ignore[index]
+
+
+@pytest.mark.slow
+def test_ask_without_a_database_answers_from_the_files_and_makes_no_database(
+    index_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'data' / 'eksbot.db'}")
+    code, out, err = run([*dirs(index_dir), "ask", "--json", EFA_EN], capsys)
+    assert code == 0 and check_answer_json(out)["answered"] is True
+    assert not (tmp_path / "data").exists()

@@ -145,6 +145,15 @@ class KnowledgeRefresh:
         return revision
 
 
+def with_extras(assistant: Assistant, entries: list[Entry], notes: list[Note]) -> Assistant:
+    """The assistant with entries and notes kept in the database added to its knowledge (itself when there
+    are none): its index is extended, reusing every vector it has."""
+    knowledge = with_entries(assistant.knowledge, entries, notes)
+    if knowledge.digest == assistant.knowledge.digest:
+        return assistant
+    return assistant.with_index(make_index(knowledge, assistant.embedder, previous=assistant.index))
+
+
 class _OnModelThread:
     """An embedder whose encoding runs on the model's thread, between the answers' model calls."""
 

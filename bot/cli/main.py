@@ -29,6 +29,29 @@ def _assistant(settings: Settings) -> Assistant:
 
 
 
+def _with_database_knowledge(assistant: Assistant, settings: Settings) -> Assistant:
+    """The entries and notes kept in the database too, as a server answers with them; the files alone when
+    there is no database yet or it cannot be read now (said on stderr)."""
+    from sqlalchemy.engine import make_url
+
+    from bot.answering.refresh import with_extras
+    from bot.curation.service import Curation
+    from bot.storage import Database, EntryStore
+
+    url = make_url(settings.database_url)
+    if url.get_backend_name() == "sqlite" and not (url.database and Path(url.database).is_file()):
+        return assistant  # nothing was ever saved: do not make a database file
+    database = Database(settings.database_url)
+    try:
+        _, entries, notes = Curation(EntryStore(database), lambda: assistant.knowledge).snapshot()
+    except EksBotError as exc:
+        print(f"eksbot: answering from the knowledge files only: {exc}", file=sys.stderr)
+        return assistant
+    finally:
+        database.close()
+    return with_extras(assistant, entries, notes)
+
+
 def cmd_index_build(args: argparse.Namespace) -> int:
     from bot.embedding.backends import load_embedder
     from bot.knowledge import load_knowledge
@@ -80,7 +103,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
     from bot.cli.render import render_answer
 
     question = " ".join(args.question)
-    assistant = _assistant(settings_from_args(args))
+    settings = settings_from_args(args)
+    assistant = _with_database_knowledge(_assistant(settings), settings)
     answer = assistant.answer(question, args.lang)
     if args.json:
         print(json.dumps(answer.to_dict(), ensure_ascii=False))
