@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import string
+from dataclasses import replace
 
 import pytest
 
@@ -278,3 +279,23 @@ def test_long_sections_and_urls_stay_within_limits() -> None:
     check_limits(message)
     line = citation_line(message)
     assert line.endswith("|runbook/gpu-training-runbook.md>_")  # the link is never cut
+
+
+# -- maintainers' notes -----------------------------------------------------------------------------------------
+
+
+def test_notes_show_once_escaped_and_within_limits_in_answers_and_quiz_results() -> None:
+    notes = ("Note one: " + HOSTILE * 25, "<!here> second *note*")
+    noted = replace(citation(5, 60), notes=notes)
+    answer = replace(long_answer(60), citations=[noted, citation(6, 60)])
+    result = replace(long_result(False), notes=notes, citation=noted)
+    for message, label in ((blocks.answer_message(answer), "Note from the maintainers"),
+                           (blocks.result_message(result), "Note from the maintainers"),
+                           (blocks.result_message(replace(result, lang="es")), "Nota de los mantenedores")):
+        check_limits(message)
+        check_escaped(message)
+        shown = [text for text in all_texts(message) if label in text]
+        assert len(shown) == 2 and shown[1] == f"📝 {label}: &lt;!here&gt; second *note*"
+        assert shown[0].startswith(f"📝 {label}: Note one: &lt;!channel&gt;")
+    plain = blocks.answer_message(replace(answer, citations=[citation(5, 60)]))
+    assert not any("maintainers" in text for text in all_texts(plain))

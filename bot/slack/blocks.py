@@ -76,6 +76,11 @@ def snippet_blocks(citation: Citation, lang: str) -> list[Block]:
     return blocks
 
 
+def note_blocks(notes: tuple[str, ...], lang: str) -> list[Block]:
+    """The maintainers' notes on what is cited, one section each, escaped (a note is written by people)."""
+    return [section("📝 " + escape(say(lang, "maintainers_note", text=note))) for note in notes if note.strip()]
+
+
 def context(text: str) -> Block:
     return {"type": "context", "elements": [{"type": "mrkdwn", "text": truncate(text, SECTION_LIMIT) or " "}]}
 
@@ -146,8 +151,9 @@ QUESTION_IN_BUTTON = 300  # characters of the question a 👎 passes on to the k
 
 
 def answer_message(answer: Answer, *, question: str | None = None) -> Message:
-    """An answer: the excerpt (what answers the question asked), the snippet, then the citation with the
-    cited quiz question's own answer line, and feedback buttons.
+    """An answer: the excerpt (what answers the question asked), the snippet, the maintainers' notes on what it
+    cites (once: `answer.text` carries them too, and is not shown), then the citation with the cited quiz
+    question's own answer line, and feedback buttons.
 
     When the knowledge covers only part of the question, what it does not cover comes first. When it does
     not cover the question, only the short "I don't know" text (with the topics it does cover and the
@@ -163,6 +169,7 @@ def answer_message(answer: Answer, *, question: str | None = None) -> Message:
     if top.excerpt:
         blocks.append(section(escape(top.excerpt)))
     blocks += snippet_blocks(top, lang)
+    blocks += note_blocks(top.notes, lang)
     lines = [cite(lang, top)]
     if answer.answer_line:
         lines.append(f"*{t(lang, 'quiz_answer')}:* {escape(answer.answer_line)}")
@@ -205,8 +212,8 @@ def quiz_message(prompt: QuizPrompt) -> Message:
 
 
 def result_message(result: QuizResult) -> Message:
-    """The graded answer, in the attempt's language: ✅ or ❌ in words, the right answer, the explanation,
-    snippet and citation."""
+    """The graded answer, in the attempt's language: ✅ or ❌ in words, the right answer, the explanation, the
+    maintainers' notes on the question, snippet and citation."""
     lang, prompt_title = result.lang, result.title
     verdict = t(lang, "correct") if result.correct else t(lang, "incorrect")
     answer = f"{result.correct_choice}) {escape(result.correct_text)}"
@@ -217,6 +224,7 @@ def result_message(result: QuizResult) -> Message:
     blocks: list[Block] = [
         section(f"*{escape(prompt_title)}*\n" + " ".join(lines)),
         section(escape(result.explanation)),
+        *note_blocks(result.notes, lang),
     ]
     blocks += snippet_blocks(result.citation, lang)
     blocks.append(context(cite(lang, result.citation)))
