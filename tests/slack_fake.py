@@ -1,16 +1,17 @@
 """A fake Slack on 127.0.0.1, for tests: the Web API, response URLs and Socket Mode, recording every call.
 
 `FakeSlack` answers the Web API methods the bot uses (`auth.test`, `chat.postMessage`, `chat.postEphemeral`,
-`chat.update`, `reactions.add`, `reactions.remove`, `views.publish`, `assistant.threads.setStatus`,
-`.setTitle` and `.setSuggestedPrompts`, `apps.connections.open`), any POST to `/response/<id>` (a
-`response_url`) and a Socket Mode WebSocket at `/socket`. Bodies are parsed whether form-encoded or JSON.
-Like Slack, it refuses messages and views over Block Kit's limits (50 blocks per message, 100 per view,
-3,000 characters per section text) with `invalid_blocks`. `wait_for` blocks until enough calls of a kind
-arrived.
+`chat.update`, `reactions.add`, `reactions.remove`, `views.publish`, `views.open`,
+`assistant.threads.setStatus`, `.setTitle` and `.setSuggestedPrompts`, `apps.connections.open`), any POST to
+`/response/<id>` (a `response_url`) and a Socket Mode WebSocket at `/socket`. Bodies are parsed whether
+form-encoded or JSON. Like Slack, it refuses messages and views over Block Kit's limits (50 blocks per message,
+100 per view, 3,000 characters per section text) with `invalid_blocks`, and a modal Slack would refuse
+(`modal_problem`: long titles, inputs over 3,000 characters, metadata over 3,000) with `invalid_arguments`.
+`wait_for` blocks until enough calls of a kind arrived; `opened` gives the modals opened, with their ids.
 
 `SlackSender` plays Slack's other half: it signs requests exactly as Slack does (v0 HMAC-SHA256 of
-`v0:{timestamp}:{body}`) and posts events (JSON), slash commands and button clicks (form-encoded) to the
-bot. `bot_server` runs the real FastAPI application with uvicorn, pointed at the fake.
+`v0:{timestamp}:{body}`) and posts events (JSON), slash commands, button clicks, message shortcuts and modal
+submissions (form-encoded) to the bot. `bot_server` runs the real FastAPI application with uvicorn, pointed at the fake.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ class Call:
     path: str
     body: dict[str, Any]
     headers: dict[str, str] = field(default_factory=dict)
+    reply: dict[str, Any] = field(default_factory=dict)  # what the fake answered (a Web API method)
 
     def dump(self) -> str:
         """The whole body as JSON text, to look for text anywhere in it."""
@@ -66,6 +68,7 @@ class FakeSlack:
         self._failures: dict[str, list[str]] = {}
         self._http_failures: dict[str, list[tuple[int, int | None]]] = {}
         self._ts = itertools.count(1)
+        self._view_ids = itertools.count(1)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._runner: web.AppRunner | None = None
@@ -146,6 +149,10 @@ class FakeSlack:
                     raise AssertionError(f"waited {timeout} s for {count} {kind} call(s) at {path}; got {seen}")
                 self._changed.wait(left)
 
+    def opened(self, count: int = 1) -> list[dict[str, Any]]:
+        """The modals opened with `views.open`, as Slack returned them (with their ids), once `count` were."""
+        return [c.reply["view"] for c in self.wait_for("views.open", count) if c.reply.get("ok")]
+
     def fail(self, method: str, error: str, times: int = 1) -> None:
         """Make the next `times` calls of a Web API method answer `{"ok": false, "error": error}`."""
         with self._changed:
@@ -191,7 +198,13 @@ class FakeSlack:
         method = request.match_info["method"]
         body = await self._body(request)
         headers = dict(request.headers)
-        self._record(Call(method, request.path, body, headers))
+        reply, status, reply_headers = self._answer(method, body, headers)
+        self._record(Call(method, request.path, body, headers, reply))
+        return web.json_response(reply, status=status, headers=reply_headers)
+
+    def _answer(self, method: str, body: dict[str, Any],
+                headers: dict[str, str]) -> tuple[dict[str, Any], int, dict[str, str]]:
+        """The answer to a Web API call: (the JSON, the HTTP status, headers)."""
         token = headers.get("Authorization", "").removeprefix("Bearer ") or str(body.get("token", ""))
         with self._changed:
             failures = self._failures.get(method)
@@ -200,18 +213,17 @@ class FakeSlack:
             http_failure = http_failures.pop(0) if http_failures else None
         if http_failure is not None:
             status, retry_after = http_failure
-            headers = {"Retry-After": str(retry_after)} if retry_after is not None else {}
-            return web.json_response({"ok": False, "error": "ratelimited" if status == 429 else "fatal_error"},
-                                     status=status, headers=headers)
+            retry = {"Retry-After": str(retry_after)} if retry_after is not None else {}
+            return {"ok": False, "error": "ratelimited" if status == 429 else "fatal_error"}, status, retry
         if error is not None:
-            return web.json_response({"ok": False, "error": error})
+            return {"ok": False, "error": error}, 200, {}
         if method == "apps.connections.open":
             if not token.startswith("xapp-"):
-                return web.json_response({"ok": False, "error": "not_allowed_token_type"})
-            return web.json_response({"ok": True, "url": self.url.replace("http", "ws", 1) + "/socket"})
+                return {"ok": False, "error": "not_allowed_token_type"}, 200, {}
+            return {"ok": True, "url": self.url.replace("http", "ws", 1) + "/socket"}, 200, {}
         if token != self.token:
-            return web.json_response({"ok": False, "error": "invalid_auth"})
-        return web.json_response(self._reply(method, body))
+            return {"ok": False, "error": "invalid_auth"}, 200, {}
+        return self._reply(method, body), 200, {}
 
     def _reply(self, method: str, body: dict[str, Any]) -> dict[str, Any]:
         ts = f"{1700000000 + next(self._ts)}.000100"
@@ -232,6 +244,15 @@ class FakeSlack:
             return {"ok": True}
         if method == "views.publish":
             return {"ok": True, "view": {"id": "V1", **(body.get("view") or {})}}
+        if method == "views.open":
+            if not body.get("trigger_id"):
+                return {"ok": False, "error": "invalid_trigger_id"}
+            view = body.get("view") or {}
+            problem = modal_problem(view)
+            if problem:
+                return {"ok": False, "error": "invalid_arguments", "response_metadata": {"messages": [problem]}}
+            return {"ok": True, "view": {**view, "id": f"VM{next(self._view_ids)}", "hash": f"h{time.time()}",
+                                         "state": {"values": {}}, "team_id": TEAM, "app_id": "A1", "bot_id": BOT_ID}}
         return {"ok": False, "error": "unknown_method"}
 
     async def _response(self, request: web.Request) -> web.Response:
@@ -253,6 +274,45 @@ class FakeSlack:
         finally:
             self._sockets.remove(ws)
         return ws
+
+
+MODAL_TEXT_LIMIT = 24  # a modal's title, submit and close
+INPUT_LIMIT = 3000  # a plain_text_input's max_length, and its initial value
+
+
+def modal_problem(view: dict[str, Any]) -> str | None:
+    """What Slack would refuse in a modal (views.open, or a view_submission's `update`), or None."""
+    if view.get("type") != "modal":
+        return "view type must be modal"
+    for name in ("title", "submit", "close"):
+        text = view.get(name)
+        if text is None and name != "title":
+            continue
+        if not isinstance(text, dict) or text.get("type") != "plain_text" or not text.get("text"):
+            return f"{name} must be a plain_text object"
+        if len(text["text"]) > MODAL_TEXT_LIMIT:
+            return f"{name} is over {MODAL_TEXT_LIMIT} characters"
+    blocks = view.get("blocks") or []
+    if not within_limits(blocks, 100):
+        return "blocks over Block Kit's limits"
+    if any(b.get("type") == "input" for b in blocks) and "submit" not in view:
+        return "a modal with inputs needs submit"
+    if len(view.get("private_metadata", "")) > 3000 or len(view.get("callback_id", "")) > 255:
+        return "private_metadata over 3000 or callback_id over 255 characters"
+    block_ids = [b["block_id"] for b in blocks if "block_id" in b]
+    if len(block_ids) != len(set(block_ids)):
+        return "duplicate block_id"
+    for block in blocks:
+        if block.get("type") != "input":
+            continue
+        label, element = block.get("label") or {}, block.get("element") or {}
+        if label.get("type") != "plain_text" or not 1 <= len(label.get("text", "")) <= 2000:
+            return "an input's label must be plain_text of 1 to 2000 characters"
+        if element.get("type") == "plain_text_input":
+            most = element.get("max_length", INPUT_LIMIT)
+            if most > INPUT_LIMIT or len(element.get("initial_value", "")) > most:
+                return "a plain_text_input's max_length or initial_value is too long"
+    return None
 
 
 def within_limits(blocks: list[dict[str, Any]], most: int) -> bool:
@@ -327,6 +387,22 @@ class SlackSender:
         body = urllib.parse.urlencode({"payload": json.dumps(payload)}).encode()
         return self.post(body, "application/x-www-form-urlencoded", **kwargs), f"/response/{name}"
 
+    def shortcut(self, message: dict[str, Any], *, user: str = "U1", channel: str = "C1",
+                 callback_id: str = "add_to_knowledge", **kwargs: Any) -> httpx.Response:
+        """A message shortcut on `message` (a message as Slack shows it: text, user, ts)."""
+        payload = message_action_payload(message, user=user, channel=channel, callback_id=callback_id,
+                                         response_url=self.fake.response_url(self.next_id("sc")))
+        return self.post(urllib.parse.urlencode({"payload": json.dumps(payload)}).encode(),
+                         "application/x-www-form-urlencoded", **kwargs)
+
+    def submit(self, view: dict[str, Any], values: dict[str, str] | None = None, *, user: str = "U1",
+               **kwargs: Any) -> httpx.Response:
+        """Submit a modal the bot opened (`view`, as `FakeSlack.opened` returns it), with its inputs as they
+        start, and `values` (by block id) typed over them. The response is the bot's acknowledgement."""
+        payload = view_submission_payload(view, filled(view, values or {}), user=user)
+        return self.post(urllib.parse.urlencode({"payload": json.dumps(payload)}).encode(),
+                         "application/x-www-form-urlencoded", **kwargs)
+
     def view_action(self, action: dict[str, Any], *, user: str = "U1") -> httpx.Response:
         """An action on the Home tab (`action`: action_id, type, value or selected_option)."""
         payload = view_action_payload(action, user=user)
@@ -342,6 +418,48 @@ def view_action_payload(action: dict[str, Any], *, user: str) -> dict[str, Any]:
         "container": {"type": "view", "view_id": "V1"}, "trigger_id": "1.2.trigger",
         "view": {"id": "V1", "type": "home", "callback_id": "home"},
         "actions": [{"block_id": "b", "action_ts": str(time.time()), **action}],
+    }
+
+
+def message_action_payload(message: dict[str, Any], *, user: str, channel: str, callback_id: str,
+                           response_url: str) -> dict[str, Any]:
+    """A message shortcut, as Slack sends it."""
+    return {
+        "type": "message_action", "token": "unused-verification-token", "action_ts": f"{time.time():.6f}",
+        "team": {"id": TEAM, "domain": "t1"}, "user": {"id": user, "username": user.lower(), "team_id": TEAM,
+                                                        "name": user.lower()},
+        "channel": {"id": channel, "name": "training"}, "is_enterprise_install": False, "enterprise": None,
+        "callback_id": callback_id, "trigger_id": "1.2.trigger", "response_url": response_url,
+        "message_ts": message.get("ts", "1700000000.000001"), "message": {"type": "message", **message},
+    }
+
+
+def filled(view: dict[str, Any], values: dict[str, str]) -> dict[str, Any]:
+    """A modal's `state.values` as Slack sends them on submit: each input as it starts (its initial value or
+    option), or as `values` (by block id: a text, or an option's value) says."""
+    state: dict[str, Any] = {}
+    for block in view.get("blocks") or []:
+        if block.get("type") != "input":
+            continue
+        element = block["element"]
+        typed = values.get(block["block_id"])
+        if element["type"] == "static_select":
+            value = typed if typed is not None else (element.get("initial_option") or {}).get("value")
+            option = next((o for o in element["options"] if o["value"] == value), None)
+            item: dict[str, Any] = {"type": "static_select", "selected_option": option}
+        else:
+            item = {"type": element["type"], "value": typed if typed is not None else element.get("initial_value")}
+        state[block["block_id"]] = {element["action_id"]: item}
+    return state
+
+
+def view_submission_payload(view: dict[str, Any], values: dict[str, Any], *, user: str) -> dict[str, Any]:
+    return {
+        "type": "view_submission", "team": {"id": TEAM, "domain": "t1"},
+        "user": {"id": user, "username": user.lower(), "name": user.lower(), "team_id": TEAM},
+        "api_app_id": "A1", "token": "unused-verification-token", "trigger_id": "1.3.trigger",
+        "view": {**view, "state": {"values": values}, "root_view_id": view.get("id"), "previous_view_id": None},
+        "response_urls": [], "is_enterprise_install": False, "enterprise": None,
     }
 
 

@@ -1,5 +1,6 @@
 """What the Slack tests do and read again and again: wait for a condition, ask `/quiz`, click a button, read
-a message back as a person sees it, and read the application's metrics."""
+a message back as a person sees it (and what of it Slack reads as markup), and read the application's
+metrics."""
 
 from __future__ import annotations
 
@@ -21,6 +22,24 @@ def eventually(check: Callable[[], bool], timeout: float = 10) -> None:
 
 def sample(sender: SlackSender, name: str, labels: dict[str, str]) -> float:
     return sender.app.state.metrics.registry.get_sample_value(name, labels) or 0.0
+
+
+def markup_texts(view: dict[str, Any]) -> list[str]:
+    """Every text of a message's or view's blocks that Slack reads as markup (mrkdwn), at any depth."""
+    found: list[str] = []
+
+    def walk(item: object) -> None:
+        if isinstance(item, dict):
+            if item.get("type") == "mrkdwn":
+                found.append(str(item["text"]))
+            for value in item.values():
+                walk(value)
+        elif isinstance(item, list):
+            for value in item:
+                walk(value)
+
+    walk(view["blocks"])
+    return found
 
 
 def context_text(message: dict[str, Any]) -> str:
