@@ -16,6 +16,7 @@ from bot.quiz import LeaderboardEntry, QuizOption, QuizPrompt, QuizResult, Topic
 from bot.slack import blocks
 from bot.slack.texts import TEXTS, t
 from tests.block_kit import all_texts, check_escaped, check_limits
+from tests.slack_helpers import markup_texts
 
 HOSTILE = "<!channel> <!here|here> <!everyone> <script>alert('x')</script> & <@U999> <http://evil|click> "
 
@@ -281,7 +282,7 @@ def test_long_sections_and_urls_stay_within_limits() -> None:
     assert line.endswith("|runbook/gpu-training-runbook.md>_")  # the link is never cut
 
 
-# -- maintainers' notes -----------------------------------------------------------------------------------------
+# -- maintainers' notes and the forms that add to the knowledge --------------------------------------------
 
 
 def test_notes_show_once_escaped_and_within_limits_in_answers_and_quiz_results() -> None:
@@ -299,3 +300,34 @@ def test_notes_show_once_escaped_and_within_limits_in_answers_and_quiz_results()
         assert shown[0].startswith(f"📝 {label}: Note one: &lt;!channel&gt;")
     plain = blocks.answer_message(replace(answer, citations=[citation(5, 60)]))
     assert not any("maintainers" in text for text in all_texts(plain))
+
+
+def test_the_forms_keep_slacks_limits_and_show_what_people_wrote_as_plain_text() -> None:
+    from bot.slack.knowledge_views import entry_modal, gap_prefill, message_prefill, note_modal
+    from tests.slack_fake import modal_problem
+
+    long = HOSTILE * 400
+    forms = [
+        entry_modal(gap_prefill(gap_id=7, text=long, example=long, lang="es"), "en"),
+        entry_modal(message_prefill({"text": long + "\n" + long, "user": "U7"}, "en"), "es"),
+        entry_modal(message_prefill({"text": "", "bot_id": "B1"}, "en"), "es"),
+        note_modal(doc="d" * 500, question=12, lang="en", cited=long, ui="es"),
+    ]
+    for form in forms:
+        assert modal_problem(form) is None, modal_problem(form)
+        assert not any("script" in text or "<!" in text for text in markup_texts(form))
+    assert "script" in json.dumps(forms[0], ensure_ascii=False)  # shown, as plain text
+
+
+def test_a_messages_slack_markup_becomes_the_markdown_a_person_typed() -> None:
+    from bot.slack.knowledge_views import message_prefill, slack_to_markdown
+
+    text = ("*Tip* for <#C1|training>: <https://docs.aws.amazon.com/eks/|EKS docs> or <https://x.example/a>\n"
+            "&lt;b&gt; &amp; `code` <!channel> <!subteam^S1|@ml-team> <@U999> <@U1|ana>\x07\n\n```\nx = 1\n```")
+    assert slack_to_markdown(text) == (
+        "*Tip* for #training: [EKS docs](https://docs.aws.amazon.com/eks/) or https://x.example/a\n"
+        "<b> & `code`  @ml-team  ana\n\n```\nx = 1\n```")
+    prefill = message_prefill({"text": text, "user": "U42"}, "en")
+    assert prefill.title == "*Tip* for #training: [EKS docs](https://docs.aws.amazon.com/eks/) or https://x.example/a"
+    assert prefill.credit == "U42" and prefill.cut_from is None
+    assert message_prefill({"text": "x", "user": "<!here>"}, "en").credit is None

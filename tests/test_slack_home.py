@@ -31,7 +31,7 @@ from tests.slack_fake import (
     message_event,
     within_limits,
 )
-from tests.slack_helpers import answer_button, ask, click, eventually, prompt_of
+from tests.slack_helpers import answer_button, ask, click, eventually, markup_texts, prompt_of
 
 ADMIN = "UADMIN"
 PAELLA = "What is the best recipe for paella valenciana?"
@@ -120,14 +120,25 @@ def test_an_admin_sees_a_gap_after_an_unanswered_mention_and_a_non_admin_does_no
     home.event(message_event(f"<@{BOT_USER}> {PAELLA.lower()}", ts="1700000100.000300"))
     home.event(message_event(f"<@{BOT_USER}> {HOSTILE}", ts="1700000100.000400"))
     fake.wait_for("reactions.remove", 3)
-    admin = text_of(open_home(home, fake, ADMIN))
+    view = open_home(home, fake, ADMIN)
+    admin = text_of(view)
     # Both wordings count as one gap, shown as the latest (the two mentions are answered concurrently).
-    assert "Huecos del conocimiento" in admin and "2× _sin respuesta_ (en) “what is the best recipe" in admin.lower()
+    assert "Huecos del conocimiento" in admin and "2× sin respuesta (en) “what is the best recipe" in admin.lower()
     assert "Preguntas del cuestionario más difíciles" in admin and "Nadie ha respondido" in admin
     assert ADMIN not in admin.replace('"user_id"', "") and "U1" not in admin  # who asked is not kept
     for special in SPECIAL_MENTIONS:
         assert special not in admin
-    assert "<script>" not in admin and "&lt;script&gt;" in admin and "<@U999>" not in admin
+    assert "<@U999>" not in admin
+    # A gap is someone's words: shown as plain text, where nothing is markup (no link, mention, bold or code).
+    gaps = gap_sections(view)
+    assert len(gaps) == 2 and all(g["text"]["type"] == "plain_text" for g in gaps)
+    hostile = next(g["text"]["text"] for g in gaps if "script" in g["text"]["text"])
+    assert "“<script>alert(1)</script> how do I run *Ray* on EKS?”" in hostile
+    assert not any("script" in text or "Ray" in text for text in markup_texts(view))
+    # Each has "Answer this", whose button names the gap and nothing it says.
+    values = [json.loads(g["accessory"]["value"]) for g in gaps]
+    assert [g["accessory"]["text"]["text"] for g in gaps] == ["Responder"] * 2
+    assert all(set(v) == {"g", "l"} and isinstance(v["g"], int) and v["g"] > 0 for v in values)
     other = text_of(open_home(home, fake, "U2"))
     assert "Huecos" not in other and "paella" not in other
 
@@ -185,9 +196,17 @@ def test_a_view_with_everything_at_its_largest_keeps_slacks_limits() -> None:
     built = home_view(view)
     assert within_limits(built["blocks"], 100)
     assert all(len(b["text"]["text"]) <= 150 for b in built["blocks"] if b["type"] == "header")
-    shown = text_of(built)
+    shown = "\n".join(markup_texts(built))
     assert "<!here>" not in shown and "<b>" not in shown and "&lt;b&gt;" in shown
     assert "You: *#57*" in shown
+    gaps = gap_sections(built)  # the first 20, each with its button; the others counted
+    assert len(gaps) == 20 and all(g["text"]["type"] == "plain_text" for g in gaps)
+    assert "… and 180 more" in text_of(built)
+
+
+def gap_sections(view: dict[str, Any]) -> list[dict[str, Any]]:
+    """The sections of the knowledge gaps: those with an "Answer this" button."""
+    return [b for b in view["blocks"] if (b.get("accessory") or {}).get("action_id") == "gap_answer"]
 
 
 def elements(view: dict[str, Any]) -> list[dict[str, Any]]:
@@ -210,4 +229,4 @@ def test_a_thumbs_down_shows_as_a_gap_with_the_question_it_answered(home: SlackS
         home.click(down, user=user, ephemeral=False, message_ts="1700000100.000900")
     eventually(lambda: len(fake.calls("response")) == 3)
     admin = text_of(open_home(home, fake, ADMIN))
-    assert f"2× _👎_ (es) “{question}” · pregunta 5" in admin
+    assert f"2× 👎 (es) “{question}” · pregunta 5" in admin

@@ -1,5 +1,5 @@
-"""deploy/slack-app-manifest.yaml agrees with the app: its events, command, URLs, and only the scopes used;
-the thread-replies variant adds exactly what answering replies without a mention needs."""
+"""deploy/slack-app-manifest.yaml agrees with the app: its events, command, message shortcut, URLs, and only the
+scopes used; the thread-replies variant adds exactly what answering replies without a mention needs."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ METHOD_SCOPES: dict[str, str | None] = {
     "reactions_add": "reactions:write",
     "reactions_remove": "reactions:write",
     "views_publish": None,  # the Home tab: no scope
+    "views_open": None,  # the forms that add to the knowledge: no scope
 }
 # The events the app listens to, as the manifest subscribes to them, and the scope each one needs. The
 # assistant view's status, title and prompts (bolt's set_status, set_title, set_suggested_prompts) need
@@ -65,6 +66,18 @@ def test_the_command_and_interactivity_go_to_the_app(manifest: dict[str, Any]) -
     assert commands[0]["url"] == URL and "stats" in commands[0]["usage_hint"]
     assert "round" in commands[0]["usage_hint"] and "schedule" in commands[0]["usage_hint"]
     assert manifest["settings"]["interactivity"] == {"is_enabled": True, "request_url": URL}
+
+
+def test_the_message_shortcut_is_the_one_the_app_listens_to(manifest: dict[str, Any]) -> None:
+    shortcuts = manifest["features"]["shortcuts"]
+    assert [(s["type"], s["callback_id"]) for s in shortcuts] == [("message", c) for c in slack_app.SHORTCUTS]
+    for shortcut in shortcuts:
+        assert 1 <= len(shortcut["name"]) <= 24 and 1 <= len(shortcut["description"]) <= 150
+    # Only a message shortcut: a global one would need nothing more, but the app has none to offer.
+    assert {s["type"] for s in shortcuts} == {"message"}
+    # A shortcut's payloads come to the interactivity URL, which a message shortcut needs, with `commands`.
+    assert manifest["settings"]["interactivity"]["is_enabled"] is True
+    assert "commands" in manifest["oauth_config"]["scopes"]["bot"]
 
 
 def test_scopes_are_exactly_what_the_code_uses(manifest: dict[str, Any]) -> None:

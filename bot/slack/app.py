@@ -1,10 +1,12 @@
 """The bolt app: answers on mention, in DMs and in the assistant view, `/quiz` with buttons, feedback,
-and the App Home tab.
+the App Home tab, and the maintainers' forms that add to the knowledge (`bot.slack.knowledge`).
 
 The same listeners serve both modes: HTTP (mounted in the FastAPI app at POST /slack/events, requests
 verified with the signing secret) and Socket Mode (`bot.slack.socket_mode`, no public URL). Every
 listener acknowledges at once and does the work in a lazy listener (Slack's 3-second rule), through the
-services: questions are answered with the batcher, the rest runs off the event loop (`Services.run`).
+services: questions are answered with the batcher, the rest runs off the event loop (`Services.run`). The one
+exception is a submitted form, saved before it is acknowledged (within a budget) so that a refusal comes back
+as the form's errors.
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ from bot.slack.assistant_view import build_assistant
 from bot.slack.feedback import FeedbackListeners
 from bot.slack.home import HomeListeners
 from bot.slack.home_view import LANGUAGE_ACTION, REVIEW_ACTION
+from bot.slack.knowledge import KnowledgeListeners
+from bot.slack.knowledge_views import ENTRY_CALLBACK, GAP_ACTION, NOTE_ACTION, NOTE_CALLBACK, SHORTCUT
 from bot.slack.payloads import GetServices, SlackContext
 from bot.slack.quiz import QuizListeners
 from bot.slack.rounds import ANSWER_ACTION as ROUND_ANSWER_ACTION
@@ -39,7 +43,10 @@ COMMAND = "/quiz"
 EVENTS = ("app_mention", "message", "app_home_opened")
 ASSISTANT_EVENTS = ("assistant_thread_started", "assistant_thread_context_changed")
 ANSWER_ACTION = re.compile(r"^quiz_answer_[A-Z]$")
-ACTIONS = ("quiz_next", "quiz_me", "quiz_share", "feedback_up", "feedback_down", REVIEW_ACTION, LANGUAGE_ACTION)
+ACTIONS = ("quiz_next", "quiz_me", "quiz_share", "feedback_up", "feedback_down", REVIEW_ACTION, LANGUAGE_ACTION,
+           GAP_ACTION, NOTE_ACTION)
+SHORTCUTS = (SHORTCUT,)  # message shortcuts (features.shortcuts in the manifest)
+VIEWS = (ENTRY_CALLBACK, NOTE_CALLBACK)  # the modals whose submissions are taken
 
 
 def build_slack_app(settings: Settings, get_services: GetServices, metrics: Metrics, *,
@@ -94,6 +101,13 @@ def register_listeners(app: AsyncApp, ctx: SlackContext) -> None:
     app.action("quiz_me")(ack=_ack, lazy=[quiz.on_quiz_me])
     app.action("quiz_share")(ack=_ack, lazy=[quiz.on_share])
     app.action(re.compile(r"^feedback_(up|down)$"))(ack=_ack, lazy=[feedback.on_feedback])
+    knowledge = KnowledgeListeners(ctx, on_saved=home.refresh)
+    app.action(GAP_ACTION)(ack=_ack, lazy=[knowledge.on_answer_gap])
+    app.action(NOTE_ACTION)(ack=_ack, lazy=[knowledge.on_add_note])
+    app.message_shortcut(SHORTCUT)(ack=_ack, lazy=[knowledge.on_shortcut])
+    # A form is saved before it is acknowledged: a refusal is the acknowledgement (the fields' errors).
+    app.view_submission(ENTRY_CALLBACK)(knowledge.on_entry_submitted)
+    app.view_submission(NOTE_CALLBACK)(knowledge.on_note_submitted)
 
 
 async def _ack(ack: AsyncAck) -> None:

@@ -1,7 +1,9 @@
 """👍 / 👎 under an answer: one vote per person per message, stored in the shared database.
 
 A second click by the same person changes the vote; the totals are exported as `eksbot_feedback_total`.
-A new 👎 also goes to the knowledge gaps (with the question the answer was for, and no user id).
+A new 👎 also goes to the knowledge gaps (with the question the answer was for, and no user id). A maintainer's
+👎 is thanked with an "Add a note" button, for a note on the question or section the answer cited
+(`bot.slack.knowledge`).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from slack_bolt.async_app import AsyncRespond
 from bot.lang import is_lang
 from bot.slack import blocks
 from bot.slack.errors import failure_message
+from bot.slack.knowledge_views import NOTE_ACTION
 from bot.slack.payloads import Body, SlackContext, action_id, button_value, team_of, user_of
 from bot.slack.texts import t
 
@@ -56,8 +59,11 @@ class FeedbackListeners:
                                    cited=question, lang=lang, section=_section(services, doc_id, question, lang))
             except Exception as exc:  # noqa: BLE001 - the vote counts; only the gap is lost
                 log.warning("could not record a downvoted answer as a knowledge gap: %s", exc.__class__.__name__)
-        await respond(response_type="ephemeral", replace_original=False,
-                      **blocks.text_message(t(lang, "thanks")))
+        reply = blocks.text_message(t(lang, "thanks"))
+        if vote == "down" and user_of(body) in self.ctx.settings.admins:  # a maintainer can correct it with a note
+            reply["blocks"] += blocks.actions("feedback_note", [
+                blocks.button(t(lang, "note_add"), NOTE_ACTION, {"d": doc_id, "q": question, "l": lang})])
+        await respond(response_type="ephemeral", replace_original=False, **reply)
 
 
 def _section(services: Services, doc_id: str, number: int, lang: str) -> str:

@@ -1,8 +1,10 @@
 """The App Home tab as a Block Kit view, in the person's language, within Slack's limits.
 
 Limits kept here besides those of `blocks`: 100 blocks per view, 150 characters per header. Every list is
-one section of lines (cut to fit its 3,000 characters), so the view stays far below 100 blocks whatever
-the data; the builder still refuses to go beyond. Text that did not come from the bot is escaped.
+one section of lines (cut to fit its 3,000 characters), but for the knowledge gaps, one section each with its
+"Answer this" button, at most GAP_SECTIONS of them; so the view stays far below 100 blocks whatever the data,
+and the builder still refuses to go beyond. Text that did not come from the bot is escaped, or shown as plain
+text (the gaps).
 """
 
 from __future__ import annotations
@@ -14,12 +16,14 @@ from bot.lang import LANGUAGES, Lang
 from bot.quiz import TopicTally
 from bot.slack import blocks
 from bot.slack.blocks import Block, escape, mention
+from bot.slack.knowledge_views import GAP_ACTION, cut, plain
 from bot.slack.texts import t
 from bot.storage import GapRecord
 
 MAX_VIEW_BLOCKS = 100
 HEADER_LIMIT = 150
 LANGUAGE_NAMES = {"es": "Español", "en": "English"}
+GAP_SECTIONS = 20  # gaps shown, one section each
 REVIEW_ACTION = "home_review"
 LANGUAGE_ACTION = "home_language"
 
@@ -31,7 +35,7 @@ def home_view(view: HomeView, *, gaps_recorded: bool = True, retention_days: int
                         {"type": "divider"}, *_leaders(view), {"type": "divider"}, _language_choice(lang)]
     if view.maintainer is not None:
         out += [{"type": "divider"}, header(t(lang, "home_maintainers")),
-                _gaps(view.maintainer.gaps, lang, recorded=gaps_recorded, days=retention_days),
+                *_gaps(view.maintainer.gaps, lang, recorded=gaps_recorded, days=retention_days),
                 _hardest(view, lang)]
     if len(out) > MAX_VIEW_BLOCKS:
         raise ValueError(f"a Home view of {len(out)} blocks is over Slack's {MAX_VIEW_BLOCKS}")
@@ -108,20 +112,26 @@ def _language_choice(lang: Lang) -> Block:
     }
 
 
-def _gaps(gaps: list[GapRecord], lang: Lang, *, recorded: bool, days: int) -> Block:
+def _gaps(gaps: list[GapRecord], lang: Lang, *, recorded: bool, days: int) -> list[Block]:
+    """The gaps, one section each with "Answer this" (its button names only the gap's id), at most
+    GAP_SECTIONS of them. A gap is someone's words: its line is plain text, so nothing in it is read as markup
+    (no mention, link, bold or code)."""
     title = t(lang, "home_gaps_title", days=days)
     if not recorded and not gaps:
-        return blocks.section(f"{title}\n{t(lang, 'home_gaps_off')}")
+        return [blocks.section(f"{title}\n{t(lang, 'home_gaps_off')}")]
     if not gaps:
-        return blocks.section(f"{title}\n{t(lang, 'home_gaps_none')}")
-    lines = [
-        t(lang, "home_gap_line", count=g.count, kind=t(lang, f"gap_{g.kind}"), lang=g.lang,
-          text=f"“{escape(blocks.truncate(g.text, 200))}”",
-          extra=t(lang, "home_gap_question", number=g.question) if g.question else "",
-          seen=g.last_seen.strftime("%Y-%m-%d"))
-        for g in gaps
-    ]
-    return lines_section(title, lines)
+        return [blocks.section(f"{title}\n{t(lang, 'home_gaps_none')}")]
+    out = [blocks.section(title)]
+    for g in gaps[:GAP_SECTIONS]:
+        line = t(lang, "home_gap_line", count=g.count, kind=t(lang, f"gap_{g.kind}"), lang=g.lang,
+                 text=f"“{cut(g.text, 200)}”",
+                 extra=t(lang, "home_gap_question", number=g.question) if g.question else "",
+                 seen=g.last_seen.strftime("%Y-%m-%d"))
+        out.append({"type": "section", "text": plain(line, blocks.SECTION_LIMIT),  # as typed: no markup at all
+                    "accessory": blocks.button(t(lang, "home_gap_answer"), GAP_ACTION, {"g": g.id, "l": lang})})
+    if len(gaps) > GAP_SECTIONS:
+        out.append(blocks.context(t(lang, "home_gaps_more", count=len(gaps) - GAP_SECTIONS)))
+    return out
 
 
 def _hardest(view: HomeView, lang: Lang) -> Block:
