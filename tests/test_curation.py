@@ -193,3 +193,12 @@ def test_each_change_is_logged_with_who_and_the_id_never_the_text(replica: Repli
     assert [(r.getMessage(), r.__dict__["entry"], r.__dict__["by"]) for r in lines] == [
         ("knowledge entry added", entry.id, "U-admin"), ("knowledge entry deleted", entry.id, "U-admin")]
     assert not any("research-train" in str(r.__dict__) or "quota" in str(r.__dict__) for r in lines)
+
+
+def test_a_retried_note_saves_once_even_after_it_was_deleted(replica: Replica, store: Stores) -> None:
+    note, created = replica.curation.add_note(question=4, lang="en", text=SLINKY_NOTE, by="U1", request_key="k1")
+    replica.curation.delete_note(note.id, by="U1")
+    again, created_again = replica.curation.add_note(question=4, lang="en", text=SLINKY_NOTE, by="U1",
+                                                     request_key="k1")
+    assert created and not created_again and again.id == note.id
+    assert store.entries.notes() == []  # the retry does not bring the deleted note back

@@ -214,8 +214,7 @@ def add_note(conn: sa.Connection, *, doc_id: str, question: int, lang: str, text
 
 
 def note_by_request(conn: sa.Connection, request_key: str) -> NoteRecord | None:
-    row = conn.execute(sa.select(knowledge_notes).where(knowledge_notes.c.request_key == request_key,
-                                                        knowledge_notes.c.deleted_at.is_(None))).first()
+    row = conn.execute(sa.select(knowledge_notes).where(knowledge_notes.c.request_key == request_key)).first()
     return _note(row) if row else None
 
 

@@ -65,9 +65,18 @@ class EntryStore(ConcernStore):
             with self.database.reading() as conn:
                 if (earlier := sql.note_by_request(conn, request_key)) is not None:
                     return earlier, False
-        with self.database.writing() as conn:
-            return sql.add_note(conn, doc_id=doc_id, question=question, lang=lang, text=text, by=by,
-                                now=self.database.clock(), request_key=request_key), True
+        try:
+            with self.database.writing() as conn:
+                return sql.add_note(conn, doc_id=doc_id, question=question, lang=lang, text=text, by=by,
+                                    now=self.database.clock(), request_key=request_key), True
+        except StorageIntegrityError:
+            if request_key is None:
+                raise
+            with self.database.reading() as conn:  # the same request, saved meanwhile by another replica
+                earlier = sql.note_by_request(conn, request_key)
+            if earlier is None:
+                raise
+            return earlier, False
 
     def delete_note(self, note_id: str, *, by: str) -> None:
         with self.database.writing() as conn:
