@@ -180,6 +180,22 @@ def test_a_token_bound_to_a_user_or_team_cannot_play_as_anyone_else(settings: Se
     for bound in ("alice-token", "team-token", "both-token"):
         assert client.get("/v1/admin/gaps", headers=as_(bound)).status_code == 403
 
+    # Another team's attempt is unknown to a team-bound token: not graded, its answer not shown.
+    other_team = services.quiz.next_question("carol", team="research", question=3, lang="en")
+    crossed = client.post("/v1/quiz/answer", json={"user": "carol", "attempt_id": other_team.attempt_id,
+                                                   "choice": "A"}, headers=as_("team-token"))
+    assert crossed.status_code == 404 and "result" not in crossed.json()
+    assert services.quiz.stats("carol", team="research").answered == 0
+    # A token bound to a person only acts in the default team: no other team's boards, draws or attempts.
+    for path, params in (("/v1/quiz/leaderboard", {"team": "research"}), ("/v1/quiz/questions", {"team": "research"}),
+                         ("/v1/quiz/stats", {"user": "alice", "team": "research"})):
+        assert client.get(path, params=params, headers=as_("alice-token")).status_code == 403, path
+    assert client.post("/v1/quiz/next", json={"user": "alice", "team": "research"},
+                       headers=as_("alice-token")).status_code == 403
+    theirs = services.quiz.next_question("alice", team="research", question=2, lang="en")
+    assert client.post("/v1/quiz/answer", json={"user": "alice", "attempt_id": theirs.attempt_id, "choice": "A"},
+                       headers=as_("alice-token")).status_code == 404
+
 
 @pytest.mark.parametrize("raw", ["tok:role=admin", "tok:user=", "tok:user=a:user=b", ":user=alice"])
 def test_a_malformed_token_entry_stops_the_start_without_showing_the_token(settings: Settings, raw: str) -> None:

@@ -13,6 +13,8 @@ from bot.config import ApiToken, Settings
 from bot.metrics import Metrics
 from bot.services import Services
 
+DEFAULT_TEAM = "default"  # the team of a request that names none
+
 _bearer = HTTPBearer(auto_error=False, description="One of EKSBOT_API_TOKENS, when that setting is set.")
 
 
@@ -89,6 +91,9 @@ def acting_for(token: ApiToken | None, *, user: str | None = None, team: str | N
         if team is not None and team != token.team:
             raise HTTPException(403, f"this API token acts for team '{token.team}' only")
         return token.team
+    if token is not None and token.user is not None and team not in (None, DEFAULT_TEAM):
+        # A token bound to a person, and to no team, acts for that person in the default team only.
+        raise HTTPException(403, f"this API token acts for user '{token.user}' in the team '{DEFAULT_TEAM}' only")
     return team
 
 

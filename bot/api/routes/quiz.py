@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 
-from bot.api.deps import Authorized, MetricsDep, QuizServicesDep, SettingsDep, TokenDep, acting_for
+from bot.api.deps import DEFAULT_TEAM, Authorized, MetricsDep, QuizServicesDep, SettingsDep, TokenDep, acting_for
 from bot.api.schemas import (
     PRINTABLE,
     QuizAnswerRequest,
@@ -56,9 +56,11 @@ async def next_question(body: QuizNextRequest, services: QuizServicesDep, settin
 async def answer(body: QuizAnswerRequest, request: Request, services: QuizServicesDep,
                  metrics: MetricsDep, token: TokenDep) -> dict[str, object] | JSONResponse:
     """Grade the choice once: a second answer to the same attempt gets 409 and changes nothing."""
-    acting_for(token, user=body.user.strip())
+    # A token bound to a team (or to a person, acting in the default team) grades that team's attempts only.
+    team = acting_for(token, user=body.user.strip()) or (DEFAULT_TEAM if token is not None and token.user else None)
     result = await services.run(
-        services.quiz.answer, body.user.strip(), body.attempt_id, body.choice, confidence=body.confidence
+        services.quiz.answer, body.user.strip(), body.attempt_id, body.choice, confidence=body.confidence,
+        team=team,
     )
     if result.already_answered:
         return JSONResponse({"error": already_answered_text(result), "result": result.to_dict()}, status_code=409)
