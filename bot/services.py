@@ -256,6 +256,11 @@ class Services:
         claimed = await self._within(CLAIM_TIMEOUT, unknown, self.stores.events.claim, key)
         return True if claimed is unknown else bool(claimed)
 
+    async def answered_in(self, conversation: str) -> bool:
+        """Whether the bot answered in this conversation lately (a thread of its own); False when the database
+        cannot say within `CONTEXT_TIMEOUT` (then only messages that mention the bot are answered)."""
+        return bool(await self._within(CONTEXT_TIMEOUT, False, self.memory.knows, conversation))
+
     def settle(self, timeout: float = 1.0) -> bool:
         """Wait (at most `timeout` seconds) until what answers left to record is written: a listing of knowledge
         gaps then shows the answers already given. False when writes were still pending."""

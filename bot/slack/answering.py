@@ -131,19 +131,12 @@ class AnswerListeners:
                 "answered" if answer.answered else "abstained")
 
     async def _known(self, services: Services, conversation: str) -> bool:
-        try:
-            return await services.run(services.memory.knows, conversation)
-        except Exception as exc:  # noqa: BLE001 - without the database, only mentions are answered
-            log.warning("could not tell whether the bot answered in a thread: %s", exc.__class__.__name__)
-            return False
+        return await services.answered_in(conversation)  # without the database, only mentions are answered
 
     async def claim(self, services: Services, key: str) -> bool:
-        """True when this process should answer the message; a database failure answers rather than drops."""
-        try:
-            return await services.run(services.stores.events.claim, key)
-        except Exception as exc:  # noqa: BLE001 - better a rare double answer than none
-            log.warning("could not record the Slack event id: %s", exc.__class__.__name__)
-            return True
+        """True when this process should answer the message: once across replicas, and once in this process
+        even while the database cannot say (better a rare double answer across replicas than none)."""
+        return await services.claim_event(key)
 
     async def _react(self, client: AsyncWebClient, method: str, channel: str, ts: str) -> bool:
         try:

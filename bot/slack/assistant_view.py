@@ -122,7 +122,7 @@ class AssistantListeners:
             await set_status(t(lang or services.assistant.language_of(raw), "assistant_status"))
         except Exception as exc:  # noqa: BLE001
             log.info("no status for this thread: %s", exc.__class__.__name__)
-        first = not await services.run(services.memory.knows, conversation)
+        first = not await services.answered_in(conversation)
         reply, outcome = await self.answers.reply(services, raw, lang=lang, conversation=conversation)
         if first and clean_question(raw):
             try:
