@@ -206,3 +206,9 @@ def test_a_malformed_token_entry_stops_the_start_without_showing_the_token(setti
     with pytest.raises(ConfigError) as info:
         create_app(settings.model_copy(update={"api_tokens_raw": SecretStr(f"fine-token, {raw}")}))
     assert "EKSBOT_API_TOKENS entry 2" in str(info.value) and "tok" not in str(info.value).replace("token", "")
+
+
+def test_stats_before_any_answer_have_no_accuracy_anywhere(client: TestClient) -> None:
+    stats = client.get("/v1/quiz/stats", params={"user": "newcomer", "lang": "en"}).json()
+    assert stats["answered"] == 0 and stats["accuracy"] is None
+    assert stats["per_topic"] and all(t["accuracy"] is None for t in stats["per_topic"].values())

@@ -196,7 +196,8 @@ class UserStatsOut(BaseModel):
     user: str = Field(description="Whose progress.", examples=["alice"])
     answered: int = Field(description="Questions answered.", examples=[12])
     correct: int = Field(description="Right answers.", examples=[9])
-    accuracy: float = Field(description="correct / answered (0 before any answer).", examples=[0.75])
+    accuracy: float | None = Field(description="correct / answered (null before any answer, as each topic's).",
+                                   examples=[0.75])
     current_streak: int = Field(description="Days in a row, up to today or yesterday, with a right answer (UTC).",
                                 examples=[3])
     best_streak: int = Field(description="The longest such run.", examples=[5])

@@ -157,7 +157,8 @@ def _verdict(result: QuizResult, lang: str, now: datetime | None) -> Group:
 
 def show_stats(console: Console, stats: UserStats, lang: str) -> None:
     figures = say(lang, "figures", answered=stats.answered, correct=stats.correct, due=stats.due,
-                  accuracy=stats.accuracy, current=stats.current_streak, best=stats.best_streak)
+                  accuracy="—" if stats.accuracy is None else f"{stats.accuracy:.0%}", current=stats.current_streak,
+                  best=stats.best_streak)
     console.print()
     console.print(Text(say(lang, "stats", user=stats.user), style="bold"))
     console.print(figures)

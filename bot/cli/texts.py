@@ -35,7 +35,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "next": "Volverá en {wait}.",
         "bye": "Hasta la próxima: tu progreso está guardado.",
         "stats": "Estadísticas de {user}",
-        "figures": "Respondidas: {answered} · Correctas: {correct} · Acierto: {accuracy:.0%} · "
+        "figures": "Respondidas: {answered} · Correctas: {correct} · Acierto: {accuracy} · "
                    "Días seguidos acertando: {current} (mejor: {best}) · Pendientes de repaso: {due}",
         "topic": "Tema",
         "not_tried": "Sin intentar todavía: {topics}",
@@ -59,7 +59,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "next": "It will come back in {wait}.",
         "bye": "See you next time: your progress is saved.",
         "stats": "Stats for {user}",
-        "figures": "Answered: {answered} · Correct: {correct} · Accuracy: {accuracy:.0%} · "
+        "figures": "Answered: {answered} · Correct: {correct} · Accuracy: {accuracy} · "
                    "Days in a row with a right answer: {current} (best: {best}) · Due for review: {due}",
         "topic": "Topic",
         "not_tried": "Not tried yet: {topics}",

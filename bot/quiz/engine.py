@@ -180,7 +180,8 @@ class QuizEngine:
             self.topics(lang),
         )
         return UserStats(
-            user=user, answered=len(attempts), correct=right, accuracy=accuracy(right, len(attempts)),
+            user=user, answered=len(attempts), correct=right,
+            accuracy=accuracy(right, len(attempts)) if attempts else None,
             current_streak=current, best_streak=best, due=due, per_topic=per_topic, lang=lang,
         )
 

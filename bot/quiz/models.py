@@ -82,7 +82,7 @@ class UserStats:
     user: str
     answered: int
     correct: int
-    accuracy: float
+    accuracy: float | None  # None before any answer (as each topic's)
     current_streak: int  # consecutive UTC days with a correct answer, up to today or yesterday
     best_streak: int
     due: int  # questions whose review is due now
