@@ -363,7 +363,7 @@ def test_stats_count_answers_per_topic_in_the_language_asked(make: Make) -> None
     assert body["answered"] == 3 and body["per_topic"]["Slinky y Slurm"]["answered"] == 2  # type: ignore[index]
     assert body["lang"] == "es"
     empty = engine.stats("nobody")
-    assert (empty.answered, empty.accuracy, empty.current_streak, empty.due) == (0, None, 0, 0)  # no answers: no accuracy, as for each topic
+    assert (empty.answered, empty.accuracy, empty.current_streak, empty.due) == (0, None, 0, 0)
     assert {values["accuracy"] for values in empty.per_topic.values()} == {None}
 
 
