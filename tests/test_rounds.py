@@ -277,3 +277,12 @@ def test_a_rounds_attempt_ids_cannot_be_worked_out_from_the_round_id(kits: Calla
     assert result.attempt_id == attempt_id(loaded, 0, "U2") != guessed
     again = k.rounds.answer(round_id=record.id, position=0, user="U2", letter=letter_for(record, 0, right=False))
     assert again.already_answered and again.attempt_id == result.attempt_id  # the same id for every click
+
+
+@pytest.mark.parametrize("position", [True, False, 1.0, "0", None])
+def test_a_forged_position_is_refused(kits: Callable[..., Kit], position: object) -> None:
+    k = kits()
+    record = post(k, start(k, count=2))
+    with pytest.raises(RoundError):
+        k.rounds.answer(round_id=record.id, position=position, user="U2", letter="A")  # type: ignore[arg-type]
+    assert k.rounds.store.people(record.id) == 0

@@ -108,8 +108,8 @@ class Rounds:
         person's language), else in the round's."""
         record = self.store.get(round_id)
         language = check_lang(lang or (record.lang if record else "en"))
-        if record is None or not 0 <= position < len(record.questions):
-            raise RoundError(say(language, "unknown_round"))
+        if record is None or type(position) is not int or not 0 <= position < len(record.questions):
+            raise RoundError(say(language, "unknown_round"))  # (a bool is no position)
         now = self.now()
         if record.status != "open" or record.ends_at is None or record.ends_at <= now:
             raise RoundClosedError(say(language, "round_over"))

@@ -171,7 +171,7 @@ class RoundListeners:
         round_id, position, letter = value.get("r"), value.get("p"), value.get("c")
         if not user or not channel:
             return
-        if services is None or not isinstance(round_id, str) or not isinstance(position, int) \
+        if services is None or not isinstance(round_id, str) or type(position) is not int \
                 or not isinstance(letter, str):
             await self._tell(client, channel, user, blocks.text_message(
                 t(lang, "starting" if services is None else "bad_button")))
