@@ -176,6 +176,21 @@ def test_web_api_calls_are_retried_on_rate_limits_and_server_errors(
         assert time.monotonic() - started >= 2 * retry_after  # Slack's Retry-After was waited for
 
 
+def test_a_long_retry_after_fails_the_call_at_once_and_the_warning_names_slacks_error(
+    slack: SlackSender, fake: FakeSlack, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Waiting out an hour's Retry-After would outlive a round's lease: the call fails instead, and the log
+    keeps Slack's error code."""
+    fake.fail_http("reactions.add", 429, times=1, retry_after=3600)
+    started = time.monotonic()
+    with caplog.at_level(logging.WARNING):
+        slack.event(message_event(f"<@{BOT_USER}> {EFA_EN}"))
+        fake.wait_for("chat.postMessage")
+    assert time.monotonic() - started < 10
+    assert len(fake.calls("reactions.add")) == 1  # not tried again
+    eventually(lambda: any("ratelimited" in r.getMessage() for r in caplog.records))
+
+
 def test_failure_while_answering_ends_with_an_apology_and_no_eyes(
     slack: SlackSender, fake: FakeSlack, services: Services, monkeypatch: pytest.MonkeyPatch
 ) -> None:

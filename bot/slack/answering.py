@@ -21,7 +21,7 @@ from bot.errors import InputError
 from bot.lang import Lang
 from bot.services import Services
 from bot.slack import blocks
-from bot.slack.errors import failure_message
+from bot.slack.errors import describe, failure_message
 from bot.slack.payloads import Body, SlackContext, team_of
 from bot.slack.texts import t
 from bot.text.markup import clean_question
@@ -143,5 +143,5 @@ class AnswerListeners:
             await getattr(client, method)(channel=channel, timestamp=ts, name=WORKING)
             return True
         except Exception as exc:  # noqa: BLE001 - a missing reaction must not stop the answer
-            log.warning("%s failed: %s", method, exc.__class__.__name__)
+            log.warning("%s failed: %s", method, describe(exc))
             return False

@@ -21,6 +21,9 @@ from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncRateLimitErrorRetryHandler,
     AsyncServerErrorRetryHandler,
 )
+from slack_sdk.http_retry.request import HttpRequest
+from slack_sdk.http_retry.response import HttpResponse
+from slack_sdk.http_retry.state import RetryState
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Settings
@@ -39,6 +42,8 @@ from bot.slack.rounds import ANSWER_ACTION as ROUND_ANSWER_ACTION
 from bot.slack.rounds import RoundListeners
 
 COMMAND = "/quiz"
+WEB_API_TIMEOUT = 10  # seconds one Web API call may take
+MAX_RETRY_AFTER = 10  # seconds of Slack's Retry-After waited at most (longer: the call fails at once)
 # Events the listeners take; the assistant's arrive through bolt's AsyncAssistant middleware.
 EVENTS = ("app_mention", "message", "app_home_opened")
 ASSISTANT_EVENTS = ("assistant_thread_started", "assistant_thread_context_changed")
@@ -61,7 +66,7 @@ def build_slack_app(settings: Settings, get_services: GetServices, metrics: Metr
         raise ConfigError("SLACK_SIGNING_SECRET is not set (needed to verify requests in HTTP mode)")
     secret = settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else ""
     client = AsyncWebClient(token=settings.slack_bot_token.get_secret_value(), base_url=settings.slack_api_url,
-                            retry_handlers=web_api_retries())
+                            retry_handlers=web_api_retries(), timeout=WEB_API_TIMEOUT)
     app = AsyncApp(
         client=client,
         signing_secret=secret,
@@ -77,10 +82,27 @@ def build_slack_app(settings: Settings, get_services: GetServices, metrics: Metr
 
 
 def web_api_retries() -> list[AsyncRetryHandler]:
-    """Web API calls are tried again on a rate limit (after Slack's Retry-After), a 5xx and a dropped
-    connection: twice at most, so that a reply is late rather than lost."""
-    return [AsyncRateLimitErrorRetryHandler(max_retry_count=2), AsyncServerErrorRetryHandler(max_retry_count=2),
+    """Web API calls are tried again on a rate limit (after Slack's Retry-After, when it is short), a 5xx and a
+    dropped connection: twice at most, so that a reply is late rather than lost, and every call ends within
+    `WEB_API_TIMEOUT` per try plus `MAX_RETRY_AFTER` per wait (under a minute: a round's two-minute lease
+    always outlives the calls it guards)."""
+    return [CappedRateLimitRetryHandler(max_retry_count=2), AsyncServerErrorRetryHandler(max_retry_count=2),
             AsyncConnectionErrorRetryHandler(max_retry_count=2)]
+
+
+class CappedRateLimitRetryHandler(AsyncRateLimitErrorRetryHandler):
+    """Slack's rate-limit retry, but never waiting more than `MAX_RETRY_AFTER` seconds: a longer Retry-After
+    fails the call at once (its caller tells the person, or a round's step is tried again later)."""
+
+    async def _can_retry_async(self, *, state: RetryState, request: HttpRequest,
+                               response: HttpResponse | None = None, error: Exception | None = None) -> bool:
+        if response is None or response.status_code != 429:
+            return False
+        wait = next((value for key, value in response.headers.items() if key.lower() == "retry-after"), ["1"])
+        try:
+            return float(wait[0] if isinstance(wait, list) else wait) <= MAX_RETRY_AFTER
+        except ValueError:
+            return False
 
 
 def register_listeners(app: AsyncApp, ctx: SlackContext) -> None:

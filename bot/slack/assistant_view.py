@@ -27,7 +27,7 @@ from bot.lang import Lang
 from bot.services import Services
 from bot.slack import blocks
 from bot.slack.answering import AnswerListeners, conversation_id, message_key
-from bot.slack.errors import failure_message
+from bot.slack.errors import describe, failure_message
 from bot.slack.payloads import Body, SlackContext, team_of
 from bot.slack.texts import t
 from bot.text.markup import clean_question
@@ -81,7 +81,7 @@ class AssistantListeners:
         try:
             await set_suggested_prompts(prompts=prompts, title=t(lang, "prompts_title"))
         except Exception as exc:  # noqa: BLE001 - the greeting still goes out
-            log.warning("could not set the suggested prompts: %s", exc.__class__.__name__)
+            log.warning("could not set the suggested prompts: %s", describe(exc))
         await client.chat_postMessage(channel=str(thread.get("channel_id", "")), thread_ts=thread.get("thread_ts"),
                                       **blocks.text_message(t(lang, "assistant_greeting")))
 
@@ -121,14 +121,14 @@ class AssistantListeners:
         try:  # a direct-message thread opened outside the assistant view has no status: answer anyway
             await set_status(t(lang or services.assistant.language_of(raw), "assistant_status"))
         except Exception as exc:  # noqa: BLE001
-            log.info("no status for this thread: %s", exc.__class__.__name__)
+            log.info("no status for this thread: %s", describe(exc))
         first = not await services.answered_in(conversation)
         reply, outcome = await self.answers.reply(services, raw, lang=lang, conversation=conversation)
         if first and clean_question(raw):
             try:
                 await set_title(blocks.truncate(clean_question(raw), TITLE_LIMIT))
             except Exception as exc:  # noqa: BLE001 - an untitled thread is fine
-                log.warning("could not title the assistant thread: %s", exc.__class__.__name__)
+                log.warning("could not title the assistant thread: %s", describe(exc))
         return reply, outcome
 
     async def _quiz(self, services: Services, user: str, team: str, lang: Lang | None,

@@ -11,6 +11,18 @@ from bot.slack.texts import t
 log = logging.getLogger(__name__)
 
 
+def describe(exc: BaseException) -> str:
+    """An exception for a log line: its class, and Slack's error code when Slack gave one ("ratelimited",
+    "channel_not_found"); never a message text or a token."""
+    response = getattr(exc, "response", None)
+    code = None
+    try:
+        code = response.get("error") if response is not None else None
+    except Exception:  # noqa: BLE001 - a response of another shape: the class alone
+        code = None
+    return f"{exc.__class__.__name__} ({code})" if isinstance(code, str) and code else exc.__class__.__name__
+
+
 def failure_message(exc: Exception, lang: str, doing: str) -> blocks.Message:
     """The reason of a refused request (bad input, a quiz rule), "try again shortly" while the database is
     unavailable, or an apology for anything else (logged with its traceback, never shown)."""

@@ -15,7 +15,7 @@ from slack_bolt.async_app import AsyncRespond
 
 from bot.lang import is_lang
 from bot.slack import blocks
-from bot.slack.errors import failure_message
+from bot.slack.errors import describe, failure_message
 from bot.slack.knowledge_views import NOTE_ACTION
 from bot.slack.payloads import Body, SlackContext, action_id, button_value, team_of, user_of
 from bot.slack.texts import t
@@ -58,7 +58,7 @@ class FeedbackListeners:
                 await services.run(services.gaps.record_downvote, answered if isinstance(answered, str) else "",
                                    cited=question, lang=lang, section=_section(services, doc_id, question, lang))
             except Exception as exc:  # noqa: BLE001 - the vote counts; only the gap is lost
-                log.warning("could not record a downvoted answer as a knowledge gap: %s", exc.__class__.__name__)
+                log.warning("could not record a downvoted answer as a knowledge gap: %s", describe(exc))
         reply = blocks.text_message(t(lang, "thanks"))
         if vote == "down" and user_of(body) in self.ctx.settings.admins:  # a maintainer can correct it with a note
             reply["blocks"] += blocks.actions("feedback_note", [

@@ -15,7 +15,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.lang import is_lang
 from bot.services import Services
 from bot.slack import blocks
-from bot.slack.errors import failure_message
+from bot.slack.errors import describe, failure_message
 from bot.slack.home_view import home_view
 from bot.slack.payloads import Body, SlackContext, team_of, user_of
 
@@ -43,7 +43,7 @@ class HomeListeners:
         try:
             await services.run(services.stores.people.set_language, team, user, chosen)
         except Exception as exc:  # noqa: BLE001 - the Home stays as it was; the log says why
-            log.warning("could not store a language choice: %s", exc.__class__.__name__)
+            log.warning("could not store a language choice: %s", describe(exc))
             return
         await self.refresh(client, user=user, team=team)
 
@@ -69,7 +69,7 @@ class HomeListeners:
         try:
             await self.publish(services, client, user=user, team=team)
         except Exception as exc:  # noqa: BLE001 - nobody is waiting for it
-            log.warning("could not publish the Home tab: %s", exc.__class__.__name__)
+            log.warning("could not publish the Home tab: %s", describe(exc))
 
     async def publish(self, services: Services, client: AsyncWebClient, *, user: str, team: str) -> None:
         settings = self.ctx.settings

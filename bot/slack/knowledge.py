@@ -26,6 +26,7 @@ from bot.errors import InputError, StorageUnavailableError
 from bot.lang import Lang, is_lang
 from bot.services import Services
 from bot.slack import blocks
+from bot.slack.errors import describe
 from bot.slack.knowledge_views import (
     BODY,
     ERROR_CHARS,
@@ -79,7 +80,7 @@ class KnowledgeListeners:
         try:
             gaps = await services.run(services.gaps.listing, limit=GAP_LOOKUP)
         except Exception as exc:  # noqa: BLE001 - told to the person
-            log.warning("could not read the knowledge gaps: %s", exc.__class__.__name__)
+            log.warning("could not read the knowledge gaps: %s", describe(exc))
             await self._open(client, body, notice_modal(self._reason(exc, ui, "reading a knowledge gap"), ui))
             return
         gap = next((g for g in gaps if g.id == gap_id), None)
@@ -230,14 +231,14 @@ class KnowledgeListeners:
         try:
             await client.views_open(trigger_id=str(trigger), view=view)
         except Exception as exc:  # noqa: BLE001 - e.g. the trigger expired: the person clicks again
-            log.warning("could not open a knowledge form: %s", exc.__class__.__name__)
+            log.warning("could not open a knowledge form: %s", describe(exc))
 
     async def _tell(self, client: AsyncWebClient, user: str, text: str) -> None:
         """A direct message from the bot to `user` (only they see it)."""
         try:
             await client.chat_postMessage(channel=user, **blocks.text_message(blocks.escape(text)))
         except Exception as exc:  # noqa: BLE001 - nothing more can be said
-            log.warning("could not tell a maintainer the save failed: %s", exc.__class__.__name__)
+            log.warning("could not tell a maintainer the save failed: %s", describe(exc))
 
     @staticmethod
     def _reason(exc: Exception, ui: Lang, doing: str) -> str:

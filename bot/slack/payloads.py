@@ -12,6 +12,7 @@ from bot.config import Settings
 from bot.lang import Lang
 from bot.metrics import Metrics
 from bot.services import Services
+from bot.slack.errors import describe
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +37,7 @@ class SlackContext:
         try:
             return await services.run(services.stores.people.language_of, team, user) if user else None
         except Exception as exc:  # noqa: BLE001 - the default language will do
-            log.warning("could not read a language preference: %s", exc.__class__.__name__)
+            log.warning("could not read a language preference: %s", describe(exc))
             return None
 
 

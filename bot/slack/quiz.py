@@ -18,7 +18,7 @@ from bot.lang import Lang, is_lang
 from bot.quiz import QuizResult
 from bot.services import Services
 from bot.slack import blocks
-from bot.slack.errors import failure_message
+from bot.slack.errors import describe, failure_message
 from bot.slack.payloads import Body, SlackContext, button_value, channel_of, team_of, user_of
 from bot.slack.texts import t
 from bot.text.markup import clean_question
@@ -188,11 +188,11 @@ class QuizListeners:
             await client.chat_postMessage(channel=channel, **summary, unfurl_links=False, unfurl_media=False)
             return
         except Exception as exc:  # noqa: BLE001 - e.g. the bot is not a member of that channel
-            log.info("sharing through the response URL instead: %s", exc.__class__.__name__)
+            log.info("sharing through the response URL instead: %s", describe(exc))
         try:
             await respond(response_type="in_channel", replace_original=False, **summary)
         except Exception as exc:  # noqa: BLE001
-            log.warning("could not share a quiz result: %s", exc.__class__.__name__)
+            log.warning("could not share a quiz result: %s", describe(exc))
             await respond(response_type="ephemeral", replace_original=False,
                           **blocks.text_message(t(result.lang, "apology")))
 

@@ -26,7 +26,7 @@ from bot.errors import ChannelError
 from bot.rounds import Reveal, RoundRunner, RoundView, RoundWork
 from bot.services import Services
 from bot.slack import blocks
-from bot.slack.errors import failure_message
+from bot.slack.errors import describe, failure_message
 from bot.slack.payloads import Body, GetServices, SlackContext, button_value, channel_of, team_of, user_of
 from bot.slack.quiz import Progress
 from bot.slack.round_blocks import result_message as round_result_message
@@ -198,4 +198,4 @@ class RoundListeners:
         try:
             await client.chat_postEphemeral(channel=channel, user=user, **reply)
         except Exception as exc:  # noqa: BLE001 - nothing more can be said to the person
-            log.warning("could not answer a round click privately: %s", exc.__class__.__name__)
+            log.warning("could not answer a round click privately: %s", describe(exc))
