@@ -286,3 +286,18 @@ def test_a_forged_position_is_refused(kits: Callable[..., Kit], position: object
     with pytest.raises(RoundError):
         k.rounds.answer(round_id=record.id, position=position, user="U2", letter="A")  # type: ignore[arg-type]
     assert k.rounds.store.people(record.id) == 0
+
+
+def test_a_question_of_an_open_round_is_not_served_alone_in_its_channel(kits: Callable[..., Kit]) -> None:
+    """`/quiz N` during a round would show N's answer before the reveal: in that channel it is withheld."""
+    k = kits()
+    record = post(k, start(k, count=2))
+    withheld = k.rounds.open_questions("T1", "C1")
+    assert withheld == {(q.doc_id, q.question) for q in record.questions}
+    number = record.questions[0].question
+    with pytest.raises(QuizError, match="revealed when the round ends"):
+        k.rounds.quiz.next_question("U5", team="T1", question=number, withheld=withheld, lang="en")
+    drawn = {(p.doc_id, p.question) for p in (
+        k.rounds.quiz.next_question(f"U{i}", team="T1", withheld=withheld, lang="en") for i in range(30))}
+    assert drawn and not drawn & withheld
+    assert k.rounds.open_questions("T1", "C2") == frozenset()  # another channel: nothing withheld

@@ -10,13 +10,14 @@ from __future__ import annotations
 import random
 import secrets
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import replace
 from datetime import UTC, date, datetime
 
 from bot.errors import (
     AttemptOwnerError,
     InvalidChoiceError,
+    QuizError,
     UnknownAttemptError,
     UnknownTopicError,
 )
@@ -72,12 +73,14 @@ class QuizEngine:
     # -- asking and grading ------------------------------------------------------------------------
 
     def next_question(self, user: str, *, team: str = "default", topic: str | None = None, lang: str = "en",
-                      question: int | None = None) -> QuizPrompt:
+                      question: int | None = None, withheld: Collection[Key] = ()) -> QuizPrompt:
         """The question due for review first, else one never answered, else the one due soonest.
 
         `topic` narrows the draw (a topic name, or what `topics.match_topic` finds); `question` asks
-        that question number whatever its schedule. The prompt tells how many questions it was drawn
-        from and how many of those are due for review.
+        that question number whatever its schedule. `withheld` questions are not served (those of a team
+        round still open where the person asks: served alone, they would give its answers away before the
+        reveal); asked by number, one of them is refused with a QuizError. The prompt tells how many
+        questions it was drawn from and how many of those are due for review.
         """
         language = check_lang(lang)
         if not self._keys:
@@ -87,9 +90,15 @@ class QuizEngine:
         if question is not None:
             candidates = self._keys
             key = self._numbered(question, language)
+            if key in withheld:
+                raise QuizError(say(language, "in_open_round", number=question))
             reason = reason_for(key, due, now)
         else:
             candidates = self._on_topic(topic, language) if topic and topic.strip() else self._keys
+            kept = [k for k in candidates if k not in withheld]
+            if not kept:
+                raise QuizError(say(language, "in_open_round", number=candidates[0][1]))
+            candidates = kept
             key, reason = draw(candidates, due, now, self.rng)
         q = self.knowledge.question(key[0], key[1], language)
         order = [o.key for o in q.options]

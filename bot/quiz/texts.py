@@ -7,6 +7,8 @@ from bot.messages import Catalog
 TEXTS: dict[str, dict[str, str]] = {
     "es": {
         "unknown_topic": "No tengo preguntas sobre «{topic}». Temas disponibles: {topics}.",
+        "in_open_round": "La pregunta {number} está en la ronda de equipo abierta en este canal: se revela al "
+                         "terminar la ronda. Pídela de nuevo entonces.",
         "unknown_question": (
             "No hay ninguna pregunta {number} en el cuestionario. Temas disponibles: {topics}."
         ),
@@ -21,6 +23,8 @@ TEXTS: dict[str, dict[str, str]] = {
     "en": {
         "unknown_topic": "I have no questions about \u201c{topic}\u201d. Topics: {topics}.",
         "unknown_question": "There is no question {number} in the quiz. Topics: {topics}.",
+        "in_open_round": "Question {number} is in the team round open in this channel: it is revealed when the "
+                         "round ends. Ask for it again then.",
         "no_questions": "The quiz has no questions.",
         "unknown_attempt": "I can't find that quiz question: ask for a new one.",
         "not_your_attempt": "That quiz question was for someone else: ask for your own.",

@@ -130,6 +130,14 @@ class Rounds:
 
     # -- ending ------------------------------------------------------------------------------------
 
+    def open_questions(self, team: str, channel: str) -> frozenset[tuple[str, int]]:
+        """The questions of the round open in a channel (none when there is none): not to be served alone
+        there until the reveal."""
+        live = self.store.live(team, channel)
+        if live is None or live.status != "open":
+            return frozenset()
+        return frozenset((q.doc_id, q.question) for q in live.questions)
+
     def end(self, *, team: str, channel: str, user: str, admins: frozenset[str], lang: str) -> RoundRecord:
         """End the channel's open round now (whoever started it, or an admin): it is due for its reveal."""
         language = check_lang(lang)

@@ -96,9 +96,11 @@ class QuizListeners:
         # ASCII digits only: "²" and "٥" are digits to str.isdigit() but no question number.
         number = int(remainder) if remainder.isascii() and remainder.isdigit() else None
         topic = None if number is not None else remainder or None
+        channel = channel_of(body)
+        withheld = await services.run(services.rounds.open_questions, team, channel) if channel else frozenset()
         try:
             prompt = await services.run(services.quiz.next_question, user, team=team, lang=lang, question=number,
-                                        topic=topic)
+                                        topic=topic, withheld=withheld)
         except UnknownTopicError as exc:
             topics = ", ".join(blocks.escape(x) for x in exc.topics)
             return blocks.text_message(t(lang, "unknown_topic", topic=blocks.escape(remainder), topics=topics))
