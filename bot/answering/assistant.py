@@ -76,7 +76,8 @@ class Assistant:
         self.vocabulary = edition_vocabulary(
             {lang: [c.indexed_text for c in index.chunks if c.lang == lang] for lang in LANGUAGES}
         )
-        self.excerpts = Excerpts(index)
+        self.excerpts = Excerpts(index, self.retriever.sentences)
+        self._topics: dict[str, list[str]] = {}
 
     @classmethod
     def from_settings(cls, settings: Settings, embedder: Embedder | None = None, model: Model | None = None
@@ -164,7 +165,10 @@ class Assistant:
         return self.judge.judge(retrieval)
 
     def topics(self, lang: str) -> list[str]:
-        return self.knowledge.topics(lang)
+        """What the knowledge covers, in `lang` (read once: the knowledge of an assistant never changes)."""
+        if lang not in self._topics:
+            self._topics[lang] = self.knowledge.topics(lang)
+        return list(self._topics[lang])
 
     def match_topic(self, topic: str, lang: str) -> list[tuple[str, int]]:
         """Questions about `topic` ("slurm", "almacenamiento"): by topic name, else through retrieval."""

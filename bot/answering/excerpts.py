@@ -12,6 +12,7 @@ from bot.knowledge.chunks import Chunk
 from bot.lang import LANGUAGES
 from bot.retrieval.artifacts import LoadedIndex
 from bot.retrieval.hybrid import Retrieval
+from bot.retrieval.sentence_groups import SentenceGroups
 from bot.text.sentences import sentences
 from bot.text.tokens import tokens
 
@@ -26,14 +27,10 @@ class Excerpts:
     """Per question and edition: its sentences and table rows with their terms, and what each sentence
     that ends with a colon introduces."""
 
-    def __init__(self, index: LoadedIndex) -> None:
+    def __init__(self, index: LoadedIndex, sentences: SentenceGroups | None = None) -> None:
         self._index = index
-        self._sentences_of: dict[tuple[str, int, str], list[int]] = {}
-        for i, s in enumerate(index.sentences):
-            self._sentences_of.setdefault((s.doc_id, s.question, s.lang), []).append(i)
+        self._groups = sentences or SentenceGroups.of(index)  # each edition's vectors together (a view)
         self._sentence_terms = [frozenset(tokens(s.text, s.lang)) for s in index.sentences]
-        self._vectors_of = {key: np.ascontiguousarray(index.sentence_vectors[ids])
-                            for key, ids in self._sentences_of.items()}  # each question's, together
         self._rows_of: dict[tuple[str, int, str], list[tuple[Chunk, frozenset[str]]]] = {}
         for c in index.chunks:
             if c.kind == "table_row":
@@ -50,11 +47,11 @@ class Excerpts:
         Notes on wrong options ("C) capacity-type: spot: …") are never quoted as the answer.
         """
         key = (question.doc_id, question.number, question.lang)
-        ids = self._sentences_of.get(key, [])
+        ids, vectors = self._groups.of_edition(key)
         terms = set(tokens(retrieval.analysis.search_text, question.lang))
         candidates: list[tuple[float, int, str]] = []
         if ids:
-            sims = self._vectors_of[key] @ vector
+            sims = vectors @ vector
             for order, (i, sim) in enumerate(zip(ids, sims, strict=True)):
                 sentence = self._index.sentences[i].text
                 note = _OPTION_NOTE.match(sentence)

@@ -33,7 +33,7 @@ from bot.embedding.embedder import Embedder, backend_of
 from bot.errors import EksBotError
 from bot.knowledge import KnowledgeBase, load_knowledge
 from bot.knowledge.entries import Entry, with_entries
-from bot.knowledge.loader import SOURCES_FILE, knowledge_files
+from bot.knowledge.loader import SOURCES_FILE, ReadCache, knowledge_files
 from bot.knowledge.model import Note
 from bot.retrieval.artifacts import make_index
 
@@ -66,6 +66,7 @@ class KnowledgeRefresh:
         self.extras_ready = extras_ready  # False while the database is still being opened: nothing to say yet
         self._seen = self.signature()
         self._files: KnowledgeBase | None = None  # the files as last loaded (None: as the assistant started)
+        self._read: ReadCache = {}  # each file as last read: an unchanged one is not parsed again
         self._revision: int | None = None  # the extras' revision taken in (None: none yet)
         self._taken: tuple[list[Entry], list[Note]] = ([], [])
         self._failing = False
@@ -101,7 +102,7 @@ class KnowledgeRefresh:
             if files_changed:
                 self._seen = signature
                 try:
-                    self._files = load_knowledge(self.directory)
+                    self._files = load_knowledge(self.directory, self._read)
                 except EksBotError as exc:
                     log.warning("the knowledge in use stays: %s", exc)
                     return None
@@ -115,7 +116,7 @@ class KnowledgeRefresh:
                     return None
                 self._taken = (entries, notes)
             current = self.current()
-            files = self._files or load_knowledge(self.directory)
+            files = self._files or load_knowledge(self.directory, self._read)
             knowledge = with_entries(files, *self._taken)
             if knowledge.digest == current.knowledge.digest:
                 return None

@@ -109,7 +109,13 @@ def knowledge_digest(directory: Path) -> str:
     return digest.hexdigest()
 
 
-def load_knowledge(directory: Path) -> KnowledgeBase:
+# A file as last read: its size and modification time, its source URL, and what it read as.
+ReadCache = dict[Path, tuple[tuple[int, int, str | None], "Document | Note"]]
+
+
+def load_knowledge(directory: Path, cache: ReadCache | None = None) -> KnowledgeBase:
+    """Every knowledge file below `directory`. With `cache` (kept between calls), a file whose size and
+    modification time are unchanged is not read again."""
     files = knowledge_files(directory)
     if not files:
         raise KnowledgeError(directory, None, "no knowledge files (*.md, *.mdx) in this directory")
@@ -119,7 +125,7 @@ def load_knowledge(directory: Path) -> KnowledgeBase:
     skipped: list[Skipped] = []
     for path in files:
         try:
-            read = read_document(path, directory, urls.get(path))
+            read = _read_cached(path, directory, urls.get(path), cache)
         except UnreadableError as exc:
             skipped.append(Skipped(path, exc.reason))
             continue
@@ -136,6 +142,19 @@ def load_knowledge(directory: Path) -> KnowledgeBase:
         _check_editions(group)
     return KnowledgeBase(documents=tuple(documents), digest=knowledge_digest(directory), skipped=tuple(skipped),
                          notes=tuple(notes))
+
+
+def _read_cached(path: Path, directory: Path, source_url: str | None, cache: ReadCache | None) -> Document | Note:
+    if cache is None:
+        return read_document(path, directory, source_url)
+    stat = path.stat()
+    signature = (stat.st_size, stat.st_mtime_ns, source_url)
+    found = cache.get(path)
+    if found is not None and found[0] == signature:
+        return found[1]
+    read = read_document(path, directory, source_url)
+    cache[path] = (signature, read)
+    return read
 
 
 class UnreadableError(KnowledgeError):

@@ -22,9 +22,12 @@ from bot.retrieval.artifacts import LoadedIndex
 from bot.retrieval.lexical import LexicalIndex
 from bot.retrieval.lexicon import Glossary, WordFrequency
 from bot.retrieval.readings import english_readings
+from bot.retrieval.sentence_groups import SentenceGroups
 from bot.retrieval.terms import Analysis, Vocabulary
 
 QuestionKey = tuple[str, int]
+DENSE_CANDIDATES = 2048  # chunks the dense search returns (all of a knowledge this size or smaller)
+RANKED = 100  # questions and sections ranked in a retrieval, best first
 
 
 @dataclass(frozen=True)
@@ -104,11 +107,7 @@ class HybridRetriever:
                             else self.tuning.other_edition_weight for c in self.chunks], dtype=np.float32)
             for lang in ("es", "en")
         }
-        sentence_ids: dict[QuestionKey, list[int]] = {}
-        for i, sentence in enumerate(index.sentences):
-            sentence_ids.setdefault((sentence.doc_id, sentence.question), []).append(i)
-        self._sentence_vectors_of = {k: np.ascontiguousarray(index.sentence_vectors[np.array(v, dtype=np.int64)])
-                                     for k, v in sentence_ids.items()}  # each question's, together
+        self.sentences = SentenceGroups.of(index)  # each question's sentence vectors together, held once
 
     def analyze(self, question: str, language: str) -> Analysis:
         """Read a clean question: its content words, their specificity, and the text to search with.
@@ -132,9 +131,12 @@ class HybridRetriever:
         """Rank every question for the analysed query (in `language`, 'es' or 'en')."""
         t = self.tuning
         n = len(self.chunks)
-        dense_scores, ids = self.index.faiss_index.search(query_vector.reshape(1, -1).astype(np.float32), n)
+        # The closest chunks only: a chunk further than the DENSE_CANDIDATES closest adds no dense evidence.
+        dense_scores, ids = self.index.faiss_index.search(query_vector.reshape(1, -1).astype(np.float32),
+                                                          min(n, DENSE_CANDIDATES))
         chunk_dense = np.zeros(n, dtype=np.float32)
-        chunk_dense[ids[0]] = dense_scores[0]
+        found = ids[0] >= 0
+        chunk_dense[ids[0][found]] = dense_scores[0][found]
         lexical_by_lang = self.lexical.scores(analysis.search_text)
         # Each language's BM25 on its own scale: normalise by that language's best before merging. A chunk
         # searched in two languages (a Spanish-only one, also in English) keeps the better of its two.
@@ -148,7 +150,7 @@ class HybridRetriever:
         q_specific = self.specific_shares(analysis)
         fused = (t.dense_weight.get(language, 1.0) * q_dense + t.lexical_weight * q_lexical
                  + t.specific_weight * q_specific)
-        order = np.argsort(-fused, kind="stable")
+        order = np.argsort(-fused, kind="stable")[:RANKED]  # the best; the rest is never read
         ranked = [
             ScoredQuestion(self.keys[i], float(fused[i]), float(q_dense[i]), float(q_lexical[i]), float(q_specific[i]))
             for i in order
@@ -169,8 +171,8 @@ class HybridRetriever:
     def sentence_similarity(self, query_vector: np.ndarray, key: QuestionKey) -> tuple[float, float]:
         """The query's cosine with the closest explanation sentence of the quiz question `key`, and the
         mean cosine over its sentences."""
-        vectors = self._sentence_vectors_of.get(key)
-        if vectors is None or not len(vectors):
+        vectors = self.sentences.of_question(key)
+        if not len(vectors):
             return 0.0, 0.0
         cosines = vectors @ query_vector
         return float(cosines.max()), float(cosines.mean())
