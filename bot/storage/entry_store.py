@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
+import sqlalchemy as sa
+
 from bot.errors import StorageIntegrityError
 from bot.storage import entry_records as sql
 from bot.storage.database import ConcernStore
 from bot.storage.entry_records import EntryFields, EntryRecord, EntryVersion, NoteRecord
+
+T = TypeVar("T")
 
 
 class EntryStore(ConcernStore):
@@ -18,22 +25,28 @@ class EntryStore(ConcernStore):
             request_key: str | None = None) -> tuple[EntryRecord, bool]:
         """Save a new entry; with `request_key` (a form submitted twice, a retried request) the entry saved the
         first time comes back instead. Returns (the entry, whether it was created now)."""
+        return self._once(request_key, sql.by_request, lambda conn: sql.add_entry(
+            conn, fields, by=by, now=self.database.clock(), credit=credit, request_key=request_key))
+
+    def _once(self, request_key: str | None, earlier: Callable[[sa.Connection, str], T | None],
+              write: Callable[[sa.Connection], T]) -> tuple[T, bool]:
+        """`write` once per `request_key`: (what the first request saved, False) when it was saved before,
+        also by another replica at the same moment; else (what `write` saved, True)."""
         if request_key is not None:
             with self.database.reading() as conn:
-                if (earlier := sql.by_request(conn, request_key)) is not None:
-                    return earlier, False
+                if (found := earlier(conn, request_key)) is not None:
+                    return found, False
         try:
             with self.database.writing() as conn:
-                return sql.add_entry(conn, fields, by=by, now=self.database.clock(), credit=credit,
-                                     request_key=request_key), True
+                return write(conn), True
         except StorageIntegrityError:
             if request_key is None:
                 raise
             with self.database.reading() as conn:  # the same request, saved meanwhile by another replica
-                earlier = sql.by_request(conn, request_key)
-            if earlier is None:
+                found = earlier(conn, request_key)
+            if found is None:
                 raise
-            return earlier, False
+            return found, False
 
     def get(self, entry_id: str) -> EntryRecord | None:
         with self.database.reading() as conn:
@@ -61,22 +74,9 @@ class EntryStore(ConcernStore):
 
     def add_note(self, *, doc_id: str, question: int, lang: str, text: str, by: str,
                  request_key: str | None = None) -> tuple[NoteRecord, bool]:
-        if request_key is not None:
-            with self.database.reading() as conn:
-                if (earlier := sql.note_by_request(conn, request_key)) is not None:
-                    return earlier, False
-        try:
-            with self.database.writing() as conn:
-                return sql.add_note(conn, doc_id=doc_id, question=question, lang=lang, text=text, by=by,
-                                    now=self.database.clock(), request_key=request_key), True
-        except StorageIntegrityError:
-            if request_key is None:
-                raise
-            with self.database.reading() as conn:  # the same request, saved meanwhile by another replica
-                earlier = sql.note_by_request(conn, request_key)
-            if earlier is None:
-                raise
-            return earlier, False
+        return self._once(request_key, sql.note_by_request, lambda conn: sql.add_note(
+            conn, doc_id=doc_id, question=question, lang=lang, text=text, by=by, now=self.database.clock(),
+            request_key=request_key))
 
     def delete_note(self, note_id: str, *, by: str) -> None:
         with self.database.writing() as conn:
