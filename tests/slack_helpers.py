@@ -12,7 +12,7 @@ from typing import Any
 from tests.slack_fake import FakeSlack, SlackSender, button
 
 
-def eventually(check: Callable[[], bool], timeout: float = 10) -> None:
+def eventually(check: Callable[[], bool], timeout: float = 30) -> None:
     deadline = time.monotonic() + timeout
     while not check():
         if time.monotonic() > deadline:

@@ -80,7 +80,7 @@ def click(slack: SlackSender, fake: FakeSlack, message: dict[str, Any], position
     return fake.wait_for("chat.postEphemeral", before + 1)[before].body
 
 
-def wait_until(check: Any, timeout: float = 10) -> Any:
+def wait_until(check: Any, timeout: float = 30) -> Any:  # generous: a loaded machine is slow
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         found = check()
