@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 import logging
 import sys
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from typing import Literal, TextIO
 
@@ -66,10 +67,38 @@ def chosen_format(log_format: LogFormat, stream: TextIO) -> Literal["json", "tex
     return "text" if isatty is not None and isatty() else "json"
 
 
+class Repeats(logging.Filter):
+    """The same warning (logger, text and values) at most once every `every` seconds: during an outage, one
+    line saying so rather than one per request. The next one that gets through says how many were left out."""
+
+    def __init__(self, every: float = 60.0, clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__()
+        self.every = every
+        self.clock = clock
+        self._seen: dict[tuple[str, str, str], tuple[float, int]] = {}
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno < logging.WARNING or record.exc_info:
+            return True
+        key = (record.name, str(record.msg), repr(record.args))
+        now = self.clock()
+        last, held = self._seen.get(key, (None, 0))
+        if last is not None and now - last < self.every:
+            self._seen[key] = (last, held + 1)
+            return False
+        if len(self._seen) > 10_000:
+            self._seen.clear()
+        self._seen[key] = (now, 0)
+        if held:
+            record.repeated = held  # shown with the record's extras
+        return True
+
+
 def configure_logging(level: str = "INFO", log_format: LogFormat = "auto", *, stream: TextIO | None = None) -> None:
     out = stream if stream is not None else sys.stderr
     handler = logging.StreamHandler(out)
     handler.setFormatter(TextFormatter() if chosen_format(log_format, out) == "text" else JsonFormatter())
+    handler.addFilter(Repeats())
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level)

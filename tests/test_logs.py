@@ -65,3 +65,26 @@ def test_the_format_is_a_validated_setting(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setenv("EKSBOT_LOG_FORMAT", "xml")
     with pytest.raises(ValidationError, match="log_format"):
         load_settings()
+
+
+def test_the_same_warning_is_written_once_a_minute_and_then_says_how_many_were_left_out() -> None:
+    """During an outage every request fails the same way: one line a minute, not one per request."""
+    from bot.logs import Repeats
+
+    stream = io.StringIO()
+    now = [1000.0]
+    configure_logging("INFO", "json", stream=stream)
+    handler = logging.getLogger().handlers[0]
+    assert any(isinstance(f, Repeats) for f in handler.filters)  # the service's logging holds repeats back
+    handler.filters[:] = [Repeats(every=60, clock=lambda: now[0])]
+    log = logging.getLogger("bot.test")
+    for _ in range(5):
+        log.warning("database unavailable: %s", "OperationalError")
+    log.warning("database unavailable: %s", "InterfaceError")  # another failure is told at once
+    log.info("request")  # information is never held back
+    now[0] += 61
+    log.warning("database unavailable: %s", "OperationalError")
+    lines = [json.loads(line) for line in stream.getvalue().splitlines()]
+    assert [(line["msg"], line.get("repeated")) for line in lines] == [
+        ("database unavailable: OperationalError", None), ("database unavailable: InterfaceError", None),
+        ("request", None), ("database unavailable: OperationalError", 4)]
