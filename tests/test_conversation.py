@@ -100,3 +100,15 @@ def test_the_evaluation_set_is_read_as_labelled(conversation: Conversation) -> N
     share = {kind: sum(flags) / len(flags) for kind, flags in readings.items()}
     assert share["elliptic"] >= 0.85, share
     assert share["self-contained"] <= 0.1 and share["off-topic"] <= 0.1, share
+
+
+def test_an_english_follow_up_to_a_spanish_turn_carries_its_words_in_english(
+    conversation: Conversation, fake_assistant: Assistant
+) -> None:
+    """Read in English, "entorno" is a word the knowledge never uses: the follow-up would open with "the
+    knowledge base says nothing about…" and record that as a gap. Carried in English, it is answered."""
+    reading = conversation.read("and what about it?", ["¿Qué variables de entorno necesito para que NCCL use EFA?"])
+    assert reading.followup and reading.language == "en"
+    assert "environment" in reading.carried and "entorno" not in reading.carried
+    answer = fake_assistant.answer(reading.text, reading.language)
+    assert answer.answered and answer.uncovered == [] and answer.citations[0].question == 5

@@ -118,7 +118,7 @@ class Conversation:
         else:
             return Reading(text, language, followup=False)
         # "¿y en Trainium?" asks the same of another subject: only what was asked is carried over.
-        carried = self._carried(turns, analysis, aspects_only=bool(subjects) and not (points_back or adds))
+        carried = self._carried(turns, analysis, language, aspects_only=bool(subjects) and not (points_back or adds))
         if not carried:
             return Reading(text, language, followup=False, reason=reason)
         composed = f"{text} {' '.join(carried)}"
@@ -143,14 +143,17 @@ class Conversation:
                 and self.vocabulary.questions_using(word) <= SUBJECT_QUESTIONS
                 and not self.vocabulary.names_the_domain(word))
 
-    def _carried(self, turns: list[str], analysis: Analysis, *, aspects_only: bool) -> list[str]:
+    def _carried(self, turns: list[str], analysis: Analysis, language: str, *, aspects_only: bool) -> list[str]:
         """Known content words of the earlier turns (the latest turn first) that the message does not
-        repeat, the most specific first; without subjects when `aspects_only`."""
+        repeat, the most specific first; without subjects when `aspects_only`. A Spanish turn's word carried
+        into an English message is carried in English where the glossary knows it ("entorno": "environment"):
+        the message is read in English, where the Spanish word is unknown."""
         present = {fold(w.text) for w in analysis.words}
         scored: list[tuple[float, int, str]] = []
         order = 0
         for turn in reversed(turns):
-            for word in self.assistant.retriever.analyze(turn, self.assistant.language_of(turn)).words:
+            turn_language = self.assistant.language_of(turn)
+            for word in self.assistant.retriever.analyze(turn, turn_language).words:
                 order += 1
                 folded = fold(word.text)
                 if folded in present or folded in _POINTERS or not self._known(word):
@@ -158,7 +161,8 @@ class Conversation:
                 if aspects_only and (word.named or self._is_subject(word)):
                     continue
                 present.add(folded)
-                scored.append((word.specificity, -order, word.text))
+                english = turn_language == "es" and language == "en" and not word.named and word.readings
+                scored.append((word.specificity, -order, word.readings[0] if english else word.text))
         best = sorted(scored, reverse=True)[:CARRIED_WORDS]
         return [text for _, _, text in sorted(best, key=lambda s: -s[1])]
 
