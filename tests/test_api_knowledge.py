@@ -17,28 +17,13 @@ from bot.api import create_app
 from bot.config import Settings
 from bot.services import Services
 from tests.api_helpers import client_for
+from tests.knowledge_helpers import ASK_RUNBOOK, ASK_SLINKY, QUIZ_ENTRY, RUNBOOK, SLINKY_NOTE
 
 ADMIN = {"Authorization": "Bearer admin-token"}
 OTHER_ADMIN = {"Authorization": "Bearer second-admin"}
 BOUND = {"Authorization": "Bearer alice-token"}
 TOKENS = SecretStr("admin-token,second-admin,alice-token:user=alice")
 
-RUNBOOK = {
-    "title": "GPU quota for the research team",
-    "body": "The research team has a quota of 64 `nvidia.com/gpu` in namespace `research-train`.\n\n"
-            "```bash\nkubectl describe resourcequota gpu -n research-train\n```",
-    "lang": "en", "topic": "Quotas",
-}
-ASK_RUNBOOK = "What is the GPU quota of the research team namespace?"
-ASK_SLINKY = "Which Slinky CRD defines the Slurm compute nodes?"
-SLINKY_NOTE = ("Current Slinky releases name these kinds NodeSet and Cluster, in the slinky.slurm.net group; "
-               "SlurmNodeSet and SlurmCluster are the old names.")
-QUIZ_ENTRY = {
-    "title": "Which kind does Slinky define for a set of Slurm compute nodes?",
-    "body": "Current Slinky releases define `NodeSet` in the `slinky.slurm.net` group.",
-    "lang": "en", "topic": "Slinky CRD names", "options": ["SlurmNodeSet", "NodeSet", "ComputeSet", "NodeGroup"],
-    "answer": "B",
-}
 ENTRY_KEYS = {"id", "version", "kind", "title", "body", "lang", "topic", "options", "answer", "created_by",
               "created_at", "updated_by", "updated_at", "deleted"}
 NOTE_KEYS = {"id", "doc", "question", "lang", "text", "created_by", "created_at"}

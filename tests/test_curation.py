@@ -16,17 +16,11 @@ from bot.curation.service import Curation, EntryDraft
 from bot.errors import InputError, StaleEditError, UnknownEntryError
 from bot.quiz import QuizEngine
 from bot.storage import Stores
+from tests import knowledge_helpers
 from tests.fakes import FakeEmbedder, lexical_model
+from tests.knowledge_helpers import ASK_RUNBOOK, SLINKY_NOTE
 
-RUNBOOK = EntryDraft(
-    title="GPU quota for the research team",
-    body="The research team has a quota of 64 `nvidia.com/gpu` in namespace `research-train`.\n\n"
-         "```bash\nkubectl describe resourcequota gpu -n research-train\n```",
-    lang="en", topic="Quotas",
-)
-ASK_RUNBOOK = "What is the GPU quota of the research team namespace?"
-SLINKY_NOTE = ("Current Slinky releases name these kinds NodeSet and Cluster, in the slinky.slurm.net group; "
-               "SlurmNodeSet and SlurmCluster are the old names.")
+RUNBOOK = EntryDraft(**knowledge_helpers.RUNBOOK)
 
 
 class Replica:

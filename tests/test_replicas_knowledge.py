@@ -14,6 +14,7 @@ import pytest
 
 from tests.api_helpers import wait_ready
 from tests.conftest import KNOWLEDGE
+from tests.knowledge_helpers import ASK_RUNBOOK, ASK_SLINKY, QUIZ_ENTRY, RUNBOOK, SLINKY_NOTE
 from tests.server_process import start_server, stop_server
 
 pytestmark = pytest.mark.slow
@@ -21,22 +22,6 @@ pytestmark = pytest.mark.slow
 ADMIN = {"Authorization": "Bearer admin-token"}
 REFRESH_SECONDS = 1
 WITHIN = 10.0  # seconds from a change saved to every replica answering from it
-RUNBOOK = {
-    "title": "GPU quota for the research team",
-    "body": "The research team has a quota of 64 `nvidia.com/gpu` in namespace `research-train`.\n\n"
-            "```bash\nkubectl describe resourcequota gpu -n research-train\n```",
-    "lang": "en", "topic": "Quotas",
-}
-ASK_RUNBOOK = "What is the GPU quota of the research team namespace?"
-ASK_SLINKY = "Which Slinky CRD defines the Slurm compute nodes?"
-SLINKY_NOTE = ("Current Slinky releases name these kinds NodeSet and Cluster, in the slinky.slurm.net group; "
-               "SlurmNodeSet and SlurmCluster are the old names.")
-QUIZ_ENTRY = {
-    "title": "Which kind does Slinky define for a set of Slurm compute nodes?",
-    "body": "Current Slinky releases define `NodeSet` in the `slinky.slurm.net` group.",
-    "lang": "en", "topic": "Slinky CRD names", "options": ["SlurmNodeSet", "NodeSet", "ComputeSet", "NodeGroup"],
-    "answer": "B",
-}
 
 
 def citations(base: str, question: str) -> list[dict[str, Any]]:

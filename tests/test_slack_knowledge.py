@@ -25,6 +25,7 @@ from bot.services import Services
 from bot.slack.knowledge import KnowledgeListeners
 from bot.slack.knowledge_views import BODY, LANG, NOTE_LANG, NOTE_TEXT, TITLE, TOPIC
 from tests.block_kit import check_escaped, check_limits
+from tests.knowledge_helpers import ASK_RUNBOOK, RUNBOOK_BODY
 from tests.quiz_helpers import right_letter
 from tests.slack_fake import (
     BOT_USER,
@@ -41,9 +42,6 @@ from tests.slack_fake import (
 from tests.slack_helpers import answer_button, ask, click, context_text, eventually, markup_texts, prompt_of
 
 ADMIN = "UADMIN"
-QUOTA = "What is the GPU quota of the research team namespace?"
-QUOTA_BODY = ("The research team has a quota of 64 `nvidia.com/gpu` in namespace `research-train`.\n\n"
-              "```bash\nkubectl describe resourcequota gpu -n research-train\n```")
 EFA_ES = "¿Qué variables de entorno necesito para que NCCL use EFA?"
 HOSTILE = "<!channel> &lt;script&gt;alert(1)&lt;/script&gt; <@U999> how do I run *Ray* on `EKS`?"
 NOTE = "<!channel> Con *aws-ofi-nccl* 1.9 o posterior, `FI_EFA_USE_DEVICE_RDMA=1` ya no hace falta & <b>sobra</b>."
@@ -135,24 +133,24 @@ def mention(slack: SlackSender, fake: FakeSlack, text: str, ts: str, *, user: st
 def test_answer_this_saves_an_entry_the_gap_leaves_the_home_and_the_bot_answers_from_it(
     kb: SlackSender, fake: FakeSlack
 ) -> None:
-    unknown = mention(kb, fake, QUOTA, "1700000100.000200")
+    unknown = mention(kb, fake, ASK_RUNBOOK, "1700000100.000200")
     assert not buttons(unknown)  # "I don't know": a knowledge gap
     fake.wait_for("reactions.remove")
     gaps = gap_buttons(open_home(kb, fake))
     [(line, answer_this)] = gaps.items()
-    assert QUOTA in line and answer_this["text"]["text"] == "Responder"
+    assert ASK_RUNBOOK in line and answer_this["text"]["text"] == "Responder"
 
     press(kb, answer_this)
     [form] = fake.opened()
     assert form["callback_id"] == "knowledge_entry" and fake.calls("views.open")[0].body["trigger_id"] == "1.2.trigger"
-    assert inputs(form) == {TITLE: QUOTA, BODY: "", LANG: "en", TOPIC: ""}  # the gap's text and language
-    assert QUOTA in json.dumps(form["blocks"], ensure_ascii=False)  # says which gap it answers
+    assert inputs(form) == {TITLE: ASK_RUNBOOK, BODY: "", LANG: "en", TOPIC: ""}  # the gap's text and language
+    assert ASK_RUNBOOK in json.dumps(form["blocks"], ensure_ascii=False)  # says which gap it answers
 
-    ack = acknowledged(kb.submit(form, {BODY: QUOTA_BODY, TOPIC: "Quotas"}, user=ADMIN))
-    assert ack["response_action"] == "update" and "Guardado: «" + QUOTA in shown(ack)
+    ack = acknowledged(kb.submit(form, {BODY: RUNBOOK_BODY, TOPIC: "Quotas"}, user=ADMIN))
+    assert ack["response_action"] == "update" and "Guardado: «" + ASK_RUNBOOK in shown(ack)
     [entry] = served(kb).curation.listing()
     assert (entry.fields.title, entry.fields.body, entry.fields.lang, entry.fields.topic) == (
-        QUOTA, QUOTA_BODY, "en", "Quotas")
+        ASK_RUNBOOK, RUNBOOK_BODY, "en", "Quotas")
     assert entry.created_by == ADMIN and entry.credit is None
 
     eventually(lambda: len(published(fake, ADMIN)) == 2)  # the Home, published again after the save
@@ -160,7 +158,7 @@ def test_answer_this_saves_an_entry_the_gap_leaves_the_home_and_the_bot_answers_
     assert not gap_buttons(home) and "Ningún hueco registrado" in json.dumps(home, ensure_ascii=False)
 
     refresh_knowledge(kb)
-    answer = mention(kb, fake, QUOTA, "1700000100.000300")
+    answer = mention(kb, fake, ASK_RUNBOOK, "1700000100.000300")
     assert f"entries/{entry.id}.md" in context_text(answer) and "64" in json.dumps(answer["blocks"])
     assert {b["action_id"] for b in buttons(answer)} == {"feedback_up", "feedback_down"}
 
@@ -187,7 +185,7 @@ def test_a_gap_with_markup_and_a_hostile_text_is_shown_as_typed_never_as_markup(
 
 
 def test_nobody_but_a_maintainer_sees_answer_this_or_can_use_it(kb: SlackSender, fake: FakeSlack) -> None:
-    mention(kb, fake, QUOTA, "1700000100.000200")
+    mention(kb, fake, ASK_RUNBOOK, "1700000100.000200")
     fake.wait_for("reactions.remove")
     assert not gap_buttons(open_home(kb, fake, "U2"))
     [(_, answer_this)] = gap_buttons(open_home(kb, fake)).items()
@@ -408,13 +406,13 @@ def test_on_the_real_model_an_entry_saved_from_a_gap_answers_its_question(
     settings: Settings, real_services: Services, fake: FakeSlack
 ) -> None:
     with bot_server(settings.model_copy(update={"admins_raw": ADMIN}), real_services, fake) as slack:
-        assert not buttons(mention(slack, fake, QUOTA, "1700000100.000200"))
+        assert not buttons(mention(slack, fake, ASK_RUNBOOK, "1700000100.000200"))
         fake.wait_for("reactions.remove")
         [(_, answer_this)] = gap_buttons(open_home(slack, fake)).items()
         press(slack, answer_this)
-        ack = acknowledged(slack.submit(fake.opened()[0], {BODY: QUOTA_BODY, TOPIC: "Quotas"}, user=ADMIN))
+        ack = acknowledged(slack.submit(fake.opened()[0], {BODY: RUNBOOK_BODY, TOPIC: "Quotas"}, user=ADMIN))
         assert ack["response_action"] == "update"
         [entry] = served(slack).curation.listing()
         refresh_knowledge(slack)
-        answer = mention(slack, fake, QUOTA, "1700000100.000300")
+        answer = mention(slack, fake, ASK_RUNBOOK, "1700000100.000300")
         assert f"entries/{entry.id}.md" in context_text(answer) and "64" in json.dumps(answer["blocks"])
