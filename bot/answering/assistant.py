@@ -26,7 +26,7 @@ from bot.knowledge import KnowledgeBase, Question, load_knowledge
 from bot.knowledge.citations import Citation  # also importable from here, as before
 from bot.lang import LANGUAGES, Lang, check_lang
 from bot.messages import say
-from bot.retrieval.artifacts import LoadedIndex, load_index
+from bot.retrieval.artifacts import LoadedIndex, load_index, make_index
 from bot.retrieval.hybrid import HybridRetriever, Retrieval, ScoredQuestion, Tuning
 from bot.text.language import detect_language, edition_vocabulary
 from bot.text.markup import clean_question
@@ -92,6 +92,13 @@ class Assistant:
         """An assistant like this one (same embedder, threshold, limits and model) over another index."""
         return Assistant(index, self.embedder, threshold=self.threshold, max_chars=self.max_chars,
                          tuning=self.retriever.tuning, model=self.judge.model)
+
+    def with_knowledge(self, knowledge: KnowledgeBase, embedder: Embedder | None = None) -> Assistant:
+        """An assistant like this one over other knowledge (itself when it is the same): the index is made
+        anew, in memory, embedding (with `embedder`, else its own) only the text this index does not hold."""
+        if knowledge.digest == self.knowledge.digest:
+            return self
+        return self.with_index(make_index(knowledge, embedder or self.embedder, previous=self.index))
 
     # -- public API ---------------------------------------------------------------------------------
 

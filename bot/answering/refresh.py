@@ -35,7 +35,6 @@ from bot.knowledge import KnowledgeBase, load_knowledge
 from bot.knowledge.entries import Entry, with_entries
 from bot.knowledge.loader import SOURCES_FILE, ReadCache, knowledge_files
 from bot.knowledge.model import Note
-from bot.retrieval.artifacts import make_index
 
 log = logging.getLogger(__name__)
 
@@ -118,14 +117,13 @@ class KnowledgeRefresh:
             current = self.current()
             files = self._files or load_knowledge(self.directory, self._read)
             knowledge = with_entries(files, *self._taken)
-            if knowledge.digest == current.knowledge.digest:
+            embedder = None if self.model is None else _OnModelThread(current.embedder, self.model)
+            fresh = current.with_knowledge(knowledge, embedder)
+            if fresh is current:
                 return None
-            embedder = current.embedder if self.model is None else _OnModelThread(current.embedder, self.model)
-            index = make_index(knowledge, embedder, previous=current.index)
-            fresh = current.with_index(index)
             self.swap(fresh)
             log.info("knowledge reloaded", extra={
-                "documents": len(knowledge.documents), "chunks": len(index.chunks), "notes": len(knowledge.notes),
+                "documents": len(knowledge.documents), "chunks": len(fresh.index.chunks), "notes": len(knowledge.notes),
                 "revision": self._revision, "seconds": round(time.perf_counter() - started, 3)})
             return fresh
 
@@ -149,10 +147,7 @@ class KnowledgeRefresh:
 def with_extras(assistant: Assistant, entries: list[Entry], notes: list[Note]) -> Assistant:
     """The assistant with entries and notes kept in the database added to its knowledge (itself when there
     are none): its index is extended, reusing every vector it has."""
-    knowledge = with_entries(assistant.knowledge, entries, notes)
-    if knowledge.digest == assistant.knowledge.digest:
-        return assistant
-    return assistant.with_index(make_index(knowledge, assistant.embedder, previous=assistant.index))
+    return assistant.with_knowledge(with_entries(assistant.knowledge, entries, notes))
 
 
 class _OnModelThread:
