@@ -64,19 +64,28 @@ class Answer:
 class Assistant:
     """The core: knowledge, index, model and retrieval, loaded once, answering any number of questions."""
 
+    retriever: HybridRetriever
+    judge: Judge
+    excerpts: Excerpts
+
     def __init__(self, index: LoadedIndex, embedder: Embedder, *, threshold: float | None = None,
-                 max_chars: int = 2000, tuning: Tuning | None = None, model: Model | None = None) -> None:
+                 max_chars: int = 2000, tuning: Tuning | None = None, model: Model | None = None,
+                 previous: Assistant | None = None) -> None:
+        """`previous`: an assistant over an earlier version of the knowledge, whose work on what did not
+        change is reused."""
         self.index = index
         self.embedder = embedder
         self.max_chars = max_chars
-        self.retriever = HybridRetriever(index, tuning)
+        self.retriever = HybridRetriever(index, tuning, previous=previous.retriever if previous else None)
         self.knowledge: KnowledgeBase = index.knowledge
-        self.judge = Judge(self.retriever, Definitions.of_index(index), model)
+        self.judge = Judge(self.retriever, Definitions.of_index(
+            index, previous=previous.judge.definitions if previous else None), model)
         self.threshold = self.judge.model.threshold if threshold is None else threshold
         self.vocabulary = edition_vocabulary(
             {lang: [c.indexed_text for c in index.chunks if c.lang == lang] for lang in LANGUAGES}
         )
-        self.excerpts = Excerpts(index, self.retriever.sentences)
+        self.excerpts = Excerpts(index, self.retriever.sentences,
+                                 previous=previous.excerpts if previous else None)
         self._topics: dict[str, list[str]] = {}
 
     @classmethod
@@ -91,7 +100,7 @@ class Assistant:
     def with_index(self, index: LoadedIndex) -> Assistant:
         """An assistant like this one (same embedder, threshold, limits and model) over another index."""
         return Assistant(index, self.embedder, threshold=self.threshold, max_chars=self.max_chars,
-                         tuning=self.retriever.tuning, model=self.judge.model)
+                         tuning=self.retriever.tuning, model=self.judge.model, previous=self)
 
     def with_knowledge(self, knowledge: KnowledgeBase, embedder: Embedder | None = None) -> Assistant:
         """An assistant like this one over other knowledge (itself when it is the same): the index is made

@@ -68,9 +68,10 @@ class Definitions:
                     self._names.setdefault(key, []).append(words)
 
     @classmethod
-    def of_index(cls, index: LoadedIndex) -> Definitions:
+    def of_index(cls, index: LoadedIndex, previous: Definitions | None = None) -> Definitions:
         """What each quiz question explains: its topic, its correct answer, and the leads of its
-        sentences and table rows (a row's first cell is what the row explains)."""
+        sentences and table rows (a row's first cell is what the row explains). `previous`: those of an
+        earlier index (not used yet)."""
         texts: list[tuple[object, str, str]] = [
             ((s.doc_id, s.question), "sentence", s.text) for s in index.sentences
         ]

@@ -27,7 +27,9 @@ class Excerpts:
     """Per question and edition: its sentences and table rows with their terms, and what each sentence
     that ends with a colon introduces."""
 
-    def __init__(self, index: LoadedIndex, sentences: SentenceGroups | None = None) -> None:
+    def __init__(self, index: LoadedIndex, sentences: SentenceGroups | None = None,
+                 previous: Excerpts | None = None) -> None:
+        """`previous`: the excerpts of an earlier index (not used yet)."""
         self._index = index
         self._groups = sentences or SentenceGroups.of(index)  # each edition's vectors together (a view)
         self._sentence_terms = [frozenset(tokens(s.text, s.lang)) for s in index.sentences]

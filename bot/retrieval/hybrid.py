@@ -19,6 +19,7 @@ from bot.knowledge.chunks import Chunk
 from bot.lang import Lang
 from bot.retrieval import uncovered
 from bot.retrieval.artifacts import LoadedIndex
+from bot.retrieval.knowledge_terms import KnowledgeTerms
 from bot.retrieval.lexical import LexicalIndex
 from bot.retrieval.lexicon import Glossary, WordFrequency
 from bot.retrieval.readings import english_readings
@@ -74,7 +75,8 @@ class Retrieval:
 
 class HybridRetriever:
     def __init__(self, index: LoadedIndex, tuning: Tuning | None = None,
-                 frequency: WordFrequency | None = None) -> None:
+                 frequency: WordFrequency | None = None, previous: HybridRetriever | None = None) -> None:
+        """`previous`: the retriever of an earlier index (not used yet)."""
         self.index = index
         self.tuning = tuning or Tuning()
         self.chunks = index.chunks
@@ -85,10 +87,10 @@ class HybridRetriever:
         # A Spanish-only chunk is also known in English: as written (names, identifiers) and as read.
         read_in_english = [((c.doc_id, c.question), "en", f"{_knowledge_text(c)}\n{english[c.id]}")
                            for c in index.chunks if c.id in english]
-        self.vocabulary = Vocabulary(
+        self.vocabulary = Vocabulary(KnowledgeTerms(
             [*(((c.doc_id, c.question), c.lang, _knowledge_text(c)) for c in index.chunks), *read_in_english],
             titles=[(d.lang, d.title) for d in index.knowledge.documents],
-        )
+        ))
         keys = sorted({(c.doc_id, c.question) for c in self.chunks})
         self.keys: list[QuestionKey] = keys
         position = {key: i for i, key in enumerate(keys)}

@@ -20,6 +20,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
+from bot.retrieval.knowledge_terms import KnowledgeTerms
 from bot.retrieval.lexicon import (
     CHAT_ABBREVIATIONS,
     FRAME_WORDS,
@@ -30,9 +31,7 @@ from bot.retrieval.lexicon import (
     specificity,
 )
 from bot.retrieval.questions import COMPARISON, QUESTION_END, SEGMENT_BREAK, definition_subject
-from bot.retrieval.spelling import Spelling
 from bot.text.identifiers import QUERY_WORD, is_code_name
-from bot.text.identifiers import parts as identifier_parts
 from bot.text.normalise import fold, strip_accents
 from bot.text.tokens import ALL_STOPWORDS, word_terms
 
@@ -100,34 +99,15 @@ class Analysis:
 class Vocabulary:
     """The terms of the knowledge, per language and per question, and its words for mending typos."""
 
-    def __init__(self, texts: Iterable[tuple[object, str, str]], titles: Iterable[tuple[str, str]] = ()) -> None:
-        """`texts`: (question key, language, text) for every chunk of the knowledge; `titles`: (language,
-        title) of each knowledge document."""
-        domain: dict[str, set[str]] = {}
-        for lang, title in titles:
-            domain.setdefault(lang, set()).update(t for word in word_terms(title, lang, frozenset()) for t in word)
-        self.domain = {lang: frozenset(terms) for lang, terms in domain.items()}
-        by_key: dict[object, dict[str, set[str]]] = {}
-        everywhere: dict[str, set[str]] = {}
-        surface: set[str] = set()
-        for key, lang, text in texts:
-            terms = {t for word in word_terms(text, lang, frozenset()) for t in word} | _surfaces(text)
-            by_key.setdefault(key, {}).setdefault(lang, set()).update(terms)
-            everywhere.setdefault(lang, set()).update(terms)
-            written = (fold(m.group(0)) for m in QUERY_WORD.finditer(strip_accents(text)))
-            surface.update(w for w in written if len(w) >= 4)
-        self.of_key = {key: {lang: frozenset(t) for lang, t in langs.items()} for key, langs in by_key.items()}
-        self.everywhere = {lang: frozenset(t) for lang, t in everywhere.items()}
-        keys_of: dict[str, dict[str, set[object]]] = {}
-        for key, langs in by_key.items():
-            for lang, terms in langs.items():
-                for term in terms:
-                    keys_of.setdefault(lang, {}).setdefault(term, set()).add(key)
-        self._keys_of = {lang: {term: frozenset(keys) for term, keys in terms.items()}
-                         for lang, terms in keys_of.items()}
+    def __init__(self, terms: KnowledgeTerms) -> None:
+        self.terms = terms
+        self.domain = terms.domain
+        self.of_key = terms.of_key
+        self.everywhere = terms.everywhere
+        self._keys_of = terms.keys_of
+        self.languages = terms.languages
+        self._typos = terms.spelling
         self._read: dict[tuple[object, ...], QueryWord] = {}  # words already read (a question's words recur)
-        self.languages = sorted(self.everywhere)
-        self._typos = Spelling(surface)
 
     def questions_using(self, word: QueryWord) -> int:
         """In how many quiz questions the word appears (any edition)."""
@@ -307,20 +287,6 @@ def _reading_form(reading: str, lang: str) -> Form:
     if len(terms) == 1:
         return (terms[0], *parts)
     return ("\x00" + " ".join(terms), *terms)  # found when every word of the expansion is found
-
-
-def _surfaces(text: str) -> set[str]:
-    """Words as written (folded), and the joins of an identifier's parts: "SlurmNodeSet" gives
-    "slurmnodeset", "slurmnode" and "nodeset", so "nodeset" finds it."""
-    out: set[str] = set()
-    for match in QUERY_WORD.finditer(strip_accents(text)):
-        token = match.group(0).rstrip("/")
-        out.add(fold(token))
-        parts = [fold(p) for p in identifier_parts(token)]
-        for i in range(len(parts)):
-            for j in range(i + 2, len(parts) + 1):
-                out.add("".join(parts[i:j]))
-    return out
 
 
 def _forms(folded: str, lang: str) -> list[Form]:
