@@ -10,14 +10,16 @@ it covers and, when a quiz question is really related, offers it as related (not
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from bot.answering.answerability import Judge, Judgement, Model
 from bot.answering.definitions import Definitions
 from bot.answering.excerpts import Excerpts
+from bot.answering.references import find_reference
 from bot.config import Settings
 from bot.embedding.backends import load_embedder
 from bot.embedding.embedder import Embedder
@@ -27,13 +29,14 @@ from bot.knowledge.citations import Citation  # also importable from here, as be
 from bot.lang import LANGUAGES, Lang, check_lang
 from bot.messages import say
 from bot.retrieval.artifacts import LoadedIndex, load_index, make_index
-from bot.retrieval.hybrid import HybridRetriever, Retrieval, ScoredQuestion, Tuning
+from bot.retrieval.hybrid import HybridRetriever, QuestionKey, Retrieval, ScoredQuestion, Tuning
 from bot.text.language import detect_language, edition_vocabulary
 from bot.text.markup import clean_question
 from bot.text.normalise import fold
 
 RELATED_RATIO = 0.85  # other questions cited when their score is this close to the best one's
 MAX_CITATIONS = 3
+REFERENCE_SPECIFICITY = 0.5  # "the FSx question": the words of X this specific say which question
 
 log = logging.getLogger(__name__)
 
@@ -131,8 +134,37 @@ class Assistant:
     def answer_many(self, questions: list[tuple[str, str | None]]) -> list[Answer]:
         """Answer several questions with one call to the model (what concurrent requests share)."""
         prepared = [self.prepare(q, lang) for q, lang in questions]
-        retrievals = self.retrieve_many(prepared)
-        return [self._answer(text, retrieval) for (text, _), retrieval in zip(prepared, retrievals, strict=True)]
+        referred = [self.referred(text, lang) for text, lang in prepared]
+        retrievals = self.retrieve_many([(searched, lang) for (_, searched), (_, lang) in zip(referred, prepared,
+                                                                                           strict=True)])
+        return [self._answer(text, retrieval, keys)
+                for (text, _), retrieval, (keys, _) in zip(prepared, retrievals, referred, strict=True)]
+
+    def referred(self, text: str, lang: Lang) -> tuple[frozenset[QuestionKey], str]:
+        """The quiz questions a message names ("question 7", "the FSx question": `bot.answering.references`)
+        and the text to search with: the named question's title in place of its number. No keys when the
+        message names none, or a number or subject no quiz question has."""
+        reference = find_reference(text, lang)
+        if reference is None:
+            return frozenset(), text
+        quiz = [d for d in self.knowledge.documents if d.kind == "quiz"]
+        quiz = [d for d in quiz if d.lang == lang] or quiz
+        if reference.number is not None:
+            for document in quiz:
+                question = document.question(reference.number)
+                if question is not None:
+                    searched = f"{text[: reference.start]} {question.title} {text[reference.end :]}"
+                    return frozenset({(document.doc_id, question.number)}), " ".join(searched.split())
+            return frozenset(), text
+        quiz_ids = {d.doc_id for d in quiz}
+        uses: Counter[QuestionKey] = Counter()
+        for word in self.retriever.analyze(reference.about or "", lang).words:
+            if word.named or word.specificity >= REFERENCE_SPECIFICITY:
+                uses.update(key for key in word.where if isinstance(key, tuple) and key[0] in quiz_ids)
+        if not uses:
+            return frozenset(), text
+        most = max(uses.values())
+        return frozenset(key for key, count in uses.items() if count == most), text
 
     def retrieve_many(self, prepared: Sequence[tuple[str, Lang]]) -> list[Retrieval]:
         """Rank the quiz questions for clean questions (from `prepare`), with one call to the model."""
@@ -145,14 +177,17 @@ class Assistant:
             for analysis, vector, (_, lang) in zip(analyses, vectors, prepared, strict=True)
         ]
 
-    def _answer(self, text: str, retrieval: Retrieval) -> Answer:
+    def _answer(self, text: str, retrieval: Retrieval, referred: frozenset[QuestionKey] = frozenset()) -> Answer:
         lang = retrieval.language
         judgement = self.judge.judge(retrieval)
+        if referred:  # the message names the quiz question: that one answers it
+            retrieval = _first(retrieval, referred)
+            judgement = replace(judgement, probability=1.0, answerable=True, uncovered=())
         ranked = [s.key[1] for s in retrieval.ranked]
         if not retrieval.ranked or judgement.probability < self.threshold:
             return self._dont_know(lang, retrieval, judgement, ranked)
         best = retrieval.ranked[0]
-        related = [
+        related = [] if referred else [
             s for s in retrieval.ranked[1:MAX_CITATIONS]
             if s.score >= RELATED_RATIO * best.score
         ]
@@ -248,6 +283,14 @@ class Assistant:
     def _url_of(self, question: Question) -> str | None:
         document = self.knowledge.editions(question.doc_id).get(question.lang)
         return document.source_url if document else None
+
+def _first(retrieval: Retrieval, referred: frozenset[QuestionKey]) -> Retrieval:
+    """The retrieval with the named question first (the best ranked of them, when a subject names several)."""
+    scored = next((s for s in retrieval.ranked if s.key in referred), None)
+    if scored is None:
+        scored = ScoredQuestion(key=min(referred), score=0.0, dense=0.0, lexical=0.0, specific=0.0)
+    return replace(retrieval, ranked=[scored, *(s for s in retrieval.ranked if s.key != scored.key)])
+
 
 def _join_terms(terms: tuple[str, ...] | list[str], lang: str) -> str:
     quoted = [f"«{t}»" if lang == "es" else f"\u201c{t}\u201d" for t in terms]

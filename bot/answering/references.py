@@ -1,0 +1,71 @@
+"""A question that names a quiz question ("question 7", "pregunta 5 del cuestionario", "the FSx question",
+"the quiz question about MPIJob slots") is about that question, whatever the rest of it says.
+
+The patterns are data (`bot/data/rules/<lang>.yaml`, read with `bot.text.rules`); both languages' are tried,
+since people mix them. A number resolves to the quiz question with that number; "about X" to the one quiz
+question that uses the most of X's specific words (ties broken by how retrieval ranks the whole message).
+Nothing resolves, and the question is read as any other, when the number is not a quiz question's or no
+quiz question uses X's words.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from bot.lang import LANGUAGES
+from bot.text.normalise import fold
+from bot.text.rules import QuizReferenceRules, rules
+
+_WORD = re.compile(r"\w+")
+
+
+@dataclass(frozen=True)
+class Reference:
+    """Where a message names a quiz question, and how: by `number` or by what it is `about`."""
+
+    start: int
+    end: int
+    number: int | None = None
+    about: str | None = None
+
+
+def find_reference(text: str, lang: str) -> Reference | None:
+    """The first reference to a quiz question in `text` (its own language's patterns first), or None."""
+    words = {fold(w) for w in _WORD.findall(text)}
+    order = [lang, *(other for other in LANGUAGES if other != lang)]
+    table = [rules(each).quiz_reference for each in order]
+    for ref in table:
+        found = _numbered(text, ref.number)
+        if found:
+            return found
+    for ref in table:
+        if words & (ref.quiz_words | ref.explain_words):
+            found = _numbered(text, ref.number_with_quiz_word)
+            if found:
+                return found
+    for ref in table:
+        found = _about(text, ref.about) or (
+            _about(text, ref.about_with_quiz_word) if words & (ref.quiz_words | ref.explain_words) else None)
+        if found:
+            return found
+    return None
+
+
+def _numbered(text: str, patterns: tuple[re.Pattern[str], ...]) -> Reference | None:
+    for pattern in patterns:
+        match = pattern.search(text)
+        if match:
+            return Reference(match.start(), match.end(), number=int(match.group("number")))
+    return None
+
+
+def _about(text: str, patterns: tuple[re.Pattern[str], ...]) -> Reference | None:
+    for pattern in patterns:
+        match = pattern.search(text)
+        if match and match.group("about").strip():
+            return Reference(match.start(), match.end(), about=match.group("about").strip())
+    return None
+
+
+__all__ = ["QuizReferenceRules", "Reference", "find_reference"]

@@ -1,0 +1,76 @@
+"""How people write, per language, as data: `bot/data/rules/<lang>.yaml`.
+
+Patterns and classes of words that the reading of a question uses live in one file per language, each
+class with example sentences that `tests/test_rules.py` runs, instead of lists and regular expressions in
+code. A file that cannot be read, or a pattern that does not compile, stops the start with the file's name.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import yaml
+
+from bot.errors import ConfigError
+from bot.text.normalise import fold
+
+RULES_DIR = Path(__file__).resolve().parent.parent / "data" / "rules"
+
+
+@dataclass(frozen=True)
+class QuizReferenceRules:
+    """How a message names a quiz question: by number ("question 7") or by what it is about."""
+
+    quiz_words: frozenset[str]  # "quiz", "cuestionario": the message speaks of the quiz
+    explain_words: frozenset[str]  # "explain", "why": the message asks about a question it names
+    number: tuple[re.Pattern[str], ...]
+    number_with_quiz_word: tuple[re.Pattern[str], ...]
+    about: tuple[re.Pattern[str], ...]
+    about_with_quiz_word: tuple[re.Pattern[str], ...]
+
+
+@dataclass(frozen=True)
+class TypoRules:
+    """Misspellings of ordinary words: which edits make one, and how common the word meant must be."""
+
+    common_zipf: float
+    swaps: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class LanguageRules:
+    lang: str
+    quiz_reference: QuizReferenceRules
+    typos: TypoRules
+    examples: dict[str, tuple[dict[str, object], ...]]  # class -> its example sentences
+
+
+@cache
+def rules(lang: str) -> LanguageRules:
+    """The rules of `lang` ("en", "es"), read once."""
+    path = RULES_DIR / f"{lang}.yaml"
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        ref, typos = data["quiz_reference"], data["typos"]
+        return LanguageRules(
+            lang=lang,
+            quiz_reference=QuizReferenceRules(
+                quiz_words=frozenset(fold(w) for w in ref["quiz_words"]),
+                explain_words=frozenset(fold(w) for w in ref["explain_words"]),
+                number=_patterns(ref["number"]), number_with_quiz_word=_patterns(ref["number_with_quiz_word"]),
+                about=_patterns(ref["about"]), about_with_quiz_word=_patterns(ref["about_with_quiz_word"]),
+            ),
+            typos=TypoRules(common_zipf=float(typos["common_zipf"]),
+                            swaps=tuple((str(a), str(b)) for a, b in typos["swaps"])),
+            examples={name: tuple(section.get("examples", ())) for name, section in data.items()
+                      if isinstance(section, dict)},
+        )
+    except (OSError, yaml.YAMLError, KeyError, TypeError, ValueError, re.error) as exc:
+        raise ConfigError(f"cannot read the rules of {lang!r} in {path} ({exc})") from exc
+
+
+def _patterns(items: list[str]) -> tuple[re.Pattern[str], ...]:
+    return tuple(re.compile(p, re.IGNORECASE) for p in items)

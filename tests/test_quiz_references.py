@@ -1,0 +1,38 @@
+"""A question that names a quiz question is answered with that question, its right option and explanation."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.answering.assistant import Assistant
+
+
+@pytest.mark.parametrize(("question", "number"), [
+    ("explícame la pregunta 11 del cuestionario", 11),
+    ("what's the correct option for question 3 of the quiz?", 3),
+    ("¿cuál es la respuesta correcta de la pregunta 13?", 13),
+    ("why is B right in q4 of the quiz?", 4),
+])
+def test_a_numbered_reference_answers_that_question_with_its_right_option(
+        fake_assistant: Assistant, question: str, number: int) -> None:
+    answer = fake_assistant.answer(question)
+    assert answer.answered and answer.ranked[0] == number and answer.confidence == 1.0
+    quiz_question = fake_assistant.knowledge.question(fake_assistant.knowledge.documents[0].doc_id, number,
+                                                      answer.language)
+    assert answer.answer_line == quiz_question.answer_line
+    assert quiz_question.answer_line in answer.text
+    assert [c.question for c in answer.citations] == [number] and not answer.uncovered
+
+
+def test_a_reference_by_subject_answers_the_question_that_uses_its_words(fake_assistant: Assistant) -> None:
+    answer = fake_assistant.answer("the quiz question about MPIJob slots, why is C right?")
+    assert answer.answered and answer.ranked[0] == 13
+
+
+def test_a_number_the_quiz_does_not_have_is_read_as_any_question(fake_assistant: Assistant) -> None:
+    answer = fake_assistant.answer("what's the right option for question 42 of the quiz?")
+    assert answer.confidence < 1.0
+
+
+def test_an_instance_type_is_no_reference(fake_assistant: Assistant) -> None:
+    assert fake_assistant.referred("¿precio de un p5 por hora?", "es") == (frozenset(), "¿precio de un p5 por hora?")
