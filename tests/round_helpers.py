@@ -8,12 +8,13 @@ import random
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, TypeVar
 
 from bot.errors import ChannelError
 from bot.quiz import QuizEngine
 from bot.quiz.engine import letters
-from bot.rounds import Reveal, Rounds, RoundView, RoundWork, Schedules
+from bot.rounds import Posted, Reveal, Rounds, RoundView, RoundWork, Schedules
 from bot.storage import Database, QuizStore, RoundRecord, RoundStore
 from tests.quiz_helpers import Clock, knowledge
 
@@ -50,17 +51,35 @@ def letter_for(record: RoundRecord, position: int, *, right: bool = True) -> str
 @dataclass
 class RecordingPublisher:
     """A Publisher that keeps what it was asked to show; `refuse` makes it answer like a channel Slack
-    refuses (ChannelError with that code)."""
+    refuses (ChannelError with that code). `find` finds what it posted (as Slack's history does), and keeps
+    the rounds it was asked to look for in `looked`; `lose_next` makes the next post reach the channel but
+    its caller not (as when the process crashed then)."""
 
     posted: list[RoundView] = field(default_factory=list)
     shown: list[RoundView] = field(default_factory=list)
     revealed: list[Reveal] = field(default_factory=list)
+    looked: list[str] = field(default_factory=list)
     refuse: str | None = None
+    lose_next: bool = False
 
     async def post(self, view: RoundView) -> str:
         self._check()
         self.posted.append(view)
-        return f"1700000000.{len(self.posted):06d}"
+        if self.lose_next:
+            self.lose_next = False
+            raise ConnectionError("the answer to the post was lost")
+        return self._ts(len(self.posted))
+
+    async def find(self, view: RoundView, *, since: datetime) -> Posted | None:
+        self.looked.append(view.id)
+        for i, posted in enumerate(self.posted, 1):
+            if posted.id == view.id:
+                return Posted(self._ts(i), posted.ends_at.replace(microsecond=0))
+        return None
+
+    @staticmethod
+    def _ts(number: int) -> str:
+        return f"1700000000.{number:06d}"
 
     async def show(self, view: RoundView) -> None:
         self._check()

@@ -1,13 +1,17 @@
 """A fake Slack on 127.0.0.1, for tests: the Web API, response URLs and Socket Mode, recording every call.
 
 `FakeSlack` answers the Web API methods the bot uses (`auth.test`, `chat.postMessage`, `chat.postEphemeral`,
-`chat.update`, `reactions.add`, `reactions.remove`, `views.publish`, `views.open`,
+`chat.update`, `conversations.history`, `reactions.add`, `reactions.remove`, `views.publish`, `views.open`,
 `assistant.threads.setStatus`, `.setTitle` and `.setSuggestedPrompts`, `apps.connections.open`), any POST to
 `/response/<id>` (a `response_url`) and a Socket Mode WebSocket at `/socket`. Bodies are parsed whether
 form-encoded or JSON. Like Slack, it refuses messages and views over Block Kit's limits (50 blocks per message,
 100 per view, 3,000 characters per section text) with `invalid_blocks`, and a modal Slack would refuse
 (`modal_problem`: long titles, inputs over 3,000 characters, metadata over 3,000) with `invalid_arguments`.
 `wait_for` blocks until enough calls of a kind arrived; `opened` gives the modals opened, with their ids.
+Each channel keeps the messages posted in it (as `chat.update` left them, with their metadata), which
+`conversations.history` reads back as Slack does (newest first, between `oldest` and `latest`, up to `limit`,
+the metadata only with `include_all_metadata`) and `messages` gives. A message's ts counts up from
+1700000001; with a `clock` (a test's), it is that clock's time instead, so it compares with the bot's times.
 
 `SlackSender` plays Slack's other half: it signs requests exactly as Slack does (v0 HMAC-SHA256 of
 `v0:{timestamp}:{body}`) and posts events (JSON), slash commands, button clicks, message shortcuts and modal
@@ -24,9 +28,10 @@ import json
 import threading
 import time
 import urllib.parse
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 import httpx
@@ -61,9 +66,11 @@ class Call:
 class FakeSlack:
     """The fake Slack servers (Web API, response URLs, Socket Mode) in a thread with its own event loop."""
 
-    def __init__(self, token: str = BOT_TOKEN) -> None:
+    def __init__(self, token: str = BOT_TOKEN, clock: Callable[[], datetime] | None = None) -> None:
         self.token = token
+        self.clock = clock  # what a message's ts says, when set
         self._calls: list[Call] = []
+        self._channels: dict[str, list[dict[str, Any]]] = {}  # each channel's messages, oldest first
         self._changed = threading.Condition()
         self._failures: dict[str, list[str]] = {}
         self._http_failures: dict[str, list[tuple[int, int | None]]] = {}
@@ -153,6 +160,11 @@ class FakeSlack:
         """The modals opened with `views.open`, as Slack returned them (with their ids), once `count` were."""
         return [c.reply["view"] for c in self.wait_for("views.open", count) if c.reply.get("ok")]
 
+    def messages(self, channel: str) -> list[dict[str, Any]]:
+        """The messages in a channel now (as posted, then updated), oldest first."""
+        with self._changed:
+            return [dict(m) for m in self._channels.get(channel, [])]
+
     def fail(self, method: str, error: str, times: int = 1) -> None:
         """Make the next `times` calls of a Web API method answer `{"ok": false, "error": error}`."""
         with self._changed:
@@ -226,7 +238,9 @@ class FakeSlack:
         return self._reply(method, body), 200, {}
 
     def _reply(self, method: str, body: dict[str, Any]) -> dict[str, Any]:
-        ts = f"{1700000000 + next(self._ts)}.000100"
+        number = next(self._ts)
+        ts = f"{1700000000 + number}.000100" if self.clock is None else \
+            f"{int(self.clock().timestamp())}.{number % 1_000_000:06d}"
         if method in BLOCK_LIMITS and not within_limits((body.get("view") or body).get("blocks") or [],
                                                         BLOCK_LIMITS[method]):
             return {"ok": False, "error": "invalid_blocks"}
@@ -235,11 +249,20 @@ class FakeSlack:
                     "team_id": TEAM, "user_id": BOT_USER, "bot_id": BOT_ID, "is_enterprise_install": False}
         if method == "chat.postMessage":
             message = {"type": "message", "text": body.get("text", ""), "user": BOT_USER, "bot_id": BOT_ID, "ts": ts}
+            kept: dict[str, Any] = {**message, **{k: body[k] for k in ("blocks", "metadata", "thread_ts") if k in body}}
+            with self._changed:
+                self._channels.setdefault(str(body.get("channel")), []).append(kept)
             return {"ok": True, "channel": body.get("channel"), "ts": ts, "message": message}
         if method == "chat.postEphemeral":
             return {"ok": True, "message_ts": ts}
         if method == "chat.update":
+            with self._changed:
+                for kept in self._channels.get(str(body.get("channel")), []):
+                    if kept["ts"] == body.get("ts"):
+                        kept.update({k: body[k] for k in ("text", "blocks", "metadata") if k in body})
             return {"ok": True, "channel": body.get("channel"), "ts": body.get("ts"), "text": body.get("text", "")}
+        if method == "conversations.history":
+            return self._history(body)
         if method in ("reactions.add", "reactions.remove") or method.startswith("assistant.threads."):
             return {"ok": True}
         if method == "views.publish":
@@ -254,6 +277,25 @@ class FakeSlack:
             return {"ok": True, "view": {**view, "id": f"VM{next(self._view_ids)}", "hash": f"h{time.time()}",
                                          "state": {"values": {}}, "team_id": TEAM, "app_id": "A1", "bot_id": BOT_ID}}
         return {"ok": False, "error": "unknown_method"}
+
+    def _history(self, body: dict[str, Any]) -> dict[str, Any]:
+        """A channel's messages as `conversations.history` gives them: newest first, one page."""
+        if not body.get("channel"):
+            return {"ok": False, "error": "channel_not_found"}
+        oldest, latest = float(body.get("oldest") or 0), float(body.get("latest") or "inf")
+        inclusive = str(body.get("inclusive", "")).lower() in ("1", "true")
+        limit = min(int(body.get("limit") or 100), 999)
+
+        def within(ts: str) -> bool:
+            return oldest <= float(ts) <= latest if inclusive else oldest < float(ts) < latest
+
+        with self._changed:
+            found = [dict(m) for m in reversed(self._channels.get(str(body["channel"]), [])) if within(m["ts"])]
+        if str(body.get("include_all_metadata", "")).lower() not in ("1", "true"):
+            for message in found:
+                message.pop("metadata", None)
+        return {"ok": True, "messages": found[:limit], "has_more": len(found) > limit, "pin_count": 0,
+                "response_metadata": {"next_cursor": ""}}
 
     async def _response(self, request: web.Request) -> web.Response:
         body = await self._body(request)

@@ -216,6 +216,23 @@ def test_each_step_is_claimed_by_one_process_and_a_lost_lease_is_taken_over(
     assert record.id == claim.round.id
 
 
+def test_a_round_whose_post_reached_the_channel_unrecorded_is_found_not_posted_again(
+    kits: Callable[..., Kit], clock: Clock
+) -> None:
+    one, two = kits(owner="one"), kits(owner="two")
+    publisher = RecordingPublisher(lose_next=True)  # Slack takes the message; its answer never comes back
+    record, outcome = asyncio.run(work(one, publisher).start(team="T1", channel="C1", user="U1", lang="en",
+                                                             count=2, topic=None, minutes=30))
+    assert outcome == "retry" and publisher.looked == []  # a round's first try has nothing to look for
+    clock.advance(seconds=1)
+    [claim] = two.rounds.claim()
+    assert asyncio.run(work(two, publisher).take(claim)) == "done"
+    assert len(publisher.posted) == 1 and publisher.looked == [record.id]
+    opened = two.rounds.store.get(record.id)
+    assert opened is not None and opened.status == "open" and opened.message_ts == "1700000000.000001"
+    assert opened.ends_at == publisher.posted[0].ends_at.replace(microsecond=0)  # the end its message shows
+
+
 def test_the_answered_count_is_shown_at_most_every_few_seconds(kits: Callable[..., Kit], clock: Clock) -> None:
     k = kits()
     publisher = RecordingPublisher()

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from bot.config import Settings
+from bot.errors import StorageUnavailableError
 from bot.storage import RoundRecord
 from tests.quiz_helpers import Clock, knowledge
 from tests.round_helpers import letter_for, round_server
@@ -313,6 +314,83 @@ def test_fifty_concurrent_clicks_are_each_graded_once(server: SlackSender, fake:
     clock.advance(seconds=5)
     wait_until(lambda: updates_saying(fake, "50 people have answered"))
     assert len(fake.calls("chat.update")) == 2
+
+
+# -- a round's message, tagged, is posted once --------------------------------------------------------------
+
+
+def round_messages(fake: FakeSlack, channel: str = "C1") -> list[dict[str, Any]]:
+    """The round messages in a channel now, as Slack keeps them."""
+    return [m for m in fake.messages(channel) if (m.get("metadata") or {}).get("event_type") == "eksbot_round"]
+
+
+def test_a_rounds_message_and_its_reveal_carry_the_rounds_id_and_nothing_is_read_to_post_it(
+    server: SlackSender, fake: FakeSlack, clock: Clock
+) -> None:
+    fake.clock = clock
+    command(server, fake, "round 1 en for 30m")
+    [message] = posted_rounds(fake)
+    record = round_of(server, message)
+    assert record.ends_at is not None
+    assert message["metadata"] == {"event_type": "eksbot_round", "event_payload": {
+        "round_id": record.id, "ends_at": int(record.ends_at.timestamp())}}
+    assert "answer" not in json.dumps(message["metadata"]) and record.secret not in json.dumps(message)
+    clock.advance(minutes=31)
+    [reveal] = wait_until(lambda: reveals(fake))
+    assert reveal["metadata"] == {"event_type": "eksbot_round_reveal", "event_payload": {"round_id": record.id}}
+    assert not fake.calls("conversations.history")  # a round's first try has nothing to look for
+
+
+def test_a_round_whose_post_was_not_recorded_is_not_posted_again(
+    server: SlackSender, fake: FakeSlack, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Slack accepted the round's message, then the process lost it before the database had its ts (a crash,
+    here the write failing once): when the lease runs out and the round is taken up again, its message is
+    found in the channel and recorded, not posted a second time."""
+    fake.clock = clock
+    store = server.app.state.services.rounds.store
+    mark_open = store.mark_open
+    calls = iter([True])
+
+    def lost_once(*args: Any, **kwargs: Any) -> bool:
+        if next(calls, False):
+            raise StorageUnavailableError("the database is unavailable")
+        return mark_open(*args, **kwargs)
+
+    monkeypatch.setattr(store, "mark_open", lost_once)
+    command(server, fake, "round 2 en for 30m")
+    [first] = round_messages(fake)
+    clock.advance(minutes=3)  # the lease of the process that posted it has run out
+    record = wait_until(lambda: (r := store.live("T1", "C1")) is not None and r.status == "open" and r)
+    time.sleep(0.3)
+    assert round_messages(fake) == [first]  # exactly one round message in the channel
+    assert record.message_ts == first["ts"]
+    assert record.ends_at is not None and int(record.ends_at.timestamp()) == first["metadata"]["event_payload"][
+        "ends_at"]  # the end the message shows
+    [looked] = fake.calls("conversations.history")
+    assert looked.body["channel"] == "C1" and looked.body["include_all_metadata"] in ("1", "true", True)
+    assert float(looked.body["oldest"]) <= float(first["ts"]) and 0 < int(looked.body["limit"]) <= 100
+    [posted] = posted_rounds(fake)
+    click(server, fake, posted, 0, letter_for(record, 0), user="U1")  # the round goes on from that message
+    wait_until(lambda: updates_saying(fake, "1 person has answered"))
+    assert {c.body["ts"] for c in fake.calls("chat.update")} == {first["ts"]}
+
+
+def test_a_round_is_posted_when_the_channel_cannot_be_read(
+    server: SlackSender, fake: FakeSlack, clock: Clock, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Looking for the message of a round tried before needs channels:history (groups:history in a private
+    channel); without it, or rate limited, the round is posted as before and a warning names Slack's error."""
+    fake.clock = clock
+    fake.fail("chat.postMessage", "internal_error")  # the first try fails: the runner tries again
+    fake.fail("conversations.history", "missing_scope")
+    assert command(server, fake, "round 1 en") is not None  # "it goes out shortly"
+    [message] = wait_until(lambda: round_messages(fake))
+    record = wait_until(lambda: (r := round_of(server, message)).status == "open" and r)
+    assert record.message_ts == message["ts"] and len(fake.calls("conversations.history")) == 1
+    warnings = [r.getMessage() for r in caplog.records if r.name == "bot.slack.rounds" and r.levelno == logging.WARNING]
+    assert warnings == ["could not look for a round's message before posting it again, so it is posted: "
+                        "SlackApiError (missing_scope)"]
 
 
 # -- failures end cleanly ---------------------------------------------------------------------------------

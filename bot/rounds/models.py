@@ -40,6 +40,14 @@ class RoundView:
 
 
 @dataclass(frozen=True)
+class Posted:
+    """A round's message found already in its channel (an earlier try posted it but did not record it)."""
+
+    ts: str  # its id (Slack's ts)
+    ends_at: datetime | None  # the end it shows, when the message says
+
+
+@dataclass(frozen=True)
 class OptionCount:
     letter: str
     text: str

@@ -6,7 +6,9 @@ a `Publisher` (the Slack surface implements it) after claiming it with a lease, 
 replica posts a round and reveals it. Database calls run off the event
 loop (`offload`, the services' `run`). A channel Slack refuses for good (`ChannelError`: gone, or the bot
 left) ends the round with one log line and pauses its schedule; any other failure gives the lease back
-for a later try.
+for a later try. A round posted again after such a try (or after a crash between Slack accepting its
+message and the database recording it) is first looked for in the channel (`Publisher.find`): found, it is
+recorded as posted and not posted twice.
 
 `RoundRunner` runs inside the server process (HTTP mode or Socket Mode): every `poll` seconds it turns due
 schedules into rounds and takes every due step. While the database is unavailable it logs that once,
@@ -19,12 +21,13 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
+from datetime import datetime, timedelta
 from typing import Literal, ParamSpec, Protocol, TypeVar
 
 from bot.errors import ChannelError, QuizError, StorageError
 from bot.quiz import QuizResult
 from bot.rounds.lifecycle import Rounds
-from bot.rounds.models import Reveal, RoundView
+from bot.rounds.models import Posted, Reveal, RoundView
 from bot.rounds.schedules import Schedules
 from bot.storage import Claim, RoundRecord
 
@@ -33,6 +36,7 @@ log = logging.getLogger(__name__)
 P = ParamSpec("P")
 T = TypeVar("T")
 MAX_BACKOFF = 30.0
+CLOCK_SKEW = timedelta(minutes=1)  # how far Slack's clock may be behind this process's, when looking back
 Outcome = Literal["done", "channel", "retry"]
 
 
@@ -44,7 +48,12 @@ class Publisher(Protocol):
     """Where rounds are shown. Each method raises ChannelError when the channel refuses for good."""
 
     async def post(self, view: RoundView) -> str:
-        """Post the round's message; returns its id (Slack's ts)."""
+        """Post the round's message, tagged with the round's id; returns its id (Slack's ts)."""
+        ...
+
+    async def find(self, view: RoundView, *, since: datetime) -> Posted | None:
+        """The round's message if it is in the channel already, posted since `since`; None when it is not,
+        or when the channel could not be read (then it is posted: a round is never held back by this)."""
         ...
 
     async def show(self, view: RoundView) -> None:
@@ -71,7 +80,7 @@ class RoundWork:
         `end_reason` is Slack's error; with "retry", the runner posts it shortly."""
         record = await self.offload(self.rounds.start, team=team, channel=channel, user=user, lang=lang, count=count,
                                     topic=topic, minutes=minutes)
-        outcome = await self.take(Claim("post", record, 0))
+        outcome = await self.take(Claim("post", record, 0), first=True)
         if outcome == "channel":
             ended = await self.offload(self.rounds.store.get, record.id)
             record = ended or record
@@ -106,12 +115,13 @@ class RoundWork:
             await self.take(claim)
         return len(claims)
 
-    async def take(self, claim: Claim) -> Outcome:
+    async def take(self, claim: Claim, *, first: bool = False) -> Outcome:
         """Take a claimed step: "done"; "channel" when the channel refused and the round ended; "retry"
-        when Slack failed otherwise (the lease is given back for a later try)."""
+        when Slack failed otherwise (the lease is given back for a later try). `first`: a round this process
+        has just created, which nobody can have posted yet."""
         try:
             if claim.kind == "post":
-                await self.post(claim.round)
+                await self.post(claim.round, first=first)
             elif claim.kind == "count":
                 await self._show_count(claim)
             else:
@@ -127,8 +137,13 @@ class RoundWork:
             return "retry"
         return "done"
 
-    async def post(self, record: RoundRecord) -> RoundRecord:
-        """Post a round leased to this process. ChannelError after ending it when the channel refuses."""
+    async def post(self, record: RoundRecord, *, first: bool = False) -> RoundRecord:
+        """Post a round leased to this process. ChannelError after ending it when the channel refuses.
+
+        Unless it is its `first` try, or a scheduled round whose questions were never chosen (they are chosen
+        and kept before its message is posted), an earlier try may have reached Slack without its message's
+        ts reaching the database: the round's message is looked for first, and a message found is the round's."""
+        maybe_posted = not first and bool(record.questions)
         if await self.offload(self.rounds.too_late, record):
             await self.offload(self.rounds.failed, record, "not_posted", pause=False)
             log.warning("a round was not posted in time and is dropped", extra={"round": record.id})
@@ -141,6 +156,11 @@ class RoundWork:
                         extra={"round": record.id})
             return record
         view = await self.offload(self.rounds.view, prepared, people=0)
+        found = await self.publisher.find(view, since=_start(record)) if maybe_posted else None
+        if found is not None:
+            log.info("a round's message was already in the channel: it is not posted again",
+                     extra={"round": record.id})
+            return await self.offload(self.rounds.opened, prepared, found.ts, found.ends_at or view.ends_at)
         ts = await self._guarded(prepared, self.publisher.post(view))
         return await self.offload(self.rounds.opened, prepared, ts, view.ends_at)
 
@@ -169,6 +189,11 @@ class RoundWork:
                         "; its schedule is paused" if paused else "",
                         extra={"round": record.id, "channel": record.channel})
             raise
+
+
+def _start(record: RoundRecord) -> datetime:
+    """When a round's message can have been posted at the earliest."""
+    return min(record.created_at, record.post_at) - CLOCK_SKEW
 
 
 class RoundRunner:

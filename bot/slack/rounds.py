@@ -8,6 +8,13 @@ of schedules, the answered counts and the reveals are the runner's, in the backg
 ChannelError: the round ends and its schedule pauses. Each click is graded once in the core and answered
 privately (`chat.postEphemeral`, ✅ or ❌ with the explanation); the channel message's answered count
 follows with `chat.update`, at most every few seconds per round, whichever replica got the clicks.
+
+A round's message and its reveal carry Slack message metadata with the round's id (`eksbot_round`,
+`eksbot_round_reveal`; nothing else, nothing about the answers). Before a round is posted again after a try
+that may have reached Slack, its message is looked for in the channel's recent history
+(`conversations.history`, which needs `channels:history`, or `groups:history` in a private channel): found,
+its ts is recorded and nothing is posted. When the history cannot be read (no such scope, a rate limit), the
+round is posted as before and a warning names Slack's error.
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Awaitable
+from datetime import UTC, datetime
 from typing import Any
 
 from slack_bolt.async_app import AsyncRespond
@@ -23,7 +31,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Settings
 from bot.errors import ChannelError
-from bot.rounds import Reveal, RoundRunner, RoundView, RoundWork
+from bot.rounds import Posted, Reveal, RoundRunner, RoundView, RoundWork
 from bot.services import Services
 from bot.slack import blocks
 from bot.slack.errors import describe, failure_message
@@ -54,6 +62,9 @@ from bot.slack.texts import t
 log = logging.getLogger(__name__)
 
 CHANNEL_GONE = frozenset({"channel_not_found", "not_in_channel", "is_archived"})
+ROUND_EVENT = "eksbot_round"  # the metadata of a round's message
+REVEAL_EVENT = "eksbot_round_reveal"  # and of its reveal
+HISTORY_LIMIT = 100  # messages read back when looking for a round's message (one page, newest first)
 ANSWER_ACTION = re.compile(r"^round_answer_\d{1,2}_[A-Z]$")
 
 
@@ -65,8 +76,20 @@ class SlackPublisher:
 
     async def post(self, view: RoundView) -> str:
         response = await _channel_call(self.client.chat_postMessage(
-            channel=view.channel, **round_message(view), unfurl_links=False, unfurl_media=False))
+            channel=view.channel, **round_message(view), metadata=round_metadata(view), unfurl_links=False,
+            unfurl_media=False))
         return str(response["ts"])
+
+    async def find(self, view: RoundView, *, since: datetime) -> Posted | None:
+        try:
+            response = await self.client.conversations_history(
+                channel=view.channel, oldest=f"{since.timestamp():.6f}", limit=HISTORY_LIMIT,
+                include_all_metadata=True)
+        except Exception as exc:  # noqa: BLE001 - a round is never held back by this: it is posted
+            log.warning("could not look for a round's message before posting it again, so it is posted: %s",
+                        describe(exc), extra={"round": view.id, "channel": view.channel})
+            return None
+        return find_round_message(response.get("messages"), view.id)
 
     async def show(self, view: RoundView) -> None:
         if view.message_ts is not None:
@@ -74,8 +97,32 @@ class SlackPublisher:
                                                         **round_message(view)))
 
     async def reveal(self, reveal: Reveal) -> None:
+        metadata = {"event_type": REVEAL_EVENT, "event_payload": {"round_id": reveal.round.id}}
         await _channel_call(self.client.chat_postMessage(
-            channel=reveal.round.channel, **reveal_message(reveal), unfurl_links=False, unfurl_media=False))
+            channel=reveal.round.channel, **reveal_message(reveal), metadata=metadata, unfurl_links=False,
+            unfurl_media=False))
+
+
+def round_metadata(view: RoundView) -> dict[str, Any]:
+    """What a round's message carries for apps (not people) to read: the round's id and the end it shows."""
+    return {"event_type": ROUND_EVENT, "event_payload": {"round_id": view.id, "ends_at": int(view.ends_at.timestamp())}}
+
+
+def find_round_message(messages: object, round_id: str) -> Posted | None:
+    """The message of round `round_id` among messages read back with their metadata, if there."""
+    for message in messages if isinstance(messages, list) else []:
+        metadata = message.get("metadata") if isinstance(message, dict) else None
+        if not isinstance(metadata, dict) or metadata.get("event_type") != ROUND_EVENT:
+            continue
+        payload = metadata.get("event_payload")
+        if not isinstance(payload, dict) or payload.get("round_id") != round_id \
+                or not isinstance(message.get("ts"), str):
+            continue
+        ends_at = payload.get("ends_at")
+        if isinstance(ends_at, bool) or not isinstance(ends_at, int) or not 0 < ends_at < 2**37:
+            return Posted(message["ts"], None)  # the end its round has now, then
+        return Posted(message["ts"], datetime.fromtimestamp(ends_at, UTC))
+    return None
 
 
 async def _channel_call(call: Awaitable[Any]) -> Any:
