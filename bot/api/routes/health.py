@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from typing import Any
 
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse
@@ -58,11 +59,26 @@ async def readyz_database(request: Request, metrics: MetricsDep) -> Response:
         # The details (host, user) go to the log, not to whoever can reach the probe.
         reason = str(exc) if isinstance(exc, StorageError) else f"no answer within {DATABASE_CHECK_TIMEOUT:g} s"
         if isinstance(exc, StorageError):
-            log.warning("database not ready: %s: %s", exc, exc.detail[:300])
+            _report_not_ready(request, services, exc)
         return JSONResponse(Health(status="unavailable", reason=reason).model_dump(), status_code=503,
                             headers={"Retry-After": "5"})
+    if getattr(request.app.state, "database_warning", None) is not None:
+        log.info("database ready again")
+    request.app.state.database_warning = None
     metrics.database_ready.set(1)
     return JSONResponse(Health(status="ok").model_dump())
+
+
+def _report_not_ready(request: Request, services: Any, exc: StorageError) -> None:
+    """A warning when the database stops taking writes or the reason changes, not at every poll of the
+    probe. Nothing while the start-up still tries to open it: the start-up logs its own failures."""
+    if not services.database.ready:
+        log.debug("database not ready: %s", exc)
+        return
+    warning = f"{exc}: {exc.detail[:300]}"
+    if getattr(request.app.state, "database_warning", None) != warning:
+        request.app.state.database_warning = warning
+        log.warning("database not ready: %s: %s", exc, exc.detail[:300])
 
 
 @router.get("/metrics", summary="Prometheus metrics", response_class=Response)
