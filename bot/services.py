@@ -190,6 +190,11 @@ class Services:
         (InputError) is refused at once."""
         return await self.batcher.answer(question, lang)
 
+    async def show(self, doc_id: str, number: int, lang: str) -> Answer:
+        """The answer of one quiz question or section, named (a suggestion taken): on the model's thread.
+        InputError when the knowledge no longer has it."""
+        return await self.model.run(self.assistant.answer_question, doc_id, number, lang)
+
     async def ask(self, question: str, lang: str | None = None, *, earlier: Sequence[str] = (),
                   conversation: str | None = None) -> Asked:
         """Answer a message of a conversation: the one call a surface makes.

@@ -32,7 +32,8 @@ def test_query_answers_with_the_same_object_as_the_core_on_the_real_model(
     assert response.status_code == 200
     body = response.json()
     assert body == real_services.assistant.answer(EFA_ES).to_dict()
-    assert set(body) == {"answered", "language", "text", "citations", "confidence", "uncovered"}
+    assert set(body) == {"answered", "language", "text", "citations", "confidence", "uncovered", "suggestion"}
+    assert body["suggestion"] is None  # answered: nothing to suggest
     assert body["answered"] is True and body["language"] == "es"
     assert body["citations"][0]["question"] == 5
     assert "FI_PROVIDER=efa" in body["citations"][0]["snippet"]
@@ -63,6 +64,18 @@ def test_out_of_scope_question_is_not_answered(client: TestClient) -> None:
     body = client.post("/v1/query", json={"question": "¿Cuál es la receta de la paella?"}).json()
     assert body["answered"] is False
     assert "Karpenter" in body["text"]
+    assert body["suggestion"] is None  # nothing in the knowledge is close to a recipe
+
+
+@pytest.mark.slow
+def test_a_declined_question_offers_the_closest_question_as_a_suggestion(
+        settings: Settings, real_services: Services) -> None:
+    asked = {"question": "cuanto ancho de banda da EFA"}
+    body = client_for(settings, real_services).post("/v1/query", json=asked).json()
+    assert body["answered"] is False
+    suggestion = body["suggestion"]
+    assert set(suggestion) == CITATION_KEYS and suggestion["excerpt"] == ""
+    assert f"pregunta {suggestion['question']}" in body["text"] and "sugerencia" in body["text"]
 
 
 @pytest.mark.parametrize(

@@ -36,6 +36,7 @@ from bot.text.normalise import fold
 
 RELATED_RATIO = 0.85  # other questions cited when their score is this close to the best one's
 MAX_CITATIONS = 3
+SUGGEST_PROBABILITY = 0.01  # declined, the best question is still offered as the closest from this chance on
 REFERENCE_SPECIFICITY = 0.5  # "the FSx question": the words of X this specific say which question
 
 log = logging.getLogger(__name__)
@@ -54,6 +55,7 @@ class Answer:
     ranked: list[int] = field(default_factory=list)  # question numbers, best first
     caveat: str | None = None  # "The knowledge base says nothing about X. On Y:", before a partial answer
     reference: str | None = None  # "Quiz question 5 (…): the correct answer is B) …", after the snippet
+    suggestion: Citation | None = None  # when not answered: the one question that stands out, offered as such
 
     def to_dict(self) -> dict[str, object]:
         """The public shape: the same for `eksbot ask --json` and `POST /v1/query`."""
@@ -61,6 +63,7 @@ class Answer:
             "answered": self.answered, "language": self.language, "text": self.text,
             "citations": [c.to_dict() for c in self.citations], "confidence": self.confidence,
             "uncovered": list(self.uncovered),
+            "suggestion": self.suggestion.to_dict() if self.suggestion else None,
         }
 
 
@@ -250,20 +253,46 @@ class Assistant:
             for scored in retrieval.ranked[:MAX_CITATIONS]:
                 if scored is not best and not (scored.specific and scored.score >= RELATED_RATIO * best.score):
                     continue
-                q = self.knowledge.question(scored.key[0], scored.key[1], lang)
-                related.append(Citation(
-                    question=q.number, title=q.title, excerpt="", snippet=None, source=q.source,
-                    score=round(scored.score, 4), topic=q.topic, doc_id=q.doc_id, section=q.section,
-                    url=self._url_of(q), lang=q.lang,
-                ))
-        lines = [say(lang, "dont_know"), say(lang, "covers", topics=", ".join(topics))]
-        if related:
+                related.append(self._pointer(scored, lang))
+        # The best one is offered as the closest the knowledge has ("did you mean"), never as the answer: when
+        # it shares a specific word with the question, or the model gives it some chance of answering.
+        suggestion = related[0] if related else (
+            self._pointer(retrieval.ranked[0], lang)
+            if retrieval.ranked and judgement.probability >= SUGGEST_PROBABILITY else None)
+        lines = [say(lang, "dont_know")]
+        if suggestion is not None:
+            lines.append(say(lang, "suggestion_section", title=suggestion.section) if suggestion.section else
+                         say(lang, "suggestion", number=suggestion.question, title=suggestion.title))
+        lines.append(say(lang, "covers", topics=", ".join(topics)))
+        others = related[1:] if suggestion is not None else related
+        if others:
             lines.append(say(lang, "related", titles="; ".join(
                 say(lang, "related_section", title=c.section) if c.section else
-                say(lang, "related_item", number=c.question, title=c.title) for c in related)))
+                say(lang, "related_item", number=c.question, title=c.title) for c in others)))
         return Answer(
             answered=False, language=lang, text="\n".join(lines), citations=related, topics=topics,
             confidence=judgement.probability, uncovered=list(judgement.uncovered), ranked=ranked,
+            suggestion=suggestion,
+        )
+
+    def answer_question(self, doc_id: str, number: int, lang: str) -> Answer:
+        """The answer of one quiz question or section, as if it had been asked by name (what a person who
+        takes a suggestion gets)."""
+        try:
+            question = self.knowledge.question(doc_id, number, check_lang(lang) or "en")
+        except KeyError:
+            raise InputError(say(check_lang(lang) or "en", "no_such_question", number=number)) from None
+        text, language = self.prepare(question.title, lang)
+        retrieval = self.retrieve_many([(text, language)])[0]
+        return self._answer(text, retrieval, frozenset({(doc_id, number)}))
+
+    def _pointer(self, scored: ScoredQuestion, lang: str) -> Citation:
+        """A citation that names a question without quoting it (related, or suggested)."""
+        q = self.knowledge.question(scored.key[0], scored.key[1], lang)
+        return Citation(
+            question=q.number, title=q.title, excerpt="", snippet=None, source=q.source,
+            score=round(scored.score, 4), topic=q.topic, doc_id=q.doc_id, section=q.section,
+            url=self._url_of(q), lang=q.lang,
         )
 
     def _citation(self, text: str, lang: str, vector: np.ndarray, scored: ScoredQuestion,

@@ -108,6 +108,12 @@ class AnswerOut(BaseModel):
         description="Terms of the question the knowledge never mentions, as written. When answered, the answer "
                     "covers the rest and the text says what it does not cover.",
     )
+    suggestion: CitationOut | None = Field(
+        default=None, examples=[None],
+        description="Only when not answered, and one quiz question or section stands out: the closest the knowledge "
+                    "has, offered as a suggestion and not as the answer (its excerpt is empty). Ask for it by name "
+                    "(\"question 9\") to get its answer.",
+    )
     read_as: str | None = Field(
         default=None, examples=["what about stage 2? DeepSpeed ZeRO offloads parameters CPU"],
         description="Only when `history` was given: the question as it was read, with the words carried over "

@@ -40,12 +40,13 @@ class EvalResult:
     answered: bool
     confidence: float = 0.0
     uncovered: list[str] = field(default_factory=list)
+    suggestion: int | None = None  # when declined: the question offered as the closest
 
     def to_dict(self) -> dict[str, object]:
         return {
             "q": self.query.q, "lang": self.query.lang, "kind": self.query.group, "expect": self.query.expect,
             "ranked": self.ranked, "answered": self.answered, "confidence": self.confidence,
-            "uncovered": self.uncovered,
+            "uncovered": self.uncovered, "suggestion": self.suggestion,
         }
 
 
@@ -80,7 +81,8 @@ def evaluate(assistant: Assistant, queries: list[EvalQuery], batch: int = 32) ->
         part = queries[start : start + batch]
         answers = assistant.answer_many([(q.q, None) for q in part])
         for query, answer in zip(part, answers, strict=True):
-            yield EvalResult(query, answer.ranked, answer.answered, answer.confidence, list(answer.uncovered))
+            yield EvalResult(query, answer.ranked, answer.answered, answer.confidence, list(answer.uncovered),
+                             answer.suggestion.question if answer.suggestion else None)
 
 
 def summarize(results: list[EvalResult]) -> dict[str, object]:
@@ -106,8 +108,14 @@ def _stats(rows: list[EvalResult]) -> dict[str, float | int]:
         out["recall@3"] = round(sum(any(k in r.query.expect for k in r.ranked[:3]) for r in inside) / n, 4)
         out["mrr"] = round(sum(_reciprocal_rank(r) for r in inside) / n, 4)
         out["false_abstention"] = round(sum(not r.answered for r in inside) / n, 4)
+        declined = [r for r in inside if not r.answered]
+        if declined:  # of the in-scope questions declined, the share offered the right one as the closest
+            out["suggested_right"] = round(sum(r.suggestion in r.query.expect for r in declined) / len(declined), 4)
     if outside:
         out["abstention"] = round(sum(not r.answered for r in outside) / len(outside), 4)
+        declined = [r for r in outside if not r.answered]
+        if declined:  # of the out-of-scope questions declined, the share that still got a suggestion
+            out["suggested_out"] = round(sum(r.suggestion is not None for r in declined) / len(declined), 4)
     labelled = [r for r in rows if r.query.uncovered and r.answered]
     if labelled:
         expected = sum(len(r.query.uncovered) for r in labelled)

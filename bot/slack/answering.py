@@ -15,14 +15,15 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from slack_bolt.async_app import AsyncRespond
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.errors import InputError
-from bot.lang import Lang
+from bot.lang import LANGUAGES, Lang
 from bot.services import Services
 from bot.slack import blocks
 from bot.slack.errors import describe, failure_message
-from bot.slack.payloads import Body, SlackContext, team_of
+from bot.slack.payloads import Body, SlackContext, button_value, team_of
 from bot.slack.texts import t
 from bot.text.markup import clean_question
 
@@ -129,6 +130,28 @@ class AnswerListeners:
                                         "read_as": asked.reading.text})
         return (blocks.answer_message(answer, question=asked.reading.text),
                 "answered" if answer.answered else "abstained")
+
+    async def on_suggestion(self, body: Body, respond: AsyncRespond) -> None:
+        """"Show that answer", under an "I don't know": the answer of the question it suggested, below it."""
+        value = button_value(body)
+        doc_id, number, lang = value.get("d"), value.get("q"), value.get("l")
+        reply_lang: Lang = lang if lang in LANGUAGES else self.ctx.settings.default_lang
+        services = self.ctx.get_services()
+        if not isinstance(doc_id, str) or type(number) is not int or lang not in LANGUAGES:
+            await respond(response_type="ephemeral", replace_original=False,
+                          **blocks.text_message(t(reply_lang, "bad_button")))
+            return
+        if services is None:
+            await respond(response_type="ephemeral", replace_original=False,
+                          **blocks.text_message(t(reply_lang, "starting")))
+            return
+        try:
+            answer = await services.show(doc_id, number, reply_lang)
+        except InputError as exc:  # the knowledge changed since the suggestion
+            await respond(response_type="ephemeral", replace_original=False,
+                          **blocks.text_message(blocks.escape(str(exc))))
+            return
+        await respond(replace_original=False, **blocks.answer_message(answer))
 
     async def _known(self, services: Services, conversation: str) -> bool:
         return await services.answered_in(conversation)  # without the database, only mentions are answered

@@ -31,6 +31,7 @@ from bot.errors import ConfigError
 from bot.metrics import Metrics
 from bot.slack.answering import AnswerListeners
 from bot.slack.assistant_view import build_assistant
+from bot.slack.blocks import SUGGESTION_ACTION
 from bot.slack.feedback import FeedbackListeners
 from bot.slack.home import HomeListeners
 from bot.slack.home_view import LANGUAGE_ACTION, REVIEW_ACTION
@@ -49,7 +50,7 @@ EVENTS = ("app_mention", "message", "app_home_opened")
 ASSISTANT_EVENTS = ("assistant_thread_started", "assistant_thread_context_changed")
 ANSWER_ACTION = re.compile(r"^quiz_answer_[A-Z]$")
 ACTIONS = ("quiz_next", "quiz_me", "quiz_share", "feedback_up", "feedback_down", REVIEW_ACTION, LANGUAGE_ACTION,
-           GAP_ACTION, NOTE_ACTION)
+           GAP_ACTION, NOTE_ACTION, SUGGESTION_ACTION)
 SHORTCUTS = (SHORTCUT,)  # message shortcuts (features.shortcuts in the manifest)
 VIEWS = (ENTRY_CALLBACK, NOTE_CALLBACK)  # the modals whose submissions are taken
 
@@ -121,6 +122,7 @@ def register_listeners(app: AsyncApp, ctx: SlackContext) -> None:
     app.action(ANSWER_ACTION)(ack=_ack, lazy=[quiz.on_answer])
     app.action("quiz_next")(ack=_ack, lazy=[quiz.on_next])
     app.action("quiz_me")(ack=_ack, lazy=[quiz.on_quiz_me])
+    app.action(SUGGESTION_ACTION)(ack=_ack, lazy=[answers.on_suggestion])
     app.action("quiz_share")(ack=_ack, lazy=[quiz.on_share])
     app.action(re.compile(r"^feedback_(up|down)$"))(ack=_ack, lazy=[feedback.on_feedback])
     knowledge = KnowledgeListeners(ctx, on_saved=home.refresh)

@@ -147,6 +147,7 @@ def link_target(url: str | None) -> str | None:
     return target if len(target) <= URL_CHARS else None
 
 
+SUGGESTION_ACTION = "show_suggestion"  # under an "I don't know": the answer of the question it suggests
 QUESTION_IN_BUTTON = 300  # characters of the question a 👎 passes on to the knowledge gaps
 
 
@@ -160,6 +161,11 @@ def answer_message(answer: Answer, *, question: str | None = None) -> Message:
     related quiz questions, if any): no citation, no buttons. `question` (what was answered) goes with the
     feedback buttons, so that a 👎 can tell the knowledge gaps what the answer was for."""
     lang = answer.language
+    if not answer.answered and answer.suggestion is not None:  # "closest I know": a button shows that answer
+        offered = answer.suggestion
+        return message(escape(answer.text), [section(escape(answer.text)), *actions("suggestion_actions", [
+            button(t(lang, "show_suggestion"), SUGGESTION_ACTION, {"d": offered.doc_id, "q": offered.question,
+                                                                   "l": lang})])])
     if not answer.answered or not answer.citations:
         return message(escape(answer.text), [section(escape(answer.text))])
     top = answer.citations[0]
