@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from bot.lang import LANGUAGES
 from bot.retrieval.artifacts import LoadedIndex
+from bot.retrieval.knowledge_terms import TextKey, text_key
 from bot.retrieval.terms import QueryWord
 from bot.text.identifiers import WORD_PATTERN
 from bot.text.normalise import fold, strip_accents
@@ -52,13 +53,24 @@ class _Lead:
 class Definitions:
     """Per question: its topic and answer terms, and the leads of its sentences, rows and list items."""
 
-    def __init__(self, texts: Iterable[tuple[object, str, str]], names: Iterable[tuple[object, str]]) -> None:
+    def __init__(self, texts: Iterable[tuple[object, str, str]], names: Iterable[tuple[object, str]],
+                 previous: Definitions | None = None) -> None:
         """`texts`: (question key, kind, text) with kind "sentence" or "row" (a table row's first cell);
-        `names`: (question key, text) for topics and correct answers, which define what they name."""
+        `names`: (question key, text) for topics and correct answers, which define what they name;
+        `previous`: the definitions of an earlier knowledge, whose reading of unchanged texts is reused."""
+        known = previous._read if previous is not None else {}
+        self._read: dict[TextKey, tuple[_Lead, ...]] = {}  # the leads of each text, by the text
         self._leads: dict[object, list[_Lead]] = {}
         for key, _kind, text in texts:
-            for lead in _leads(text):
-                self._leads.setdefault(key, []).append(lead)
+            digest = text_key("", text)
+            leads = self._read.get(digest)
+            if leads is None:
+                leads = known.get(digest)
+                if leads is None:
+                    leads = tuple(_leads(text))
+                self._read[digest] = leads
+            if leads:
+                self._leads.setdefault(key, []).extend(leads)
         self._names: dict[object, list[list[frozenset[str]]]] = {}  # per name: its words' terms
         for key, text in names:
             for part in [_PARENTHESES.sub(" ", text), *_PARENTHESES.findall(text)]:
@@ -71,7 +83,7 @@ class Definitions:
     def of_index(cls, index: LoadedIndex, previous: Definitions | None = None) -> Definitions:
         """What each quiz question explains: its topic, its correct answer, and the leads of its
         sentences and table rows (a row's first cell is what the row explains). `previous`: those of an
-        earlier index (not used yet)."""
+        earlier index, whose reading of the texts that did not change is reused."""
         texts: list[tuple[object, str, str]] = [
             ((s.doc_id, s.question), "sentence", s.text) for s in index.sentences
         ]
@@ -85,7 +97,7 @@ class Definitions:
                 names += [((q.doc_id, q.number), q.topic)] if q.topic else []
                 option = q.correct_option
                 names += [((q.doc_id, q.number), option.text)] if option else []
-        return cls(texts, names)
+        return cls(texts, names, previous)
 
     def defines(self, key: object, subject: Sequence[QueryWord]) -> bool:
         """Whether the question `key` explains what `subject` (the X of "what is X?") is."""

@@ -4,6 +4,7 @@ was asked, in the order the explanation gives them."""
 from __future__ import annotations
 
 import re
+from sys import intern
 
 import numpy as np
 
@@ -12,6 +13,7 @@ from bot.knowledge.chunks import Chunk
 from bot.lang import LANGUAGES
 from bot.retrieval.artifacts import LoadedIndex
 from bot.retrieval.hybrid import Retrieval
+from bot.retrieval.knowledge_terms import TextKey, text_key
 from bot.retrieval.sentence_groups import SentenceGroups
 from bot.text.sentences import sentences
 from bot.text.tokens import tokens
@@ -29,16 +31,28 @@ class Excerpts:
 
     def __init__(self, index: LoadedIndex, sentences: SentenceGroups | None = None,
                  previous: Excerpts | None = None) -> None:
-        """`previous`: the excerpts of an earlier index (not used yet)."""
+        """`previous`: the excerpts of an earlier index, whose terms of unchanged sentences and rows are
+        reused."""
         self._index = index
         self._groups = sentences or SentenceGroups.of(index)  # each edition's vectors together (a view)
-        self._sentence_terms = [frozenset(tokens(s.text, s.lang)) for s in index.sentences]
+        known = previous._terms if previous is not None else {}
+        self._terms: dict[TextKey, frozenset[str]] = {}  # the terms of each sentence and row, by its text
+
+        def terms_of(text: str, lang: str) -> frozenset[str]:
+            key = text_key(lang, text)
+            found = self._terms.get(key)
+            if found is None:
+                found = known.get(key)
+                if found is None:
+                    found = frozenset(intern(t) for t in tokens(text, lang))
+                self._terms[key] = found
+            return found
+
+        self._sentence_terms = [terms_of(s.text, s.lang) for s in index.sentences]
         self._rows_of: dict[tuple[str, int, str], list[tuple[Chunk, frozenset[str]]]] = {}
         for c in index.chunks:
             if c.kind == "table_row":
-                self._rows_of.setdefault((c.doc_id, c.question, c.lang), []).append(
-                    (c, frozenset(tokens(c.text, c.lang)))
-                )
+                self._rows_of.setdefault((c.doc_id, c.question, c.lang), []).append((c, terms_of(c.text, c.lang)))
         self._follows = _what_follows(index.knowledge)
 
     def excerpt(self, question: Question, vector: np.ndarray, retrieval: Retrieval) -> str:

@@ -16,7 +16,7 @@ import logging
 import os
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from types import ModuleType
@@ -90,6 +90,28 @@ class LoadedIndex:
     sentences: list[Sentence]
     faiss_index: faiss.Index
     sentence_vectors: np.ndarray
+    # chunk id -> the English reading of a Spanish-only chunk (`bot.retrieval.readings`); read when first asked
+    readings: dict[int, str] | None = field(default=None, compare=False)
+
+
+def english_of(index: LoadedIndex) -> dict[int, str]:
+    """The English readings of the index's Spanish-only chunks (read once per index)."""
+    if index.readings is None:
+        object.__setattr__(index, "readings", english_readings(index.chunks, Glossary.bundled()))
+    assert index.readings is not None
+    return index.readings
+
+
+class _RememberedReadings(Glossary):
+    """The bundled glossary, reading again only the texts an earlier index did not read."""
+
+    def __init__(self, known: dict[str, str]) -> None:
+        self.__dict__.update(Glossary.bundled().__dict__)
+        self._known = known
+
+    def reading(self, text: str) -> str:
+        found = self._known.get(text)
+        return found if found is not None else super().reading(text)
 
 
 def make_index(knowledge: KnowledgeBase, embedder: Embedder, previous: LoadedIndex | None = None) -> LoadedIndex:
@@ -98,7 +120,9 @@ def make_index(knowledge: KnowledgeBase, embedder: Embedder, previous: LoadedInd
     embedded again."""
     started = time.perf_counter()
     chunks, sentences = chunk_knowledge(knowledge)
-    readings = english_readings(chunks, Glossary.bundled())
+    read_before = {} if previous is None else {
+        previous.chunks[i].indexed_text: reading for i, reading in english_of(previous).items()}
+    readings = english_readings(chunks, _RememberedReadings(read_before))
     known_chunks, known_sentences = _known_vectors(previous, embedder)
     vectors = _vectors([embedded_text(c, readings) for c in chunks], embedder, known_chunks)
     sentence_vectors = _vectors([s.text for s in sentences], embedder, known_sentences)
@@ -110,7 +134,7 @@ def make_index(knowledge: KnowledgeBase, embedder: Embedder, previous: LoadedInd
         built_at=datetime.now(UTC).isoformat(timespec="seconds"), chunks=len(chunks), sentences=len(sentences),
         build_seconds=round(time.perf_counter() - started, 3),
     )
-    return LoadedIndex(manifest, knowledge, chunks, sentences, index, sentence_vectors)
+    return LoadedIndex(manifest, knowledge, chunks, sentences, index, sentence_vectors, readings)
 
 
 def _known_vectors(previous: LoadedIndex | None, embedder: Embedder) -> tuple[dict[str, np.ndarray],
@@ -119,7 +143,7 @@ def _known_vectors(previous: LoadedIndex | None, embedder: Embedder) -> tuple[di
     if previous is None or previous.manifest.model_id != embedder.model_id or (
             previous.manifest.dimension != embedder.dimension or previous.manifest.pipeline != pipeline_digest()):
         return {}, {}
-    readings = english_readings(previous.chunks, Glossary.bundled())
+    readings = english_of(previous)
     chunk_vectors = previous.faiss_index.reconstruct_n(0, previous.faiss_index.ntotal)
     chunks = {embedded_text(c, readings): chunk_vectors[i] for i, c in enumerate(previous.chunks)}
     sentences = {s.text: previous.sentence_vectors[i] for i, s in enumerate(previous.sentences)}

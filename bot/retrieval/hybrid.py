@@ -18,11 +18,10 @@ import numpy as np
 from bot.knowledge.chunks import Chunk
 from bot.lang import Lang
 from bot.retrieval import uncovered
-from bot.retrieval.artifacts import LoadedIndex
+from bot.retrieval.artifacts import LoadedIndex, english_of
 from bot.retrieval.knowledge_terms import KnowledgeTerms
 from bot.retrieval.lexical import LexicalIndex
 from bot.retrieval.lexicon import Glossary, WordFrequency
-from bot.retrieval.readings import english_readings
 from bot.retrieval.sentence_groups import SentenceGroups
 from bot.retrieval.terms import Analysis, Vocabulary
 
@@ -74,22 +73,27 @@ class Retrieval:
 
 
 class HybridRetriever:
+    lexical: LexicalIndex
+    vocabulary: Vocabulary
+
     def __init__(self, index: LoadedIndex, tuning: Tuning | None = None,
                  frequency: WordFrequency | None = None, previous: HybridRetriever | None = None) -> None:
-        """`previous`: the retriever of an earlier index (not used yet)."""
+        """`previous`: the retriever of an earlier index, whose work on the chunks that did not change is
+        reused (the tokens of BM25, the terms of each question or section)."""
         self.index = index
         self.tuning = tuning or Tuning()
         self.chunks = index.chunks
         self.frequency = frequency or WordFrequency.bundled()
         self.glossary = Glossary.bundled()
-        english = english_readings(index.chunks, self.glossary)
-        self.lexical = LexicalIndex(index.chunks, english=english)
+        english = english_of(index)
+        self.lexical = LexicalIndex(index.chunks, english=english, previous=previous.lexical if previous else None)
         # A Spanish-only chunk is also known in English: as written (names, identifiers) and as read.
         read_in_english = [((c.doc_id, c.question), "en", f"{_knowledge_text(c)}\n{english[c.id]}")
                            for c in index.chunks if c.id in english]
         self.vocabulary = Vocabulary(KnowledgeTerms(
             [*(((c.doc_id, c.question), c.lang, _knowledge_text(c)) for c in index.chunks), *read_in_english],
             titles=[(d.lang, d.title) for d in index.knowledge.documents],
+            previous=previous.vocabulary.terms if previous else None,
         ))
         keys = sorted({(c.doc_id, c.question) for c in self.chunks})
         self.keys: list[QuestionKey] = keys

@@ -1,13 +1,19 @@
-"""BM25 over the chunks, one index per language (each with its own stemmer and stop words)."""
+"""BM25 over the chunks, one index per language (each with its own stemmer and stop words).
+
+Each chunk's tokens are kept by its text: an index made from an earlier one (`previous`) tokenises only the
+chunks whose text changed, and builds BM25 from the kept tokens (the same index as built from scratch).
+"""
 
 from __future__ import annotations
 
 import logging
+from sys import intern
 
 import bm25s
 import numpy as np
 
 from bot.knowledge.chunks import Chunk
+from bot.retrieval.knowledge_terms import TextKey, text_key
 from bot.text.tokens import tokens
 
 logging.getLogger("bm25s").setLevel(logging.WARNING)
@@ -18,17 +24,28 @@ class LexicalIndex:
     is searched in the English index as well."""
 
     def __init__(self, chunks: list[Chunk], k1: float = 1.2, b: float = 0.75,
-                 english: dict[int, str] | None = None) -> None:
+                 english: dict[int, str] | None = None, previous: LexicalIndex | None = None) -> None:
+        """`previous`: the index of an earlier knowledge, whose tokens of unchanged chunks are reused."""
         self._n = len(chunks)
         self._by_lang: dict[str, tuple[np.ndarray, bm25s.BM25]] = {}
+        known = previous._tokens if previous is not None else {}
+        self._tokens: dict[TextKey, tuple[str, ...]] = {}  # each chunk's tokens, by its text
         english = english or {}
         for lang in sorted({c.lang for c in chunks} | ({"en"} if english else set())):
             ids = np.array([c.id for c in chunks if c.lang == lang or (lang == "en" and c.id in english)],
                            dtype=np.int64)
-            corpus = [tokens(chunks[i].indexed_text if chunks[i].lang == lang
-                             else f"{chunks[i].indexed_text}\n{english[int(i)]}", lang) for i in ids]
+            corpus: list[list[str]] = []
+            for i in ids:
+                text = chunks[i].indexed_text if chunks[i].lang == lang else \
+                    f"{chunks[i].indexed_text}\n{english[int(i)]}"
+                key = text_key(lang, text)
+                found = self._tokens.get(key) or known.get(key)
+                if found is None:
+                    found = tuple(intern(t) for t in tokens(text, lang))
+                self._tokens[key] = found
+                corpus.append(list(found) or [""])
             engine = bm25s.BM25(k1=k1, b=b)
-            engine.index([doc or [""] for doc in corpus], show_progress=False)
+            engine.index(corpus, show_progress=False)
             self._by_lang[lang] = (ids, engine)
 
     @property
