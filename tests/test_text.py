@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bot.text.language import detect_language, edition_vocabulary
-from bot.text.markup import clean_question
+from bot.text.markup import clean_question, context_spans
 from bot.text.normalise import fold, strip_accents
 from bot.text.sentences import sentences
 from bot.text.tokens import tokens
@@ -120,8 +120,12 @@ def test_edition_vocabulary_decides_without_stop_words() -> None:
         ("<@U123ABC> ¿qué es EFA?", "¿qué es EFA?"),
         ("<@U123ABC|ana> what is EFA?", "what is EFA?"),
         ("see <#C0123|general> please", "see #general please"),
-        ("read <https://example.com/docs|the docs> first", "read the docs first"),
-        ("read <https://example.com/docs> first", "read https://example.com/docs first"),
+        ("read <https://example.com/docs|the docs> first", "read `the docs` first"),  # kept, as context
+        ("read <https://example.com/docs> first", "read `https://example.com/docs` first"),
+        (":wave: <@U0BOT> :+1::skin-tone-2: what is EFA?", "what is EFA?"),
+        ("*quick one*: what's `save_total_limit` _for_ ~here~?", "quick one: what's `save_total_limit` for here?"),
+        ("&gt; FSx vs EFS\n&gt; &gt; nested\nwhich one?", "FSx vs EFS nested which one?"),
+        ("a `*x*` in code, 10:14:07 and a*b stay", "a `*x*` in code, 10:14:07 and a*b stay"),
         ("<!channel> what is EFA?", "what is EFA?"),
         ("<!here> what is EFA?", "what is EFA?"),
         ("is a &lt; b &amp;&amp; b &gt; c?", "is a < b && b > c?"),
@@ -134,8 +138,15 @@ def test_clean_question_removes_slack_markup_and_control_characters(raw: str, cl
     assert clean_question(raw) == clean
 
 
-def test_clean_question_keeps_emoji_and_accents() -> None:
-    assert clean_question("¿Cómo uso EFA? 🚀 :rocket:") == "¿Cómo uso EFA? 🚀 :rocket:"
+def test_clean_question_keeps_emoji_and_accents_and_drops_emoji_codes() -> None:
+    assert clean_question("¿Cómo uso EFA? 🚀 :rocket:") == "¿Cómo uso EFA? 🚀"
+
+
+def test_code_and_link_labels_are_marked_as_context() -> None:
+    text = clean_question("```\n0/8 nodes are available: 8 Insufficient vpc.amazonaws.com/efa\n``` how? <https://x.io|"
+                          "the AMP docs> and `FI_PROVIDER`, `a b c`")
+    assert [text[a:b] for a, b in context_spans(text)] == [
+        "``` 0/8 nodes are available: 8 Insufficient vpc.amazonaws.com/efa ```", "`the AMP docs`", "`a b c`"]
 
 
 def test_clean_question_of_markup_only_is_empty() -> None:

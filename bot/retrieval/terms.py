@@ -32,6 +32,7 @@ from bot.retrieval.lexicon import (
 )
 from bot.retrieval.questions import COMPARISON, QUESTION_END, SEGMENT_BREAK, definition_subject
 from bot.text.identifiers import QUERY_WORD, is_code_name
+from bot.text.markup import context_spans
 from bot.text.normalise import fold, strip_accents
 from bot.text.tokens import ALL_STOPWORDS, word_terms
 
@@ -46,6 +47,8 @@ Form = tuple[str, ...]  # index terms of one reading of a word: the main term, t
 
 _LETTERS_DIGITS = re.compile(r"(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])")
 _SUPERLATIVE = re.compile(r"\b(\w{3,}?)[ií]sim[oa]s?\b")  # "lentísimo" is as common as "lento"
+_SENTENCE_OPENING = re.compile(r"[.?!¿¡:]|```")  # between two words: the second opens a sentence
+CONTEXT_EVIDENCE_SPECIFICITY = 0.5  # a word of pasted code or logs counts when the knowledge has it, this specific
 _QUANTITY = re.compile(r"^~?\d+(?:[.,]\d+)?(?:[kmbtg]|gb|tb|mb|gib|tib|gbps|ms|x|h|m|s|b-?params?)?$")
 
 
@@ -61,6 +64,7 @@ class QueryWord:
     position: int = 0  # its token's place in the question (see `Analysis.tokens`)
     zipf: float = 0.0  # how common it is in general language (Zipf scale; 0 for names and identifiers)
     where: frozenset[object] = frozenset()  # the quiz questions (keys) that use it, in either edition
+    opens: bool = True  # it begins a sentence, where a capital letter names nothing
 
     @property
     def known(self) -> bool:
@@ -127,6 +131,10 @@ class Vocabulary:
         shown = question if len(plain) == len(question) else plain  # show words with their accents
         matches = list(QUERY_WORD.finditer(plain))
         raw_tokens = [_token(m) for m in matches]
+        pasted = context_spans(plain)
+        in_context = {p for p, m in enumerate(matches) if any(a <= m.start() < b for a, b in pasted)}
+        starts = {p for p, m in enumerate(matches)
+                  if p == 0 or _SENTENCE_OPENING.search(plain[matches[p - 1].end() : m.start()])}
         breaks = [m.end() for m in SEGMENT_BREAK.finditer(plain)]
         segments = tuple(sum(1 for b in breaks if b <= m.start()) for m in matches)
         displayed = [_token(m, shown) for m in QUERY_WORD.finditer(plain)]
@@ -138,7 +146,7 @@ class Vocabulary:
             if position in joined:
                 whole = joined[position]
                 word = self._word(f"{displayed[position]} {displayed[position + 1]}", frequency, langs,
-                                  extra=[whole], position=position)
+                                  extra=[whole], position=position, opens=position in starts)
                 search.append(f"{raw} {raw_tokens[position + 1]} {whole}")
                 words.append(word)
                 continue
@@ -148,11 +156,12 @@ class Vocabulary:
                 search.append(chat)
                 if all(w in ALL_STOPWORDS for w in QUERY_WORD.findall(fold(chat))):
                     continue  # "pa", "q", "tb": function words
-                words.append(self._word(raw, frequency, langs, extra=[chat], position=position))
+                words.append(self._word(raw, frequency, langs, extra=[chat], position=position,
+                                        opens=position in starts))
                 continue
             slang = SLANG.get(lang, {}).get(folded) or SLANG["*"].get(folded)
             if slang is not None:
-                word = self._word(raw, frequency, langs, extra=[slang], position=position)
+                word = self._word(raw, frequency, langs, extra=[slang], position=position, opens=position in starts)
                 search.append(f"{raw} {slang}")
                 words.append(word)
                 continue
@@ -160,9 +169,13 @@ class Vocabulary:
                 search.append(" ".join([raw, *english.get(position, [])]))
                 continue
             word = self._word(displayed[position], frequency, langs, position=position,
-                              english=english.get(position))
+                              english=english.get(position), opens=position in starts)
             search.append(" ".join([raw, *word.readings]))
             words.append(word)
+        # Pasted code, logs and link labels are context: what the knowledge has of them is evidence; the rest
+        # is not what the person asks about.
+        words = [w for w in words if w.position not in in_context
+                 or (w.known and w.specificity >= CONTEXT_EVIDENCE_SPECIFICITY)]
         return Analysis(
             words=tuple(words), tokens=tuple(raw_tokens), spans=tuple(m.span() for m in matches),
             segments=segments, search_text=" ".join(search),
@@ -209,11 +222,12 @@ class Vocabulary:
         return out
 
     def _word(self, raw: str, frequency: WordFrequency, langs: list[str], extra: list[str] | None = None,
-              position: int = 0, english: list[str] | None = None) -> QueryWord:
-        key = (raw, tuple(langs), tuple(extra or ()), tuple(english or ()), position > 0)
+              position: int = 0, english: list[str] | None = None, opens: bool | None = None) -> QueryWord:
+        opens = position == 0 if opens is None else opens
+        key = (raw, tuple(langs), tuple(extra or ()), tuple(english or ()), opens)
         word = self._read.get(key)
         if word is None:
-            word = self._read_word(raw, frequency, langs, extra, position, english)
+            word = self._read_word(raw, frequency, langs, extra, position, english, opens)
             if len(self._read) < READ_CACHE:
                 self._read[key] = word
         return word if word.position == position else replace(word, position=position)
@@ -230,7 +244,7 @@ class Vocabulary:
         return frozenset(found)
 
     def _read_word(self, raw: str, frequency: WordFrequency, langs: list[str], extra: list[str] | None,
-                   position: int, english: list[str] | None) -> QueryWord:
+                   position: int, english: list[str] | None, opens: bool) -> QueryWord:
         folded = fold(raw)
         readings = [raw, *(extra or [])]
         identifier = is_code_name(raw)
@@ -256,11 +270,11 @@ class Vocabulary:
             spec = 1.0
         else:
             spec = specificity(zipf)
-        capitalised = position > 0 and raw[:1].isupper() and zipf < CAPITALISED_NAMED_ZIPF  # "S3 Connector"
+        capitalised = not opens and raw[:1].isupper() and zipf < CAPITALISED_NAMED_ZIPF  # "S3 Connector"
         quantity = folded.isdigit() or bool(_QUANTITY.match(folded))  # "64", "120B", "400gbps"
         named = not quantity and (identifier or _is_acronym(raw) or capitalised or zipf < RARE_ZIPF)
         return QueryWord(text=raw, readings=tuple(readings[1:]), forms=forms, specificity=spec, named=named,
-                         position=position, zipf=commonness, where=self._where(forms))
+                         position=position, zipf=commonness, where=self._where(forms), opens=opens)
 
     def _known(self, folded: str, langs: list[str]) -> bool:
         return any(

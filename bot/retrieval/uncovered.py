@@ -129,7 +129,7 @@ def uncovered_terms(analysis: Analysis, vocabulary: Vocabulary, only: set[int] |
 def names_a_thing(word: QueryWord) -> bool:
     """A named word that can be what a question is about: a specific one, or a capitalised one inside
     the sentence ("Jenkins", "Pod Identity", "Capacity Blocks")."""
-    return word.named and (word.specificity >= CORE_SPECIFICITY or (word.position > 0 and word.text[:1].isupper()))
+    return word.named and (word.specificity >= CORE_SPECIFICITY or (not word.opens and word.text[:1].isupper()))
 
 
 def _modifies_specific(word: QueryWord, by_position: dict[int, QueryWord]) -> bool:

@@ -1,0 +1,44 @@
+"""What people paste (logs, errors, snippets) and how Slack writes are read as context, not as the question."""
+
+from __future__ import annotations
+
+from bot.answering.assistant import Assistant
+from bot.retrieval.uncovered import uncovered_terms
+from bot.text.markup import clean_question
+
+PENDING = ("```\nWarning  FailedScheduling  0/8 nodes are available: 8 Insufficient vpc.amazonaws.com/efa. "
+           "preemption: 0/8 nodes are available\n```\nhow does the pod spec request EFA?")
+
+
+def read(assistant: Assistant, text: str) -> tuple[list[str], list[str]]:
+    question = clean_question(text)
+    analysis = assistant.retriever.analyze(question, "en")
+    return [w.text for w in analysis.words], uncovered_terms(analysis, assistant.retriever.vocabulary)
+
+
+def test_a_pasted_scheduler_error_adds_no_unknown_things(fake_assistant: Assistant) -> None:
+    words, uncovered = read(fake_assistant, PENDING)
+    assert uncovered == []
+    assert "FailedScheduling" not in words and "preemption" not in words
+    assert "vpc.amazonaws.com/efa" in words  # the knowledge has it: evidence
+    assert "EFA" in words  # the person's own sentence is read as always
+
+
+def test_a_term_in_backticks_is_the_persons_own(fake_assistant: Assistant) -> None:
+    words, uncovered = read(fake_assistant, "what does `neuron_parallel_compile_x` do?")
+    assert "neuron_parallel_compile_x" in words and uncovered == ["neuron_parallel_compile_x"]
+
+
+def test_a_capital_that_opens_a_sentence_names_nothing(fake_assistant: Assistant) -> None:
+    _, uncovered = read(fake_assistant, "Our job sat Pending for hours. Yesterday it happened again with Volcano, "
+                                        "why?")
+    assert "Yesterday" not in " ".join(uncovered)
+    _, named = read(fake_assistant, "Can we use it with Yesterdayfoo Kueue?")
+    assert "Kueue" in " ".join(named)
+
+
+def test_slack_markup_around_a_question_changes_nothing(fake_assistant: Assistant) -> None:
+    plain = fake_assistant.answer("¿qué ventaja tiene bf16 frente a fp16 al entrenar?")
+    marked = fake_assistant.answer(":coffee: <@U0BOT> _pregunta rápida_: ¿qué ventaja tiene *bf16* frente a fp16 "
+                                   "al entrenar? <https://pytorch.org/docs/stable/amp.html|docs de AMP>")
+    assert (marked.answered, marked.ranked[:1], marked.uncovered) == (plain.answered, plain.ranked[:1], plain.uncovered)
