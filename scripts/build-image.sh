@@ -4,7 +4,9 @@
 # Environment (all optional):
 #   BASE_IMAGE          base of both stages; a local one (scripts/debian-base-image.sh) where no registry
 #                       serves python:3.11-slim-bookworm, e.g. BASE_IMAGE=localhost/debian-bookworm-python
-#   PIP_INDEX_URL, PIP_EXTRA_INDEX_URL, PIP_TRUSTED_HOST
+#   BASE_DIGEST         the base's digest (sha256:...). Unset: the Dockerfile's pin of python:3.11-slim-bookworm
+#                       when BASE_IMAGE is unset too, else none (BASE_IMAGE as named, which may end in @sha256:...)
+#   PIP_INDEX_URL, PIP_EXTRA_INDEX_URL, PIP_TRUSTED_HOST, TORCH_INDEX_URL
 #                       a company package mirror, passed as build arguments when set (even empty)
 #   CA_BUNDLE           PEM file of the CAs pip must trust (a proxy's), passed as the build secret `ca-bundle`;
 #                       default: PIP_CERT when it names a file
@@ -14,6 +16,8 @@
 #   ENGINE              docker, buildah or podman, to choose instead of detecting
 #   CONTAINERS_ARGS     global options for buildah and podman (default: --storage-driver vfs)
 #   BUILDAH_ISOLATION   buildah's isolation (default here: chroot, which needs no user namespaces)
+# The OCI labels: VERSION (pyproject.toml's), REVISION (the commit, "-dirty" when the tree differs), SOURCE (the
+# remote `origin` without credentials), CREATED (now, or SOURCE_DATE_EPOCH); each can be set instead.
 # buildah and podman write the Docker image format, which keeps SHELL and HEALTHCHECK (OCI drops them), and
 # keep no layer per step: on the vfs storage driver each would be a full copy of the build stage (gigabytes).
 set -euo pipefail
@@ -32,9 +36,25 @@ if [ -z "$engine" ]; then
     fi
 fi
 
+# The pinned digest is python:3.11-slim-bookworm's: another base is taken as named unless BASE_DIGEST is set.
+if [ -n "${BASE_IMAGE:-}" ] && [ -z "${BASE_DIGEST+set}" ]; then BASE_DIGEST=; fi
+VERSION=${VERSION:-$version}
+if [ -z "${REVISION:-}" ]; then
+    if REVISION=$(git rev-parse HEAD 2>/dev/null); then
+        git diff --quiet HEAD -- 2>/dev/null || REVISION="$REVISION-dirty"
+    else
+        unset REVISION
+    fi
+fi
+if [ -z "${SOURCE:-}" ]; then
+    SOURCE=$(git remote get-url origin 2>/dev/null | sed -E 's|^git@([^:]+):|https://\1/|; s|://[^/@]*@|://|') || SOURCE=
+fi
+CREATED=${CREATED:-$(date -u ${SOURCE_DATE_EPOCH:+-d "@$SOURCE_DATE_EPOCH"} +%Y-%m-%dT%H:%M:%SZ)}
+
 args=(-f deploy/Dockerfile -t "$tag")
-for name in BASE_IMAGE PIP_INDEX_URL PIP_EXTRA_INDEX_URL PIP_TRUSTED_HOST EMBEDDING_BACKEND; do
-    # Set, even empty, is passed: PIP_EXTRA_INDEX_URL= turns PyTorch's index off where wheels come from WHEELS.
+for name in BASE_IMAGE BASE_DIGEST PIP_INDEX_URL PIP_EXTRA_INDEX_URL PIP_TRUSTED_HOST TORCH_INDEX_URL \
+            EMBEDDING_BACKEND VERSION REVISION SOURCE CREATED; do
+    # Set, even empty, is passed: TORCH_INDEX_URL= asks no index for torch (it must come from WHEELS).
     [ -n "${!name+set}" ] && args+=(--build-arg "$name=${!name}")
 done
 ca=${CA_BUNDLE:-${PIP_CERT:-}}
