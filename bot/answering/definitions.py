@@ -19,7 +19,6 @@ from dataclasses import dataclass
 
 from bot.lang import LANGUAGES
 from bot.retrieval.artifacts import LoadedIndex
-from bot.retrieval.knowledge_terms import TextKey, text_key
 from bot.retrieval.terms import QueryWord
 from bot.text.identifiers import WORD_PATTERN
 from bot.text.normalise import fold, strip_accents
@@ -59,25 +58,29 @@ class Definitions:
         `names`: (question key, text) for topics and correct answers, which define what they name;
         `previous`: the definitions of an earlier knowledge, whose reading of unchanged texts is reused."""
         known = previous._read if previous is not None else {}
-        self._read: dict[TextKey, tuple[_Lead, ...]] = {}  # the leads of each text, by the text
+        known_names = previous._read_names if previous is not None else {}
+        self._read: dict[str, tuple[_Lead, ...]] = {}  # the leads of each text, by the text
+        self._read_names: dict[str, tuple[list[frozenset[str]], ...]] = {}  # the words of each name
         self._leads: dict[object, list[_Lead]] = {}
         for key, _kind, text in texts:
-            digest = text_key("", text)
-            leads = self._read.get(digest)
+            leads = self._read.get(text)
             if leads is None:
-                leads = known.get(digest)
+                leads = known.get(text)
                 if leads is None:
                     leads = tuple(_leads(text))
-                self._read[digest] = leads
+                self._read[text] = leads
             if leads:
                 self._leads.setdefault(key, []).extend(leads)
         self._names: dict[object, list[list[frozenset[str]]]] = {}  # per name: its words' terms
         for key, text in names:
-            for part in [_PARENTHESES.sub(" ", text), *_PARENTHESES.findall(text)]:
-                words = [frozenset(_content_terms(w)) for w in _TOKEN.findall(strip_accents(part))
-                         if w not in _PUNCTUATION and fold(w) not in ALL_STOPWORDS]
-                if words:
-                    self._names.setdefault(key, []).append(words)
+            read = self._read_names.get(text)
+            if read is None:
+                read = known_names.get(text)
+                if read is None:
+                    read = _name_words(text)
+                self._read_names[text] = read
+            if read:
+                self._names.setdefault(key, []).extend(read)
 
     @classmethod
     def of_index(cls, index: LoadedIndex, previous: Definitions | None = None) -> Definitions:
@@ -108,6 +111,17 @@ class Definitions:
             if len(name) <= 2 * len(wanted) and all(any(terms & word for word in name) for terms in wanted):
                 return True
         return any(_lead_defines(lead, wanted) for lead in self._leads.get(key, []))
+
+
+def _name_words(text: str) -> tuple[list[frozenset[str]], ...]:
+    """A topic's or answer's words, as index terms: the whole of it, and each part in parentheses."""
+    out: list[list[frozenset[str]]] = []
+    for part in [_PARENTHESES.sub(" ", text), *_PARENTHESES.findall(text)]:
+        words = [frozenset(_content_terms(w)) for w in _TOKEN.findall(strip_accents(part))
+                 if w not in _PUNCTUATION and fold(w) not in ALL_STOPWORDS]
+        if words:
+            out.append(words)
+    return tuple(out)
 
 
 def _lead_defines(lead: _Lead, wanted: list[frozenset[str]]) -> bool:

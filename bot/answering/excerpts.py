@@ -53,7 +53,24 @@ class Excerpts:
         for c in index.chunks:
             if c.kind == "table_row":
                 self._rows_of.setdefault((c.doc_id, c.question, c.lang), []).append((c, terms_of(c.text, c.lang)))
-        self._follows = _what_follows(index.knowledge)
+        self._follows_in: dict[int, tuple[Question, list[tuple[str, Follows]]]] = {}  # by the question's id()
+        self._follows = self._what_follows(index.knowledge, previous._follows_in if previous is not None else {})
+
+    def _what_follows(self, knowledge: KnowledgeBase, known: dict[int, tuple[Question, list[tuple[str, Follows]]]]
+                      ) -> dict[tuple[str, int, str, str], Follows]:
+        """For each sentence that ends with a colon, per question and language it is read in: what it
+        introduces. A question an earlier index read (the same object: its document did not change) is not
+        read again."""
+        out: dict[tuple[str, int, str, str], Follows] = {}
+        for lang in LANGUAGES:
+            for question in knowledge.questions(lang, kind=None):
+                found = self._follows_in.get(id(question)) or known.get(id(question))
+                if found is None or found[0] is not question:
+                    found = (question, _follows_in(question))
+                self._follows_in[id(question)] = found
+                for sentence, follows in found[1]:
+                    out[(question.doc_id, question.number, lang, sentence)] = follows
+        return out
 
     def excerpt(self, question: Question, vector: np.ndarray, retrieval: Retrieval) -> str:
         """The explanation sentences (or table rows) closest to the question, in document order.
@@ -140,34 +157,33 @@ def _as_sentence(text: str) -> str:
     return text if re.search(r"[.!?)]$", text) else text.rstrip(":") + "."
 
 
-def _what_follows(knowledge: KnowledgeBase) -> dict[tuple[str, int, str, str], tuple[str, tuple[str, ...]]]:
-    """For each sentence that ends with a colon: what it introduces, ("list", its items), ("table",
-    (its line,)) or ("code", ())."""
-    out: dict[tuple[str, int, str, str], tuple[str, tuple[str, ...]]] = {}
-    for lang in LANGUAGES:
-        for question in knowledge.questions(lang, kind=None):
-            blocks = question.blocks
-            for index, block in enumerate(blocks):
-                if block.kind not in ("text", "list"):
-                    continue
-                items = sentences(block.text)
-                for position, sentence in enumerate(items):
-                    if not sentence.endswith(":"):
-                        continue
-                    key = (question.doc_id, question.number, lang, sentence)
-                    rest = items[position + 1 :]
-                    rest = rest[: next((i for i, item in enumerate(rest) if item.endswith(":")), len(rest))]
-                    following = blocks[index + 1] if index + 1 < len(blocks) else None
-                    if rest:
-                        out[key] = ("list", tuple(rest))
-                    elif following is None:
-                        continue
-                    elif following.kind == "list":
-                        listed = sentences(following.text)
-                        out[key] = ("list", tuple(listed[: next(
-                            (i for i, item in enumerate(listed) if item.endswith(":")), len(listed))]))
-                    elif following.kind == "table":
-                        out[key] = ("table", (str(following.line),))
-                    elif following.kind == "code":
-                        out[key] = ("code", ())
+Follows = tuple[str, tuple[str, ...]]  # ("list", its items), ("table", (its line,)) or ("code", ())
+
+
+def _follows_in(question: Question) -> list[tuple[str, Follows]]:
+    """For each sentence of the question that ends with a colon: what it introduces."""
+    out: list[tuple[str, Follows]] = []
+    blocks = question.blocks
+    for index, block in enumerate(blocks):
+        if block.kind not in ("text", "list"):
+            continue
+        items = sentences(block.text)
+        for position, sentence in enumerate(items):
+            if not sentence.endswith(":"):
+                continue
+            rest = items[position + 1 :]
+            rest = rest[: next((i for i, item in enumerate(rest) if item.endswith(":")), len(rest))]
+            following = blocks[index + 1] if index + 1 < len(blocks) else None
+            if rest:
+                out.append((sentence, ("list", tuple(rest))))
+            elif following is None:
+                continue
+            elif following.kind == "list":
+                listed = sentences(following.text)
+                out.append((sentence, ("list", tuple(listed[: next(
+                    (i for i, item in enumerate(listed) if item.endswith(":")), len(listed))]))))
+            elif following.kind == "table":
+                out.append((sentence, ("table", (str(following.line),))))
+            elif following.kind == "code":
+                out.append((sentence, ("code", ())))
     return out

@@ -16,7 +16,7 @@ import logging
 import os
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from types import ModuleType
@@ -30,6 +30,7 @@ from bot.embedding.records import read_record
 from bot.errors import IndexArtifactError
 from bot.knowledge import KnowledgeBase
 from bot.knowledge.chunks import Chunk, Sentence, chunk_knowledge
+from bot.knowledge.model import Document
 from bot.retrieval.lexicon import Glossary
 from bot.retrieval.readings import embedded_text, english_readings
 
@@ -119,7 +120,7 @@ def make_index(knowledge: KnowledgeBase, embedder: Embedder, previous: LoadedInd
     every chunk and sentence whose text is unchanged: after a change to one document, only its text is
     embedded again."""
     started = time.perf_counter()
-    chunks, sentences = chunk_knowledge(knowledge)
+    chunks, sentences = _chunked(knowledge, previous)
     read_before = {} if previous is None else {
         previous.chunks[i].indexed_text: reading for i, reading in english_of(previous).items()}
     readings = english_readings(chunks, _RememberedReadings(read_before))
@@ -135,6 +136,36 @@ def make_index(knowledge: KnowledgeBase, embedder: Embedder, previous: LoadedInd
         build_seconds=round(time.perf_counter() - started, 3),
     )
     return LoadedIndex(manifest, knowledge, chunks, sentences, index, sentence_vectors, readings)
+
+
+def _chunked(knowledge: KnowledgeBase, previous: LoadedIndex | None) -> tuple[list[Chunk], list[Sentence]]:
+    """`chunk_knowledge(knowledge)`, taking the chunks and sentences of each document that `previous` holds
+    as it is (the same document, as the refresh's cache of read files hands back an unchanged file) and
+    chunking only the others."""
+    if previous is None:
+        return chunk_knowledge(knowledge)
+    before: dict[tuple[str, str], tuple[Document, list[Chunk], list[Sentence]]] = {}
+    chunks_of: dict[tuple[str, str], list[Chunk]] = {}
+    sentences_of: dict[tuple[str, str], list[Sentence]] = {}
+    for chunk in previous.chunks:
+        chunks_of.setdefault((chunk.doc_id, chunk.lang), []).append(chunk)
+    for sentence in previous.sentences:
+        sentences_of.setdefault((sentence.doc_id, sentence.lang), []).append(sentence)
+    for doc in previous.knowledge.documents:
+        key = (doc.doc_id, doc.lang)
+        before[key] = (doc, chunks_of.get(key, []), sentences_of.get(key, []))
+    chunks: list[Chunk] = []
+    sentences: list[Sentence] = []
+    for doc in knowledge.documents:
+        found = before.get((doc.doc_id, doc.lang))
+        if found is not None and found[0] is doc:
+            _, doc_chunks, doc_sentences = found
+        else:
+            doc_chunks, doc_sentences = chunk_knowledge(KnowledgeBase(documents=(doc,), digest=""))
+        offset = len(chunks) - (doc_chunks[0].id if doc_chunks else 0)
+        chunks.extend(doc_chunks if not offset else (replace(c, id=c.id + offset) for c in doc_chunks))
+        sentences.extend(doc_sentences)
+    return chunks, sentences
 
 
 def _known_vectors(previous: LoadedIndex | None, embedder: Embedder) -> tuple[dict[str, np.ndarray],

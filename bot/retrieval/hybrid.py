@@ -11,21 +11,25 @@ answers at all is decided afterwards, by `bot.retrieval.answerability`.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field, replace
+from sys import intern
 
 import numpy as np
 
 from bot.knowledge.chunks import Chunk
-from bot.lang import Lang
+from bot.lang import LANGUAGES, Lang
 from bot.retrieval import uncovered
 from bot.retrieval.artifacts import LoadedIndex, english_of
-from bot.retrieval.knowledge_terms import KnowledgeTerms
+from bot.retrieval.knowledge_terms import KnowledgeTerms, text_key
 from bot.retrieval.lexical import LexicalIndex
 from bot.retrieval.lexicon import Glossary, WordFrequency
 from bot.retrieval.sentence_groups import SentenceGroups
 from bot.retrieval.terms import Analysis, Vocabulary
+from bot.text.normalise import fold
 
 QuestionKey = tuple[str, int]
+_LONGER_WORD = re.compile(r"[^\W\d_]{3,}")  # the words `bot.text.language.edition_vocabulary` reads
 DENSE_CANDIDATES = 2048  # chunks the dense search returns (all of a knowledge this size or smaller)
 RANKED = 100  # questions and sections ranked in a retrieval, best first
 
@@ -75,6 +79,7 @@ class Retrieval:
 class HybridRetriever:
     lexical: LexicalIndex
     vocabulary: Vocabulary
+    _edition_words: _EditionWords
 
     def __init__(self, index: LoadedIndex, tuning: Tuning | None = None,
                  frequency: WordFrequency | None = None, previous: HybridRetriever | None = None) -> None:
@@ -114,6 +119,14 @@ class HybridRetriever:
             for lang in ("es", "en")
         }
         self.sentences = SentenceGroups.of(index)  # each question's sentence vectors together, held once
+        self._edition_words = _EditionWords(index.chunks, previous._edition_words if previous else None)
+
+    @property
+    def edition_words(self) -> dict[str, frozenset[str]]:
+        """Folded words found in one language's chunks and not in the other's: what
+        `bot.text.language.edition_vocabulary` makes of every chunk's text, kept per question or section so
+        that a retriever made from another reads only the changed ones."""
+        return self._edition_words.words
 
     def analyze(self, question: str, language: str) -> Analysis:
         """Read a clean question: its content words, their specificity, and the text to search with.
@@ -182,6 +195,47 @@ class HybridRetriever:
             return 0.0, 0.0
         cosines = vectors @ query_vector
         return float(cosines.max()), float(cosines.mean())
+
+
+class _EditionWords:
+    """The words of each language's chunks (`edition_vocabulary`'s reading), counted per question or section."""
+
+    _counts: dict[str, Counter[str]]  # per language, each word with how many questions or sections use it
+
+    def __init__(self, chunks: list[Chunk], previous: _EditionWords | None) -> None:
+        texts: dict[QuestionKey, list[Chunk]] = {}
+        for c in chunks:
+            texts.setdefault((c.doc_id, c.question), []).append(c)
+        before = previous._digests if previous is not None else {}
+        self._digests: dict[QuestionKey, bytes] = {}
+        self._of_key: dict[QuestionKey, dict[str, tuple[str, ...]]] = {}
+        counts: dict[str, Counter[str]] = {
+            lang: Counter(previous._counts.get(lang, {})) if previous is not None else Counter() for lang in LANGUAGES}
+        for key, of_key in texts.items():
+            digest = text_key("", "\0".join(f"{c.lang}\0{c.indexed_text}" for c in of_key))
+            self._digests[key] = digest
+            if previous is not None and before.get(key) == digest:
+                self._of_key[key] = previous._of_key[key]
+                continue
+            if previous is not None and key in previous._of_key:
+                for lang, words in previous._of_key[key].items():
+                    counts[lang].subtract(words)
+            found: dict[str, set[str]] = {}
+            for c in of_key:
+                found.setdefault(c.lang, set()).update(
+                    intern(fold(w)) for w in _LONGER_WORD.findall(c.indexed_text))
+            self._of_key[key] = {lang: tuple(words) for lang, words in found.items()}
+            for lang, words in self._of_key[key].items():
+                counts.setdefault(lang, Counter()).update(words)
+        if previous is not None:
+            for key, gone in previous._of_key.items():
+                if key not in texts:
+                    for lang, words in gone.items():
+                        counts[lang].subtract(words)
+        self._counts = {lang: +count for lang, count in counts.items()}
+        self.words = {lang: frozenset(own.keys() - set().union(*(w.keys() for other, w in self._counts.items()
+                                                                  if other != lang)))
+                      for lang, own in self._counts.items()}
 
 
 _OPTION_LINE = re.compile(r"^[A-Z]\)\s")

@@ -24,19 +24,22 @@ class SentenceGroups:
 
     @classmethod
     def of(cls, index: LoadedIndex) -> SentenceGroups:
-        keys = [(s.doc_id, s.question, s.lang) for s in index.sentences]
-        order = sorted(range(len(keys)), key=lambda i: (keys[i], i))
+        rows_of: dict[EditionKey, list[int]] = {}  # each edition's sentences, in document order
+        for i, s in enumerate(index.sentences):
+            rows_of.setdefault((s.doc_id, s.question, s.lang), []).append(i)
+        editions: dict[EditionKey, tuple[int, int]] = {}
+        questions: dict[tuple[str, int], tuple[int, int]] = {}
+        order: list[int] = []
+        for key in sorted(rows_of):
+            doc, number, _ = key
+            start = len(order)
+            order += rows_of[key]
+            editions[key] = (start, len(order))
+            first, _ = questions.get((doc, number), (start, start))
+            questions[(doc, number)] = (first, len(order))
         ids = np.array(order, dtype=np.int64)
         vectors = np.ascontiguousarray(index.sentence_vectors[ids]) if len(ids) else np.zeros(
             (0, index.sentence_vectors.shape[1] if index.sentence_vectors.ndim == 2 else 0), dtype=np.float32)
-        editions: dict[EditionKey, tuple[int, int]] = {}
-        questions: dict[tuple[str, int], tuple[int, int]] = {}
-        for row, i in enumerate(order):
-            doc, number, lang = keys[i]
-            start, _ = editions.get((doc, number, lang), (row, row))
-            editions[(doc, number, lang)] = (start, row + 1)
-            first, _ = questions.get((doc, number), (row, row))
-            questions[(doc, number)] = (first, row + 1)
         return cls(vectors, ids, editions, questions)
 
     def of_question(self, key: tuple[str, int]) -> np.ndarray:
