@@ -39,9 +39,9 @@ class Settings(BaseSettings):
         description="Knowledge files: the quiz, and any Markdown document (`*.md`, `*.mdx`, in subfolders too).",
     )
     knowledge_refresh_seconds: float = Field(
-        default=2.0, ge=0.0, le=3600.0,
-        description="How often a running server looks for changed knowledge files; a change is answered from "
-        "without a restart (0: only at start).",
+        default=0.5, ge=0.0, le=3600.0,
+        description="How often a running server looks for changed knowledge files (their names, sizes and times: "
+        "a few milliseconds); a change is answered from without a restart (0: only at start).",
     )
     index_dir: Path = Field(
         default_factory=lambda: _default_dir("index"),
