@@ -1,0 +1,190 @@
+"""A changed knowledge is indexed from the one in use, reusing the work on what did not change: the assistant
+it gives answers exactly as one built from nothing over the same files (same chunks and vectors, same ranked
+sections, same confidence and text), and a removed document is no longer answered."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bot.answering.assistant import Answer, Assistant
+from bot.config import PROJECT_ROOT
+from bot.knowledge import KnowledgeBase, load_knowledge
+from bot.knowledge.chunks import chunk_knowledge
+from bot.knowledge.loader import ReadCache
+from bot.lang import LANGUAGES
+from bot.retrieval.artifacts import make_index
+from bot.retrieval.lexical import LexicalIndex
+from bot.retrieval.lexicon import Glossary
+from bot.retrieval.readings import english_readings
+from bot.text.language import edition_vocabulary
+from bot.text.tokens import tokens
+from tests.fakes import FakeEmbedder, lexical_model
+
+DOCS = PROJECT_ROOT / "tests" / "docs"
+RUNBOOK = "runbook/gpu-training-runbook.md"
+SPANISH_RUNBOOK = "runbook/checkpoints-runbook.es.md"
+NEW_SECTION = ("\n## Maintenance window\n\nThe maintenance window of cluster zeta-4821 starts every Sunday at 03:00 "
+               "UTC. Jobs still running then are checkpointed and requeued by Kueue.\n")
+ASK_NEW = "When does the maintenance window of cluster zeta-4821 start?"
+
+
+@pytest.fixture
+def knowledge(knowledge_copy: Path) -> Path:
+    """The quiz and the real doc pages and runbooks of tests/docs, in a directory the test may change."""
+    for source in [*DOCS.rglob("*.md"), *DOCS.rglob("*.mdx")]:
+        if source.parent != DOCS:
+            target = knowledge_copy / source.relative_to(DOCS)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(source, target)
+    return knowledge_copy
+
+
+@pytest.fixture
+def read() -> ReadCache:
+    """The refresh's cache of read files: an unchanged file gives back the same document."""
+    return {}
+
+
+def built(knowledge: KnowledgeBase) -> Assistant:
+    embedder = FakeEmbedder()
+    return Assistant(make_index(knowledge, embedder), embedder, model=lexical_model())
+
+
+def questions() -> list[tuple[str, str]]:
+    """The doc questions of tests/docs, the quiz's own held-out questions (a few) and the new section's."""
+    asked = [(json.loads(line)["q"], json.loads(line)["lang"])
+             for line in (DOCS / "questions.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+    holdout = [(row["q"] if "q" in row else row["question"], row.get("lang", "en"))
+               for row in map(json.loads, (PROJECT_ROOT / "tests" / "eval" / "holdout.jsonl").read_text(
+                   encoding="utf-8").splitlines()[::12])]
+    return [*asked[::3], *holdout, (ASK_NEW, "en"), ("¿Cuándo empieza la ventana de mantenimiento de zeta-4821?", "es")]
+
+
+def same_answers(refreshed: Assistant, scratch: Assistant) -> None:
+    """Both assistants hold the same index and answer every question the same way."""
+    assert refreshed.index.chunks == scratch.index.chunks
+    assert refreshed.index.sentences == scratch.index.sentences
+    assert np.array_equal(refreshed.index.faiss_index.reconstruct_n(0, refreshed.index.faiss_index.ntotal),
+                          scratch.index.faiss_index.reconstruct_n(0, scratch.index.faiss_index.ntotal))
+    assert np.array_equal(refreshed.index.sentence_vectors, scratch.index.sentence_vectors)
+    for question, lang in questions():
+        mine: Answer = refreshed.answer(question, lang)
+        theirs: Answer = scratch.answer(question, lang)
+        assert mine.ranked == theirs.ranked, question
+        assert mine.confidence == theirs.confidence, question
+        assert mine.to_dict() == theirs.to_dict(), question
+
+
+def same_knowledge_terms(refreshed: Assistant, scratch: Assistant) -> None:
+    mine, theirs = refreshed.retriever.vocabulary.terms, scratch.retriever.vocabulary.terms
+    assert mine.of_key == theirs.of_key
+    assert mine.keys_of == theirs.keys_of
+    assert mine.everywhere == theirs.everywhere
+    assert mine.languages == theirs.languages
+    assert sorted(mine.spelling._words) == sorted(theirs.spelling._words)
+    words = edition_vocabulary({lang: [c.indexed_text for c in scratch.index.chunks if c.lang == lang]
+                                for lang in LANGUAGES})
+    assert refreshed.retriever.edition_words == words == scratch.retriever.edition_words
+
+
+def test_a_section_added_to_a_doc_is_answered_as_from_scratch(knowledge: Path, read: ReadCache) -> None:
+    before = built(load_knowledge(knowledge, read))
+    assert not before.answer(ASK_NEW, "en").answered
+    path = knowledge / RUNBOOK
+    path.write_text(path.read_text(encoding="utf-8") + NEW_SECTION, encoding="utf-8")
+    changed = load_knowledge(knowledge, read)
+    refreshed = before.with_knowledge(changed)
+    scratch = built(load_knowledge(knowledge))
+    answer = refreshed.answer(ASK_NEW, "en")
+    assert answer.answered and "03:00 UTC" in answer.text
+    assert answer.citations[0].section.endswith("Maintenance window")
+    same_answers(refreshed, scratch)
+    same_knowledge_terms(refreshed, scratch)
+
+
+def test_edits_and_removals_in_a_row_answer_as_from_scratch(knowledge: Path, read: ReadCache) -> None:
+    """A section edited in the middle of a Spanish doc (its later sections keep their text, not their
+    place), then a doc removed, then one added back: after each, as built from nothing."""
+    current = built(load_knowledge(knowledge, read))
+    spanish = knowledge / SPANISH_RUNBOOK
+    text = spanish.read_text(encoding="utf-8")
+    heading = text.index("\n## ", text.index("\n## ") + 1)
+    spanish.write_text(text[:heading] + "\n## Ventana de mantenimiento\n\nLa ventana de mantenimiento del "
+                       "clúster zeta-4821 empieza cada domingo a las 03:00 UTC.\n" + text[heading:], encoding="utf-8")
+    current = current.with_knowledge(load_knowledge(knowledge, read))
+    same_answers(current, built(load_knowledge(knowledge)))
+    same_knowledge_terms(current, built(load_knowledge(knowledge)))
+
+    removed = knowledge / RUNBOOK
+    kept = removed.read_text(encoding="utf-8")
+    removed.unlink()
+    current = current.with_knowledge(load_knowledge(knowledge, read))
+    scratch = built(load_knowledge(knowledge))
+    same_answers(current, scratch)
+    same_knowledge_terms(current, scratch)
+
+    removed.write_text(kept, encoding="utf-8")
+    current = current.with_knowledge(load_knowledge(knowledge, read))
+    scratch = built(load_knowledge(knowledge))
+    same_answers(current, scratch)
+    same_knowledge_terms(current, scratch)
+
+
+def test_a_removed_doc_is_no_longer_answered(knowledge: Path, read: ReadCache) -> None:
+    path = knowledge / RUNBOOK
+    path.write_text(path.read_text(encoding="utf-8") + NEW_SECTION, encoding="utf-8")
+    before = built(load_knowledge(knowledge, read))
+    answer = before.answer(ASK_NEW, "en")
+    assert answer.answered and answer.citations[0].doc_id == "runbook/gpu-training-runbook"
+    path.unlink()
+    after = before.with_knowledge(load_knowledge(knowledge, read))
+    gone = after.answer(ASK_NEW, "en")
+    assert not gone.answered
+    assert all(c.doc_id != "runbook/gpu-training-runbook" for c in gone.citations)
+    assert all(c.doc_id != "runbook/gpu-training-runbook" for c in after.index.chunks)
+    assert not any("zeta" in terms for langs in after.retriever.vocabulary.of_key.values()
+                   for terms in langs.values())
+    assert "zeta" not in after.retriever.vocabulary.everywhere.get("en", frozenset())
+
+
+def test_unchanged_documents_are_not_read_again(knowledge: Path, read: ReadCache) -> None:
+    """What a refresh takes over: the unchanged documents' chunks and sections' terms are the same objects,
+    and only the changed document's text is embedded."""
+    embedder = FakeEmbedder()
+    before = Assistant(make_index(load_knowledge(knowledge, read), embedder), embedder, model=lexical_model())
+    path = knowledge / RUNBOOK
+    path.write_text(path.read_text(encoding="utf-8") + NEW_SECTION, encoding="utf-8")
+    embedder.calls.clear()
+    after = before.with_knowledge(load_knowledge(knowledge, read))
+    embedded = [text for call in embedder.calls for text in call]
+    assert embedded and all(text in NEW_SECTION or "Maintenance window" in text for text in embedded)
+    quiz = next(c for c in before.index.chunks if c.doc_id != "runbook/gpu-training-runbook")
+    assert quiz in after.index.chunks
+    key = (quiz.doc_id, quiz.question)
+    assert after.retriever.vocabulary.of_key[key] is before.retriever.vocabulary.of_key[key]
+
+
+def test_bm25_scores_are_those_of_bm25s(knowledge: Path) -> None:
+    """The lexical scores, computed from token counts, are bm25s's own, to the bit (Lucene's variant)."""
+    bm25s = pytest.importorskip("bm25s")
+    chunks, _ = chunk_knowledge(load_knowledge(knowledge))
+    english = english_readings(chunks, Glossary.bundled())
+    lexical = LexicalIndex(chunks, english=english)
+    asked = [q for q, _ in questions()] + [chunks[i].text[:100] for i in range(0, len(chunks), 7)]
+    for lang in ("es", "en"):
+        ids = np.array([c.id for c in chunks if c.lang == lang or (lang == "en" and c.id in english)])
+        corpus = [tokens(chunks[i].indexed_text if chunks[i].lang == lang
+                         else f"{chunks[i].indexed_text}\n{english[int(i)]}", lang) for i in ids]
+        engine = bm25s.BM25(k1=1.2, b=0.75)
+        engine.index([doc or [""] for doc in corpus], show_progress=False)
+        for question in asked:
+            expected = np.zeros(len(chunks), dtype=np.float32)
+            terms = tokens(question, lang)
+            if terms:
+                expected[ids] = engine.get_scores(terms)
+            assert np.array_equal(lexical.scores(question)[lang], expected), question
