@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from sys import intern
 
+import faiss
 import numpy as np
 
 from bot.knowledge.chunks import Chunk
@@ -32,6 +34,12 @@ QuestionKey = tuple[str, int]
 _LONGER_WORD = re.compile(r"[^\W\d_]{3,}")  # the words `bot.text.language.edition_vocabulary` reads
 DENSE_CANDIDATES = 2048  # chunks the dense search returns (all of a knowledge this size or smaller)
 RANKED = 100  # questions and sections ranked in a retrieval, best first
+POSITIONS_KEPT = 20_000  # words' sets of questions kept as arrays of places (`_positions_of`)
+
+# The dense search runs one query at a time, on one thread: FAISS splits a flat search of more than some
+# 20,000 vectors over its OpenMP threads, and on a shared 2-core machine that took 16 ms (p50, 29,000
+# chunks) instead of 1.6 ms on one. Below that size one thread gives the same scores as two.
+faiss.omp_set_num_threads(1)
 
 
 @dataclass(frozen=True)
@@ -62,12 +70,15 @@ class Retrieval:
     vector: np.ndarray  # the query's embedding
     chunk_dense: np.ndarray
     chunk_lexical: np.ndarray
+    # the ids of each question's chunks, in order (the retriever's grouping: no pass over every chunk)
+    chunks_of: Callable[[QuestionKey], Iterable[int]] | None = field(default=None, repr=False, compare=False)
 
     def best_chunk(self, chunks: list[Chunk], key: QuestionKey, kinds: tuple[str, ...]) -> Chunk | None:
         """The chunk of that question and kind that matches the query best (dense and lexical)."""
         lexical_max = float(self.chunk_lexical.max()) or 1.0
         best: tuple[float, int] | None = None
-        for chunk in chunks:
+        candidates = chunks if self.chunks_of is None else (chunks[i] for i in self.chunks_of(key))
+        for chunk in candidates:
             if (chunk.doc_id, chunk.question) != key or chunk.kind not in kinds:
                 continue
             score = float(self.chunk_dense[chunk.id]) + float(self.chunk_lexical[chunk.id]) / lexical_max
@@ -104,6 +115,7 @@ class HybridRetriever:
         self.keys: list[QuestionKey] = keys
         position = {key: i for i, key in enumerate(keys)}
         self._position: dict[object, int] = dict(position)
+        self._positions: dict[frozenset[object], np.ndarray] = {}  # see `_positions_of`
         owner = np.array([position[(c.doc_id, c.question)] for c in self.chunks], dtype=np.int64)
         self._by_owner = np.argsort(owner, kind="stable")  # chunk ids grouped by question
         self._group_starts = np.searchsorted(owner[self._by_owner], np.arange(len(keys)))
@@ -174,7 +186,15 @@ class HybridRetriever:
             ScoredQuestion(self.keys[i], float(fused[i]), float(q_dense[i]), float(q_lexical[i]), float(q_specific[i]))
             for i in order
         ]
-        return Retrieval(analysis, language, ranked, query_vector, chunk_dense, chunk_lexical)
+        return Retrieval(analysis, language, ranked, query_vector, chunk_dense, chunk_lexical, self.chunks_of)
+
+    def chunks_of(self, key: QuestionKey) -> list[int]:
+        """The ids of the chunks of a question or section, in order."""
+        at = self._position.get(key)
+        if at is None:
+            return []
+        end = self._group_starts[at + 1] if at + 1 < len(self._group_starts) else len(self._by_owner)
+        return [int(i) for i in self._by_owner[self._group_starts[at]:end]]
 
     def specific_shares(self, analysis: Analysis) -> np.ndarray:
         """Per question (in `keys` order), the share of the query's specificity whose words it uses."""
@@ -183,9 +203,20 @@ class HybridRetriever:
         if not total:
             return shares
         for word in analysis.words:
-            for key in word.where:
-                shares[self._position[key]] += word.specificity
+            if word.where:
+                shares[self._positions_of(word.where)] += word.specificity
         return shares / total
+
+    def _positions_of(self, keys: frozenset[object]) -> np.ndarray:
+        """The places in `keys` order of a word's questions, kept for the words asked again (a word read
+        once gives the same set of questions every time)."""
+        found = self._positions.get(keys)
+        if found is None:
+            if len(self._positions) >= POSITIONS_KEPT:
+                self._positions.clear()
+            found = np.fromiter((self._position[key] for key in keys), dtype=np.int64, count=len(keys))
+            self._positions[keys] = found
+        return found
 
     def sentence_similarity(self, query_vector: np.ndarray, key: QuestionKey) -> tuple[float, float]:
         """The query's cosine with the closest explanation sentence of the quiz question `key`, and the
