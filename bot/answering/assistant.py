@@ -30,14 +30,14 @@ from bot.lang import LANGUAGES, Lang, check_lang
 from bot.messages import say
 from bot.retrieval.artifacts import LoadedIndex, load_index, make_index
 from bot.retrieval.hybrid import HybridRetriever, QuestionKey, Retrieval, ScoredQuestion, Tuning
+from bot.retrieval.thresholds import THRESHOLDS
 from bot.text.language import detect_language, edition_vocabulary
-from bot.text.markup import clean_question
+from bot.text.markup import clean_question, reading_text
 from bot.text.normalise import fold
 
 RELATED_RATIO = 0.85  # other questions cited when their score is this close to the best one's
 MAX_CITATIONS = 3
 SUGGEST_PROBABILITY = 0.01  # declined, the best question is still offered as the closest from this chance on
-REFERENCE_SPECIFICITY = 0.5  # "the FSx question": the words of X this specific say which question
 
 log = logging.getLogger(__name__)
 
@@ -122,7 +122,7 @@ class Assistant:
         asked = check_lang(lang)
         if len(question) > self.max_chars:
             raise InputError(say(asked or "en", "too_long", length=len(question), limit=self.max_chars))
-        text = clean_question(question)
+        text = reading_text(clean_question(question))
         if not text:
             raise InputError(say(asked or "en", "empty_question"))
         return text, asked or self.language_of(text)
@@ -162,7 +162,7 @@ class Assistant:
         quiz_ids = {d.doc_id for d in quiz}
         uses: Counter[QuestionKey] = Counter()
         for word in self.retriever.analyze(reference.about or "", lang).words:
-            if word.named or word.specificity >= REFERENCE_SPECIFICITY:
+            if word.named or word.specificity >= THRESHOLDS.specific:
                 uses.update(key for key in word.where if isinstance(key, tuple) and key[0] in quiz_ids)
         if not uses:
             return frozenset(), text

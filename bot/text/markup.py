@@ -1,10 +1,11 @@
 """The question a person typed, without the markup chat adds to it, and the parts of it that are pasted.
 
-Slack writes mentions (`<@U123>`), channels, links (`<https://…|label>`), emoji codes (`:coffee:`), bold,
-italics and strike-through (`*x*`, `_x_`, `~x~`) and quote markers (`> `): none of them is the question.
-Code (fenced or inline) and the label of a link are kept, but marked as code, so that the reading of the
-question can take them as context (`context_spans`): a pasted log or snippet holds words the person did not
-choose, and an identifier in it that the knowledge has is evidence, its other words never "unknown things".
+Slack writes mentions (`<@U123>`), channels and links (`<https://…|label>`): `clean_question` removes them
+and keeps a link's label between backticks, as code; that is the text kept and shown back (a gap, a note).
+For reading, `reading_text` also drops emoji codes (`:coffee:`) and bold, italics and strike-through marks
+(`*x*`, `_x_`, `~x~`). Code (fenced, or inline of several words) and link labels are context
+(`context_spans`): a pasted log or snippet holds words the person did not choose; an identifier in it that
+the knowledge has is evidence, its other words never "unknown things".
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ _SLACK_LINK = re.compile(r"<((?:https?|mailto):[^|>]+)(?:\|([^>]*))?>")
 _SLACK_SPECIAL = re.compile(r"<!(?:here|channel|everyone)(?:\|[^>]*)?>|<!subteam\^[A-Z0-9]+(?:\|([^>]*))?>")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _EMOJI_CODE = re.compile(r"(?<!\S):[a-z0-9+][a-z0-9_+'-]*:(?::skin-tone-\d:)?(?!\S)")
-_QUOTE_MARKER = re.compile(r"^[ \t]*(?:>[ \t]?)+", re.MULTILINE)
 _FORMATTING = re.compile(r"(?<![\w*_~`])([*_~])(?=\S)([^*_~`\n]*?\S)\1(?![\w*_~`])")
 PASTED_WORDS = 3  # inline code this long is pasted, not a term the person names
 _CODE = re.compile(r"```.*?(?:```|$)|`[^`]+`", re.DOTALL)
@@ -32,8 +32,12 @@ def clean_question(text: str) -> str:
     text = _SLACK_SPECIAL.sub(" ", text)
     text = text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
     text = _CONTROL.sub(" ", text)
-    text = _outside_code(text, _prose)
     return " ".join(text.split())
+
+
+def reading_text(text: str) -> str:
+    """A clean question (`clean_question`) as it is read: without emoji codes and formatting marks."""
+    return " ".join(_outside_code(text, _prose).split())
 
 
 def context_spans(text: str) -> list[tuple[int, int]]:
@@ -44,8 +48,7 @@ def context_spans(text: str) -> list[tuple[int, int]]:
 
 
 def _prose(text: str) -> str:
-    """Prose without quote markers, emoji codes and formatting marks."""
-    text = _QUOTE_MARKER.sub("", text)
+    """Prose without emoji codes and formatting marks."""
     text = _EMOJI_CODE.sub(" ", text)
     return _FORMATTING.sub(r"\2", text)
 
