@@ -4,7 +4,9 @@ The answerability check weighs a question's words by how specific they are: "IRS
 thing the knowledge may not cover, "how" or "set up" do not. The table comes from the `wordfreq`
 package's lists (Zipf scale: 7 for "the", 3 for a word seen once per million words) and keeps words
 at Zipf 2.5 or more, with the Snowball stem of each word so inflected forms ("recrearlo") find their
-lemma's frequency. Terms are kept as 64-bit keys (`bot.retrieval.lexicon.term_key`) in sorted arrays:
+lemma's frequency. Forms whose stem differs from their lemma's ("priorice", from "priorizar") are added
+from the `simplemma` package's lemma dictionaries: each form of a lemma that the list has, with the lemma's
+frequency (an inflection is as ordinary as its lemma). Terms are kept as 64-bit keys (`bot.retrieval.lexicon.term_key`) in sorted arrays:
 two megabytes in memory instead of twenty for a dictionary of strings. Run it again only to refresh the
 table (it needs the dev extra):
 
@@ -20,6 +22,7 @@ from typing import Any
 
 import numpy as np
 import Stemmer
+from simplemma.strategies.dictionaries import DefaultDictionaryFactory
 from wordfreq import get_frequency_dict
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -46,7 +49,14 @@ def main() -> None:
             words[folded] = max(words.get(folded, 0.0), zipf)
             s = stem(folded)
             stems[s] = max(stems.get(s, 0.0), zipf)
-        for kind, table in (("w", words), ("s", stems)):
+        lemmas: dict[str, float] = {}  # inflected forms -> their lemma's Zipf, where neither table has them
+        for form, lemma in DefaultDictionaryFactory().get_dictionary(lang).items():
+            folded, base = fold(form), fold(lemma)
+            zipf = words.get(base, 0.0)
+            if zipf < MIN_ZIPF or not folded.isalpha() or folded in words or stem(folded) in stems:
+                continue
+            lemmas[folded] = max(lemmas.get(folded, 0.0), zipf)
+        for kind, table in (("w", words), ("s", stems), ("l", lemmas)):
             keys = np.array([term_key(term) for term in table], dtype=np.uint64)
             zipfs = np.array([round(z * 10) for z in table.values()], dtype=np.uint8)
             order = np.argsort(keys)

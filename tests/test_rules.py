@@ -6,8 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from bot.answering.assistant import Assistant
 from bot.answering.references import find_reference
 from bot.errors import ConfigError
+from bot.retrieval.lexicon import WordFrequency
+from bot.retrieval.ordinary import meant
 from bot.text import rules as rules_module
 from bot.text.rules import rules
 
@@ -43,3 +46,23 @@ def test_a_pattern_that_does_not_compile_names_the_file(tmp_path: Path, monkeypa
             rules("en")
     finally:
         rules.cache_clear()
+
+
+TYPOS = [(lang, example) for lang in ("en", "es") for example in rules(lang).examples["typos"]]
+
+
+@pytest.mark.parametrize(("lang", "example"), TYPOS, ids=[str(e["text"]) for _, e in TYPOS])
+def test_each_typo_example_is_read_as_its_file_says(lang: str, example: dict[str, object]) -> None:
+    found = meant(str(example["text"]), [lang], WordFrequency.bundled())
+    assert (found[0] if found else None) == example["means"]
+
+
+def test_an_inflected_or_superlative_or_hyphenated_ordinary_word_names_nothing(fake_assistant: Assistant) -> None:
+    for question, lang, word in [("¿cómo hace EKS que se priorice el pod?", "es", "priorice"),
+                                 ("la época es larguísima, ¿cada cuánto guardo?", "es", "larguísima"),
+                                 ("can I fine-tune a model on trainium?", "en", "fine-tune"),
+                                 ("whats the best parallelism for a 200b modle", "en", "modle")]:
+        read = {w.text: w for w in fake_assistant.retriever.analyze(question, lang).words}
+        assert not read[word].named, word
+    kueue = {w.text: w for w in fake_assistant.retriever.analyze("can we use kueue quotas?", "en").words}
+    assert kueue["kueue"].named  # a name stays a name

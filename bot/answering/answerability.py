@@ -38,11 +38,11 @@ from bot.errors import ConfigError
 from bot.retrieval.hybrid import HybridRetriever, Retrieval
 from bot.retrieval.lexicon import RARE_ZIPF
 from bot.retrieval.terms import QueryWord, Vocabulary
+from bot.retrieval.thresholds import THRESHOLDS
 from bot.retrieval.uncovered import names_a_thing, uncovered_terms
 
 MODEL_FILE = Path(__file__).resolve().parent.parent / "data" / "answerability.json"
 log = logging.getLogger(__name__)
-RELATED_SPECIFICITY = 0.5  # a quiz question is "related" when it uses a word this specific of the question
 BROAD_COMMON_ZIPF = 6.5  # in the broad coverage features, words weigh from 0 (this common) to 1 (rare)
 
 
@@ -164,7 +164,7 @@ class Judge:
         # Related: the best quiz question uses a specific word of the question, and the question does not
         # ask what something is that the quiz only mentions in passing ("What is AWS?").
         related = best is not None and not values["undefined"] and any(
-            w.specificity >= RELATED_SPECIFICITY and best in w.where for w in analysis.words
+            w.specificity >= THRESHOLDS.specific and best in w.where for w in analysis.words
         )
         return Judgement(
             probability=round(probability, 4), answerable=probability >= self.model.threshold,

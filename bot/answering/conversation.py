@@ -32,6 +32,7 @@ from datetime import UTC, datetime, timedelta
 from bot.answering.assistant import Assistant
 from bot.lang import Lang
 from bot.retrieval.terms import Analysis, QueryWord
+from bot.retrieval.thresholds import THRESHOLDS
 from bot.storage import TopicStore
 from bot.text.markup import clean_question
 from bot.text.normalise import fold
@@ -39,7 +40,6 @@ from bot.text.normalise import fold
 MAX_TURNS = 10  # earlier turns a caller may pass
 MAX_TURN_CHARS = 2000  # each, like a question
 CONTEXT_TURNS = 3  # the most recent earlier turns that are read
-SUBJECT_SPECIFICITY = 0.5  # a word this specific can be what a question is about
 UNKNOWN_NAME_SPECIFICITY = 0.3  # a named thing this specific the knowledge never mentions: another subject
 CARRIED_WORDS = 8  # at most this many words of the earlier turns are carried over
 TOPIC_CHARS = 300  # the remembered topic of a conversation, at most
@@ -48,7 +48,6 @@ KNOWN_SHARE = 0.5  # a message most of whose words the knowledge never uses is a
 SHORT = 3  # content words: a message this short without a subject of its own leans on the earlier turns
 SHORT_WITH_POINTER = 5  # a message this short that points back ("it", "eso") leans on them too
 OWN_ASPECTS = 2  # a continuation naming its subject and this many other words asks its own question
-SUBJECT_QUESTIONS = 2  # a known word used by at most this many quiz questions names a subject
 MIN_WEIGHT = 0.2  # the least a content word weighs when telling how much of a message the knowledge knows
 
 _CONTINUATION = re.compile(
@@ -139,8 +138,8 @@ class Conversation:
     def _is_subject(self, word: QueryWord) -> bool:
         """A specific word of the knowledge that pins one or two quiz questions down ("Trainium",
         "ZeRO-3"), unlike one used all over it ("GPU") or one naming the whole domain ("EKS")."""
-        return (word.specificity >= SUBJECT_SPECIFICITY and self._known(word)
-                and self.vocabulary.questions_using(word) <= SUBJECT_QUESTIONS
+        return (word.specificity >= THRESHOLDS.specific and self._known(word)
+                and self.vocabulary.questions_using(word) <= THRESHOLDS.names_a_subject
                 and not self.vocabulary.names_the_domain(word))
 
     def _carried(self, turns: list[str], analysis: Analysis, language: str, *, aspects_only: bool) -> list[str]:

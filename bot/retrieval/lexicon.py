@@ -101,7 +101,7 @@ class WordFrequency:
         self._tables = {
             (lang, kind): (array("Q", arrays[f"{lang}_{kind}_keys"].astype(np.uint64).tobytes()),
                            arrays[f"{lang}_{kind}_zipf"].astype(np.uint8).tobytes())
-            for lang in STOPWORDS for kind in ("w", "s")
+            for lang in STOPWORDS for kind in ("w", "s", "l")
         }
 
     @classmethod
@@ -111,8 +111,9 @@ class WordFrequency:
             return cls({name: data[name] for name in data.files})
 
     def zipf(self, word: str, stem: str, lang: str) -> float:
-        """How common `word` (folded) or its stem is in general `lang`; 0.0 when no list has it."""
-        return max(self._lookup(lang, "w", word), self._lookup(lang, "s", stem)) / 10
+        """How common `word` (folded), its stem or its lemma (an inflected form: "priorice", of "priorizar") is
+        in general `lang`; 0.0 when no list has it."""
+        return max(self._lookup(lang, "w", word), self._lookup(lang, "s", stem), self._lookup(lang, "l", word)) / 10
 
     def _lookup(self, lang: str, kind: str, term: str) -> int:
         keys, zipfs = self._tables[(lang, kind)]

@@ -30,8 +30,10 @@ from bot.retrieval.lexicon import (
     WordFrequency,
     specificity,
 )
+from bot.retrieval.ordinary import meant
 from bot.retrieval.questions import COMPARISON, QUESTION_END, SEGMENT_BREAK, definition_subject
-from bot.text.identifiers import QUERY_WORD, is_code_name
+from bot.retrieval.thresholds import THRESHOLDS
+from bot.text.identifiers import QUERY_WORD, is_code_name, is_hyphenated_word
 from bot.text.markup import context_spans
 from bot.text.normalise import fold, strip_accents
 from bot.text.tokens import ALL_STOPWORDS, word_terms
@@ -46,9 +48,8 @@ COMPOUND_MIN_LENGTH = 7  # two words read as one knowledge word ("node set": "no
 Form = tuple[str, ...]  # index terms of one reading of a word: the main term, then an identifier's parts
 
 _LETTERS_DIGITS = re.compile(r"(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])")
-_SUPERLATIVE = re.compile(r"\b(\w{3,}?)[ií]sim[oa]s?\b")  # "lentísimo" is as common as "lento"
+_SUPERLATIVE = re.compile(r"(\w{3,}?)[ií]sim[oa]s?")  # "lentísimo" is as common as "lento"
 _SENTENCE_OPENING = re.compile(r"[.?!¿¡:]|```")  # between two words: the second opens a sentence
-CONTEXT_EVIDENCE_SPECIFICITY = 0.5  # a word of pasted code or logs counts when the knowledge has it, this specific
 _QUANTITY = re.compile(r"^~?\d+(?:[.,]\d+)?(?:[kmbtg]|gb|tb|mb|gib|tib|gbps|ms|x|h|m|s|b-?params?)?$")
 
 
@@ -175,7 +176,7 @@ class Vocabulary:
         # Pasted code, logs and link labels are context: what the knowledge has of them is evidence; the rest
         # is not what the person asks about.
         words = [w for w in words if w.position not in in_context
-                 or (w.known and w.specificity >= CONTEXT_EVIDENCE_SPECIFICITY)]
+                 or (w.known and w.specificity >= THRESHOLDS.specific)]
         return Analysis(
             words=tuple(words), tokens=tuple(raw_tokens), spans=tuple(m.span() for m in matches),
             segments=segments, search_text=" ".join(search),
@@ -255,6 +256,11 @@ class Vocabulary:
         if _LETTERS_DIGITS.search(raw) and not self._known(folded, langs):
             readings.append(_LETTERS_DIGITS.sub(" ", raw))  # "zero3" -> "zero 3"
         zipf = max(_zipf(fold(reading), langs, frequency) for reading in readings)
+        if zipf < RARE_ZIPF and not extra and not identifier and len(readings) == 1 and (opens or raw.islower()):
+            slip = meant(folded, langs, frequency)  # a misspelt ordinary word: "modle", "nesesito"
+            if slip is not None:
+                readings.append(slip[0])
+                zipf = slip[1]
         readings += english or []  # an English equivalent finds the English edition's word
         forms = {
             lang: tuple(dict.fromkeys(
@@ -308,19 +314,38 @@ def _forms(folded: str, lang: str) -> list[Form]:
 
 
 def _zipf(text: str, langs: list[str], frequency: WordFrequency) -> float:
-    """How common the words of `text` are in general language: the rarest word decides."""
+    """How common the words of `text` are in general language: the rarest word decides. A superlative is as
+    common as its adjective ("larguísima": "larga"), a hyphenated word as its rarest part ("fine-tune")."""
     zipfs = []
-    for word in QUERY_WORD.findall(_SUPERLATIVE.sub(r"\1o", text)):
+    for word in QUERY_WORD.findall(text):
         if word in ALL_STOPWORDS:
             continue
-        best = 0.0
-        for lang in langs:
-            stems = word_terms(word, lang, frozenset())
-            # A short word's stem may be another word's ("pod" is the stem of Spanish "poder").
-            stem = stems[0][0] if stems and len(word) >= STEM_MIN_LENGTH else "\x00"
-            best = max(best, frequency.zipf(word, stem, lang))
-        zipfs.append(best)
+        if is_hyphenated_word(word):
+            zipfs.append(min((_word_zipf(part, langs, frequency) for part in word.split("-") if part), default=0.0))
+        else:
+            zipfs.append(max(_word_zipf(form, langs, frequency) for form in [word, *_adjectives(word)]))
     return min(zipfs, default=10.0)
+
+
+def _word_zipf(word: str, langs: list[str], frequency: WordFrequency) -> float:
+    best = 0.0
+    for lang in langs:
+        stems = word_terms(word, lang, frozenset())
+        # A short word's stem may be another word's ("pod" is the stem of Spanish "poder").
+        stem = stems[0][0] if stems and len(word) >= STEM_MIN_LENGTH else "\x00"
+        best = max(best, frequency.zipf(word, stem, lang))
+    return best
+
+
+def _adjectives(word: str) -> list[str]:
+    """The adjectives a Spanish superlative may come from: "larguisima" -> "largo", "larga"…; "poquisimo" ->
+    "poco"; "felicisimo" -> "feliz"; "grandisimo" -> "grande"."""
+    match = _SUPERLATIVE.fullmatch(word)
+    if match is None:
+        return []
+    stem = match.group(1)
+    stems = {stem, re.sub(r"gu$", "g", stem), re.sub(r"qu$", "c", stem), re.sub(r"c$", "z", stem)}
+    return [f"{s}{end}" for s in stems for end in ("o", "a", "e", "")]
 
 
 def _is_common(folded: str, langs: list[str], frequency: WordFrequency) -> bool:

@@ -13,15 +13,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.retrieval.terms import Analysis, QueryWord, Vocabulary
+from bot.retrieval.thresholds import THRESHOLDS
 
-CORE_SPECIFICITY = 0.5  # a word at least this specific can be the subject the knowledge misses
 _CONNECTORS = frozenset({"for"})  # "Mountpoint for S3", "FSx for NetApp ONTAP": a name goes on
 
 
 _COORDINATION = frozenset({"vs", "versus", "or", "o", "u", "and", "y", "e", "compared", "frente", "than", "que",
                            "instead", "vez", "lugar", "over"})
 CONJUNCT_REACH = 3  # tokens between a coordinator and the head of each side ("X vs the new Y")
-DISTINCTIVE_QUESTIONS = 4  # a word used by at most this many quiz questions pins its subject down
 
 
 @dataclass(frozen=True)
@@ -43,12 +42,12 @@ def set_aside(analysis: Analysis, vocabulary: Vocabulary) -> Aside:
     words = analysis.words
     in_knowledge = [w.known for w in words]
     unknown = {w.position for w, known in zip(words, in_knowledge, strict=True)
-               if not known and w.named and w.specificity >= CORE_SPECIFICITY}
+               if not known and w.named and w.specificity >= THRESHOLDS.specific}
     if not unknown:
         return Aside(frozenset(), frozenset())
     distinctive = {w.position for w, known in zip(words, in_knowledge, strict=True)
-                   if known and w.specificity >= CORE_SPECIFICITY
-                   and vocabulary.questions_using(w) <= DISTINCTIVE_QUESTIONS and not vocabulary.names_the_domain(w)}
+                   if known and w.specificity >= THRESHOLDS.specific
+                   and vocabulary.questions_using(w) <= THRESHOLDS.pins_down and not vocabulary.names_the_domain(w)}
     if not distinctive:
         return Aside(frozenset(), frozenset())
     tokens = [t.lower() for t in analysis.tokens]
@@ -64,7 +63,7 @@ def set_aside(analysis: Analysis, vocabulary: Vocabulary) -> Aside:
                 out |= one & unknown
                 drop |= (one & unknown) | {c}
     known_specific = {w.position for w, known in zip(words, in_knowledge, strict=True)
-                      if known and w.specificity >= CORE_SPECIFICITY}
+                      if known and w.specificity >= THRESHOLDS.specific}
     segments = analysis.segments
     if len(set(segments)) > 1 and any(segments[p] != segments[u] for p in distinctive for u in unknown):
         for u in unknown:
@@ -129,7 +128,7 @@ def uncovered_terms(analysis: Analysis, vocabulary: Vocabulary, only: set[int] |
 def names_a_thing(word: QueryWord) -> bool:
     """A named word that can be what a question is about: a specific one, or a capitalised one inside
     the sentence ("Jenkins", "Pod Identity", "Capacity Blocks")."""
-    return word.named and (word.specificity >= CORE_SPECIFICITY or (not word.opens and word.text[:1].isupper()))
+    return word.named and (word.specificity >= THRESHOLDS.specific or (not word.opens and word.text[:1].isupper()))
 
 
 def _modifies_specific(word: QueryWord, by_position: dict[int, QueryWord]) -> bool:
@@ -149,7 +148,7 @@ def _joins(by_position: dict[int, QueryWord], known: dict[int, bool], tokens: Se
         return False
     word = by_position.get(at)
     if word is not None:
-        return word.named or (not known[at] and word.specificity >= CORE_SPECIFICITY)
+        return word.named or (not known[at] and word.specificity >= THRESHOLDS.specific)
     if tokens[at].lower() in _CONNECTORS:
         beyond = by_position.get(at + step)
         return beyond is not None and beyond.named and tokens[at + step][:1].isupper()
