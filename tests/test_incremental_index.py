@@ -21,6 +21,7 @@ from bot.retrieval.artifacts import make_index
 from bot.retrieval.lexical import LexicalIndex
 from bot.retrieval.lexicon import Glossary
 from bot.retrieval.readings import english_readings
+from bot.retrieval.sentence_groups import SentenceGroups
 from bot.text.language import edition_vocabulary
 from bot.text.tokens import tokens
 from tests.fakes import FakeEmbedder, lexical_model
@@ -188,3 +189,22 @@ def test_bm25_scores_are_those_of_bm25s(knowledge: Path) -> None:
             if terms:
                 expected[ids] = engine.get_scores(terms)
             assert np.array_equal(lexical.scores(question)[lang], expected), question
+
+
+def test_sentence_groups_read_the_index_vectors_in_place(knowledge: Path) -> None:
+    """Each question's and edition's sentence vectors, read without a copy of the index's array, are those
+    (and in the order) of every sentence sorted by question and language."""
+    embedder = FakeEmbedder()
+    index = make_index(load_knowledge(knowledge), embedder)
+    groups = SentenceGroups.of(index)
+    assert groups.vectors is index.sentence_vectors
+    keys = [(s.doc_id, s.question, s.lang) for s in index.sentences]
+    order = sorted(range(len(keys)), key=lambda i: (keys[i], i))
+    for question in {k[:2] for k in keys}:
+        rows = [i for i in order if keys[i][:2] == question]
+        assert np.array_equal(groups.of_question(question), index.sentence_vectors[rows])
+    for edition in set(keys):
+        rows = [i for i in order if keys[i] == edition]
+        ids, vectors = groups.of_edition(edition)
+        assert ids == rows and np.array_equal(vectors, index.sentence_vectors[rows])
+    assert any(len({k[2] for k in keys if k[:2] == q}) == 2 for q in {k[:2] for k in keys})  # the quiz's
