@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from sys import intern
 
 from bot.lang import LANGUAGES
 from bot.retrieval.artifacts import LoadedIndex
@@ -117,7 +118,7 @@ def _name_words(text: str) -> tuple[list[frozenset[str]], ...]:
     """A topic's or answer's words, as index terms: the whole of it, and each part in parentheses."""
     out: list[list[frozenset[str]]] = []
     for part in [_PARENTHESES.sub(" ", text), *_PARENTHESES.findall(text)]:
-        words = [frozenset(_content_terms(w)) for w in _TOKEN.findall(strip_accents(part))
+        words = [_terms_of_word(w) for w in _TOKEN.findall(strip_accents(part))
                  if w not in _PUNCTUATION and fold(w) not in ALL_STOPWORDS]
         if words:
             out.append(words)
@@ -164,9 +165,23 @@ def _leads(text: str) -> Iterable[_Lead]:
 
 
 def _lead_of(tokens: list[str], words: list[tuple[int, str]]) -> _Lead:
-    terms = tuple(frozenset(_content_terms(t)) for _, t in words)
-    following = tuple(fold(tokens[i + 1]) if i + 1 < len(tokens) else "" for i, _ in words)
+    terms = tuple(_terms_of_word(t) for _, t in words)
+    following = tuple(intern(fold(tokens[i + 1])) if i + 1 < len(tokens) else "" for i, _ in words)
     return _Lead(terms, following)
+
+
+_WORD_TERMS: dict[str, frozenset[str]] = {}  # the terms of a word as written, one set however often it is
+WORDS_KEPT = 200_000
+
+
+def _terms_of_word(word: str) -> frozenset[str]:
+    """`_content_terms` of a word, the same set for every sentence that has it."""
+    found = _WORD_TERMS.get(word)
+    if found is None:
+        if len(_WORD_TERMS) >= WORDS_KEPT:
+            _WORD_TERMS.clear()
+        found = _WORD_TERMS[word] = frozenset(_content_terms(word))
+    return found
 
 
 def _content_terms(text: str) -> set[str]:

@@ -36,20 +36,21 @@ class Excerpts:
         self._index = index
         self._groups = sentences or SentenceGroups.of(index)  # each edition's vectors together (a view)
         known = previous._terms if previous is not None else {}
-        self._terms: dict[TextKey, frozenset[str]] = {}  # the terms of each sentence and row, by its text
+        # The distinct terms of each sentence and row, by its text (a tuple: a third of a set's memory).
+        self._terms: dict[TextKey, tuple[str, ...]] = {}
 
-        def terms_of(text: str, lang: str) -> frozenset[str]:
+        def terms_of(text: str, lang: str) -> tuple[str, ...]:
             key = text_key(lang, text)
             found = self._terms.get(key)
             if found is None:
                 found = known.get(key)
                 if found is None:
-                    found = frozenset(intern(t) for t in tokens(text, lang))
+                    found = tuple(dict.fromkeys(intern(t) for t in tokens(text, lang)))
                 self._terms[key] = found
             return found
 
         self._sentence_terms = [terms_of(s.text, s.lang) for s in index.sentences]
-        self._rows_of: dict[tuple[str, int, str], list[tuple[Chunk, frozenset[str]]]] = {}
+        self._rows_of: dict[tuple[str, int, str], list[tuple[Chunk, tuple[str, ...]]]] = {}
         for c in index.chunks:
             if c.kind == "table_row":
                 self._rows_of.setdefault((c.doc_id, c.question, c.lang), []).append((c, terms_of(c.text, c.lang)))
@@ -141,11 +142,11 @@ class Excerpts:
         return " ".join(p for p in parts if not (p in seen or seen.add(p)))  # type: ignore[func-returns-value]
 
 
-def _overlap(terms: set[str], sentence_terms: frozenset[str]) -> float:
+def _overlap(terms: set[str], sentence_terms: tuple[str, ...]) -> float:
     """Half a point for a sentence holding every word of the question."""
     if not terms:
         return 0.0
-    return 0.5 * len(terms & sentence_terms) / len(terms)
+    return 0.5 * len(terms.intersection(sentence_terms)) / len(terms)
 
 
 def _row_sentence(chunk: Chunk) -> str:

@@ -95,13 +95,19 @@ class KnowledgeTerms:
             words.update(self._surface_of[key])
         keys_of: dict[str, dict[str, frozenset[object]]] = {
             lang: dict(terms) for lang, terms in (previous.keys_of.items() if previous is not None else ())}
+        # Most terms are in one question only: those share one set per question instead of one per term.
+        singles = previous._singles if previous is not None else {}
+        self._singles: dict[object, frozenset[object]] = {key: singles.get(key) or frozenset((key,))
+                                                          for key in self.of_key}
         for lang in {*leaving, *coming}:
             terms_of = keys_of.setdefault(lang, {})
             gone, new = leaving.get(lang, {}), coming.get(lang, {})
             for term in {*gone, *new}:
                 keys = (terms_of.get(term, frozenset()) - gone.get(term, set())) | new.get(term, set())
-                if keys:
-                    terms_of[term] = frozenset(keys)
+                if len(keys) == 1:
+                    terms_of[term] = self._singles[next(iter(keys))]
+                elif keys:
+                    terms_of[term] = keys
                 else:
                     terms_of.pop(term, None)
         self.keys_of = {lang: terms for lang, terms in keys_of.items() if terms}
