@@ -42,3 +42,15 @@ def test_slack_markup_around_a_question_changes_nothing(fake_assistant: Assistan
     marked = fake_assistant.answer(":coffee: <@U0BOT> _pregunta rápida_: ¿qué ventaja tiene *bf16* frente a fp16 "
                                    "al entrenar? <https://pytorch.org/docs/stable/amp.html|docs de AMP>")
     assert (marked.answered, marked.ranked[:1], marked.uncovered) == (plain.answered, plain.ranked[:1], plain.uncovered)
+
+
+def test_the_sentences_around_the_question_are_context(fake_assistant: Assistant) -> None:
+    words, uncovered = read(fake_assistant, "We run 4 p5 nodes on EKS. NCCL logs show plain TCP sockets, sloooow. "
+                                            "What is missing in the pods to use EFA?")
+    assert "TCP" not in words and "sloooow" not in words and uncovered == []
+    assert {"NCCL", "EFA"} <= set(words)  # what the knowledge has of the scenario is evidence
+
+
+def test_a_question_that_points_back_keeps_what_the_scenario_names(fake_assistant: Assistant) -> None:
+    _, uncovered = read(fake_assistant, "We're trialing Zorblax on EKS. Can it do gang scheduling like Volcano?")
+    assert uncovered == ["Zorblax"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from bot.text.identifiers import QUERY_WORD
 from bot.text.normalise import fold, strip_accents
@@ -65,3 +66,26 @@ def definition_subject(question: str) -> frozenset[str]:
         return frozenset()  # "what is X for?", "what's the difference between…": not a definition
     wanted = frozenset(fold(w) for w in QUERY_WORD.findall(subject))
     return wanted if len(wanted) <= 4 else frozenset()
+
+
+# Words that point back to something named earlier: "What does X do, and should we set *it* on EFA
+# nodes?" asks about X throughout, so X is no aside. Spanish also attaches the pronoun to the verb
+# ("activarlo", "usarla", "configurándolos").
+_BACK_REFERENCES = frozenset({"it", "its", "they", "them", "their", "this", "that", "these", "those",
+                              "eso", "esto", "ello", "lo"})  # tokens are folded: not "esta" ("está")
+_NOT_A_PRONOUN_AFTER_LO = frozenset({"que", "mejor", "mismo", "de", "mas", "peor", "normal"})
+_ENCLITIC = re.compile(r"\w{2,}(?:ar|er|ir|ando|iendo)(?:lo|la|los|las)$")
+
+
+def referred_to_later(tokens: Sequence[str], segments: Sequence[int], segment: int) -> bool:
+    """Whether a later sentence or question of the message refers back with a pronoun, so what
+    `segment` names is what the rest asks about (`tokens` lowercased and folded)."""
+    for i, token in enumerate(tokens):
+        if segments[i] <= segment:
+            continue
+        if token == "lo":
+            if i + 1 < len(tokens) and tokens[i + 1] not in _NOT_A_PRONOUN_AFTER_LO:
+                return True
+        elif token in _BACK_REFERENCES or _ENCLITIC.match(token):
+            return True
+    return False

@@ -31,7 +31,7 @@ from bot.retrieval.lexicon import (
     specificity,
 )
 from bot.retrieval.ordinary import meant
-from bot.retrieval.questions import COMPARISON, QUESTION_END, SEGMENT_BREAK, definition_subject
+from bot.retrieval.questions import COMPARISON, QUESTION_END, SEGMENT_BREAK, definition_subject, referred_to_later
 from bot.retrieval.thresholds import THRESHOLDS
 from bot.text.identifiers import QUERY_WORD, is_code_name, is_hyphenated_word
 from bot.text.markup import context_spans
@@ -49,7 +49,8 @@ Form = tuple[str, ...]  # index terms of one reading of a word: the main term, t
 
 _LETTERS_DIGITS = re.compile(r"(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])")
 _SUPERLATIVE = re.compile(r"(\w{3,}?)[ií]sim[oa]s?")  # "lentísimo" is as common as "lento"
-_SENTENCE_OPENING = re.compile(r"[.?!¿¡:]|```")  # between two words: the second opens a sentence
+_SENTENCE_OPENING = re.compile(r"[.?!:](?=\s)|[¿¡]|```")  # between two words: the second opens a sentence
+_SENTENCE_BREAK = re.compile(r"[.?!](?=\s)|[¿¡]")  # between two words: a new sentence of a scenario
 _QUANTITY = re.compile(r"^~?\d+(?:[.,]\d+)?(?:[kmbtg]|gb|tb|mb|gib|tib|gbps|ms|x|h|m|s|b-?params?)?$")
 
 
@@ -175,6 +176,9 @@ class Vocabulary:
             words.append(word)
         # Pasted code, logs and link labels are context: what the knowledge has of them is evidence; the rest
         # is not what the person asks about.
+        sentence_breaks = {p for p, m in enumerate(matches)
+                           if p and _SENTENCE_BREAK.search(plain[matches[p - 1].end() : m.start()])}
+        in_context |= _scenario(plain, matches, sentence_breaks, raw_tokens)
         words = [w for w in words if w.position not in in_context
                  or (w.known and w.specificity >= THRESHOLDS.specific)]
         return Analysis(
@@ -287,6 +291,30 @@ class Vocabulary:
             any(_form_in(form, self.everywhere.get(lang, frozenset())) for form in _forms(folded, lang))
             for lang in langs
         )
+
+
+def _scenario(text: str, matches: list[re.Match[str]], starts: set[int], tokens: list[str]) -> set[int]:
+    """The tokens of the sentences that tell a scenario around the person's question ("We run 4 p5 nodes.
+    NCCL logs show TCP sockets. What is missing in the pods?"): with a question sentence ("?", "¿") and others
+    that are not, the others are context, unless the question points back into them ("Can *it* do gang
+    scheduling?"), where what they name is what is asked about."""
+    sentence: list[int] = []
+    for position in range(len(matches)):
+        sentence.append(len(sentence) and sentence[-1] + (position in starts))
+    if not sentence or sentence[-1] == 0:
+        return set()
+    bounds: dict[int, tuple[int, int]] = {}
+    for position, number in enumerate(sentence):
+        start, _ = bounds.get(number, (matches[position].start(), 0))
+        bounds[number] = (start, matches[position].end())
+    ends = {n: (bounds[n + 1][0] if n + 1 in bounds else len(text)) for n in bounds}
+    asking = {n for n, (start, _) in bounds.items() if "?" in text[start : ends[n]] or "¿" in text[start : ends[n]]}
+    if not asking or len(asking) == len(bounds):
+        return set()
+    folded = [fold(t) for t in tokens]
+    if referred_to_later(folded, sentence, min(asking) - 1):
+        return set()
+    return {p for p, n in enumerate(sentence) if n not in asking}
 
 
 def _token(match: re.Match[str], text: str | None = None) -> str:

@@ -8,10 +8,10 @@ the terms to name in "the knowledge says nothing about …", as the person wrote
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from bot.retrieval.questions import referred_to_later
 from bot.retrieval.terms import Analysis, QueryWord, Vocabulary
 from bot.retrieval.thresholds import THRESHOLDS
 
@@ -68,33 +68,10 @@ def set_aside(analysis: Analysis, vocabulary: Vocabulary) -> Aside:
     if len(set(segments)) > 1 and any(segments[p] != segments[u] for p in distinctive for u in unknown):
         for u in unknown:
             here = {p for p in range(len(tokens)) if segments[p] == segments[u]}
-            if not here & known_specific and not _referred_to_later(tokens, segments, segments[u]):
+            if not here & known_specific and not referred_to_later(tokens, segments, segments[u]):
                 out.add(u)
                 drop |= here  # the whole question of its own
     return Aside(frozenset(out), frozenset(drop))
-
-
-# Words that point back to something named earlier: "What does X do, and should we set *it* on EFA
-# nodes?" asks about X throughout, so X is no aside. Spanish also attaches the pronoun to the verb
-# ("activarlo", "usarla", "configurándolos").
-_BACK_REFERENCES = frozenset({"it", "its", "they", "them", "their", "this", "that", "these", "those",
-                              "eso", "esto", "ello", "lo"})  # tokens are folded: not "esta" ("está")
-_NOT_A_PRONOUN_AFTER_LO = frozenset({"que", "mejor", "mismo", "de", "mas", "peor", "normal"})
-_ENCLITIC = re.compile(r"\w{2,}(?:ar|er|ir|ando|iendo)(?:lo|la|los|las)$")
-
-
-def _referred_to_later(tokens: Sequence[str], segments: Sequence[int], segment: int) -> bool:
-    """Whether a later sentence or question of the message refers back with a pronoun, so what
-    `segment` names is what the rest asks about (`tokens` lowercased and folded)."""
-    for i, token in enumerate(tokens):
-        if segments[i] <= segment:
-            continue
-        if token == "lo":
-            if i + 1 < len(tokens) and tokens[i + 1] not in _NOT_A_PRONOUN_AFTER_LO:
-                return True
-        elif token in _BACK_REFERENCES or _ENCLITIC.match(token):
-            return True
-    return False
 
 
 def uncovered_terms(analysis: Analysis, vocabulary: Vocabulary, only: set[int] | None = None) -> list[str]:
