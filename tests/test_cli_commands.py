@@ -4,6 +4,7 @@ and one line with an exit code when something fails."""
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 from collections.abc import Iterator
 from importlib import metadata
@@ -35,11 +36,23 @@ def test_serve_uses_the_global_directories(
 ) -> None:
     served: list[FastAPI] = []
     monkeypatch.setattr(uvicorn, "run", lambda app, **_options: served.append(app))
+    monkeypatch.setenv("EKSBOT_LOG_FORMAT", "text")  # a terminal's: the address is printed for a person
     options, knowledge, index = directories(tmp_path)
     code, out, _err = run([*options, "serve", "--port", "8099"], capsys)
     assert code == 0 and "http://127.0.0.1:8099" in out
     settings: Settings = served[0].state.settings
     assert (settings.knowledge_dir, settings.index_dir) == (knowledge, index)
+
+
+def test_serve_with_json_logs_writes_nothing_but_json_lines(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], root_logger: None
+) -> None:
+    monkeypatch.setattr(uvicorn, "run", lambda app, **_options: None)
+    monkeypatch.setenv("EKSBOT_LOG_FORMAT", "json")
+    code, out, err = run(["serve", "--port", "8099"], capsys)
+    assert code == 0 and out == ""
+    lines = [json.loads(line) for line in err.splitlines()]  # every line is JSON
+    assert any(line.get("url") == "http://127.0.0.1:8099" for line in lines)
 
 
 @pytest.mark.parametrize(("setting", "formatter"), [("text", TextFormatter), ("json", JsonFormatter)])

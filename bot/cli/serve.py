@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import logging
+import sys
 
 from bot.cli.common import settings_from_args
 
@@ -11,17 +13,21 @@ def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from bot.api import create_app
-    from bot.logs import configure_logging
+    from bot.logs import chosen_format, configure_logging
 
     settings = settings_from_args(args)
     configure_logging(settings.log_level, settings.log_format)
     host = "localhost" if args.host in ("0.0.0.0", "::") else args.host
-    print(f"EKS training assistant on http://{host}:{args.port} (ready when /readyz answers 200)", flush=True)
-    print(
-        f"  try: curl -s http://{host}:{args.port}/v1/query -H 'content-type: application/json' "
-        """-d '{"question": "How do I enable EFA for NCCL?"}'""",
-        flush=True,
-    )
+    url = f"http://{host}:{args.port}"
+    if chosen_format(settings.log_format, sys.stderr) == "json":  # a collector reads JSON lines only
+        logging.getLogger(__name__).info("serving", extra={"url": url, "ready": f"{url}/readyz"})
+    else:
+        print(f"EKS training assistant on {url} (ready when /readyz answers 200)", flush=True)
+        print(
+            f"  try: curl -s {url}/v1/query -H 'content-type: application/json' "
+            """-d '{"question": "How do I enable EFA for NCCL?"}'""",
+            flush=True,
+        )
     uvicorn.run(
         create_app(settings), host=args.host, port=args.port, log_config=None, access_log=False,
         timeout_graceful_shutdown=10,
