@@ -11,7 +11,8 @@ and tests/docs (so their words are the domain's), generated identifiers (`svc-ab
 numbers), yaml and bash blocks of 5-20 lines, tables of 3-6 rows and lists; about one doc in ten in Spanish.
 
 Per knowledge, with the same backend (EKSBOT_EMBEDDING_BACKEND, default onnx) and settings (SQLite in a
-temporary data dir, no Slack, rate limit off, refresh every EKSBOT_KNOWLEDGE_REFRESH_SECONDS, default 2):
+temporary data dir, no Slack, rate limit off, a look for changed files every EKSBOT_KNOWLEDGE_REFRESH_SECONDS,
+default 0.5):
 
 1. `eksbot index build` wall time into a fresh index dir (the model's ONNX export is made once beforehand
    and copied in, so the figure is the index's own);

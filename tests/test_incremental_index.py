@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 
 from bot.answering.assistant import Answer, Assistant
+from bot.answering.refresh import KnowledgeRefresh
 from bot.config import PROJECT_ROOT
-from bot.knowledge import KnowledgeBase, load_knowledge
+from bot.knowledge import KnowledgeBase, load_knowledge, loader
 from bot.knowledge.chunks import chunk_knowledge
 from bot.knowledge.loader import ReadCache
 from bot.lang import LANGUAGES
@@ -208,3 +209,27 @@ def test_sentence_groups_read_the_index_vectors_in_place(knowledge: Path) -> Non
         ids, vectors = groups.of_edition(edition)
         assert ids == rows and np.array_equal(vectors, index.sentence_vectors[rows])
     assert any(len({k[2] for k in keys if k[:2] == q}) == 2 for q in {k[:2] for k in keys})  # the quiz's
+
+
+def test_the_first_change_after_a_start_parses_only_the_changed_file(knowledge: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server starts from files read without the refresh's cache; its first change still reads only the
+    changed file, and answers as from scratch."""
+    in_use = [built(load_knowledge(knowledge))]
+    refresh = KnowledgeRefresh(knowledge, lambda: in_use[-1], in_use.append)
+    path = knowledge / RUNBOOK
+    path.write_text(path.read_text(encoding="utf-8") + NEW_SECTION, encoding="utf-8")
+    parsed: list[Path] = []
+    read_document = loader.read_document
+
+    def recorded(file: Path, *args: object, **kwargs: object) -> object:
+        parsed.append(file)
+        return read_document(file, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(loader, "read_document", recorded)
+    fresh = refresh.check()
+    assert fresh is not None and in_use[-1] is fresh
+    assert parsed == [path]
+    assert fresh.answer(ASK_NEW, "en").answered
+    monkeypatch.undo()
+    same_answers(fresh, built(load_knowledge(knowledge)))

@@ -39,7 +39,7 @@ from bot.embedding.embedder import Embedder, backend_of
 from bot.errors import EksBotError
 from bot.knowledge import KnowledgeBase, load_knowledge
 from bot.knowledge.entries import Entry, with_entries
-from bot.knowledge.loader import SOURCES_FILE, ReadCache, knowledge_files
+from bot.knowledge.loader import SOURCES_FILE, ReadCache, knowledge_files, source_urls
 from bot.knowledge.model import Note
 
 log = logging.getLogger(__name__)
@@ -71,7 +71,7 @@ class KnowledgeRefresh:
         self.extras_ready = extras_ready  # False while the database is still being opened: nothing to say yet
         self._seen = self.signature()
         self._files: KnowledgeBase | None = None  # the files as last loaded (None: as the assistant started)
-        self._read: ReadCache = {}  # each file as last read: an unchanged one is not parsed again
+        self._read: ReadCache = self._as_started()  # each file as last read: an unchanged one is not parsed again
         self._revision: int | None = None  # the extras' revision taken in (None: none yet)
         self._taken: tuple[list[Entry], list[Note]] = ([], [])
         self._failing = False
@@ -85,6 +85,21 @@ class KnowledgeRefresh:
                          for p in paths)
         except OSError:
             return ()
+
+    def _as_started(self) -> ReadCache:
+        """The documents the assistant in use was made from, by their file (as its size and time are now, like
+        `signature`): the first change is read as any later one, the unchanged files not parsed again."""
+        read: ReadCache = {}
+        try:
+            files = set(knowledge_files(self.directory))
+            urls = source_urls(self.directory)
+            for doc in self.current().knowledge.documents:
+                if doc.path in files:
+                    stat = doc.path.stat()
+                    read[doc.path] = ((stat.st_size, stat.st_mtime_ns, urls.get(doc.path)), doc)
+        except (OSError, EksBotError):
+            return {}
+        return read
 
     def run(self, stop: threading.Event) -> None:
         """Check every `every` seconds until `stop` is set."""
