@@ -464,8 +464,16 @@ def server_env(knowledge: Path, index: Path, data: Path) -> dict[str, str]:
     return env
 
 
-def build(eksbot: Path, knowledge: Path, index: Path, export_from: Path, figures: Figures) -> None:
-    """`eksbot index build` into a fresh index dir holding only the model's export."""
+def build(eksbot: Path, knowledge: Path, index: Path, export_from: Path, figures: Figures,
+          reuse: bool = False) -> None:
+    """`eksbot index build` into a fresh index dir holding only the model's export. `reuse`: an index
+    already there (an earlier run's, kept) is used as it is, its build figures those of its manifest (the
+    server refuses it if it does not fit the knowledge or the code)."""
+    if reuse and (index / "manifest.json").exists():
+        manifest = json.loads((index / "manifest.json").read_text())
+        figures.build_wall = figures.build_manifest = float(manifest["build_seconds"])
+        figures.sentences = int(manifest["sentences"])
+        return
     shutil.rmtree(index, ignore_errors=True)
     index.mkdir(parents=True)
     for export in export_from.glob("onnx*"):
@@ -684,6 +692,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--profile", action="store_true", help="py-spy on the scaled server's refresh")
     parser.add_argument("--keep", type=Path, help="work in this directory and keep it (default: a temporary one)")
+    parser.add_argument("--reuse-index", action="store_true",
+                        help="with --keep: use the indexes an earlier run built there (for another measure of the "
+                        "serving figures; the build figures are then the manifests')")
     args = parser.parse_args()
     if args.quick:
         args.sections = 1_000
@@ -713,7 +724,7 @@ def main() -> None:
             subprocess.run([str(DEV_EKSBOT), "index", "build"], env=server_env(k_today, export, tmp / "unused"),
                            check=True, capture_output=True, timeout=1800)
         for name, knowledge, figures in (("today", k_today, today), ("scaled", k_scaled, scaled)):
-            build(serving, knowledge, tmp / f"index-{name}", export, figures)
+            build(serving, knowledge, tmp / f"index-{name}", export, figures, reuse=args.reuse_index)
             print(f"index build ({name}): {figures.build_wall:.1f} s wall, {figures.build_manifest:.1f} s making "
                   f"the index, {figures.sentences} sentences", flush=True)
 
