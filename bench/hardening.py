@@ -157,8 +157,9 @@ def answers(probe: Probe, players: int, rounds: int) -> tuple[int, int, int]:
             prompt = probe.send("POST", "/v1/quiz/next", json={"user": user, "lang": "en"}, expect=range(200, 201))
             body = {"user": user, "attempt_id": prompt.json()["attempt_id"], "choice": "A"}
             with ThreadPoolExecutor(2) as both:
-                pair = sorted(r.status_code for r in both.map(
-                    lambda _: probe.send("POST", "/v1/quiz/answer", json=body, expect=range(200, 410)), range(2)))
+                sent = [both.submit(probe.send, "POST", "/v1/quiz/answer", json=body, expect=range(200, 410))
+                        for _ in range(2)]
+                pair = sorted(f.result().status_code for f in sent)
             if pair != [200, 409]:
                 probe.failures.append(f"{user}: the same answer twice at once gave {pair}, not one 200 and one 409")
         stats = probe.send("GET", f"/v1/quiz/stats?user={user}", expect=range(200, 201)).json()
@@ -201,7 +202,7 @@ def main() -> int:
             stop_server(server)
     five = sum(n for status, n in probe.statuses.items() if status >= 500)
     print(f"ready after {ready:.1f} s; {probe.tried()} requests")
-    print(f"| what | figure | target |\n|---|---|---|")
+    print("| what | figure | target |\n|---|---|---|")
     print(f"| bad inputs, other teams' requests and forged Slack requests tried | {bad} | |")
     print(f"| statuses seen | {', '.join(f'{s}: {n}' for s, n in sorted(probe.statuses.items()))} | |")
     print(f"| 5xx seen | {five} | 0 |")
