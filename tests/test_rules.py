@@ -66,3 +66,18 @@ def test_an_inflected_or_superlative_or_hyphenated_ordinary_word_names_nothing(f
         assert not read[word].named, word
     kueue = {w.text: w for w in fake_assistant.retriever.analyze("can we use kueue quotas?", "en").words}
     assert kueue["kueue"].named  # a name stays a name
+
+
+READINGS = [(lang, cls, example) for lang in ("en", "es") for cls in ("chat_abbreviations", "slang", "frame_words")
+            for example in rules(lang).examples[cls]]
+
+
+@pytest.mark.parametrize(("lang", "cls", "example"), READINGS, ids=[f"{c}:{e['text']}" for _, c, e in READINGS])
+def test_each_word_class_example_is_read_as_its_file_says(
+        fake_assistant: Assistant, lang: str, cls: str, example: dict[str, object]) -> None:
+    analysis = fake_assistant.retriever.analyze(str(example["text"]), lang)
+    if "reads" in example:
+        assert str(example["reads"]) in analysis.search_text
+    else:
+        assert str(example["not_content"]) not in [w.text for w in analysis.words]
+        assert str(example["not_content"]) in analysis.tokens

@@ -26,67 +26,6 @@ GLOSSARY = Path(__file__).resolve().parent.parent / "data" / "glossary-es-en.tsv
 COMMON_ZIPF = 5.0  # this common or more ("set", "price", "tiempo"): specificity 0
 RARE_ZIPF = 2.5  # this rare or less, or in no word list ("karpenter", "irsa"): specificity 1
 
-# Chat abbreviations, read as what they stand for, and field slang, read as itself or what it stands for.
-# General lexicons of how people write in chat, not rules for particular questions.
-CHAT_ABBREVIATIONS: dict[str, dict[str, str]] = {
-    "es": {
-        "q": "que", "k": "que", "qe": "que", "xq": "porque", "pq": "porque", "porq": "porque", "x": "por",
-        "xa": "para", "pa": "para", "pal": "para el", "tb": "también", "tmb": "también", "tbn": "también",
-        "tambn": "también", "d": "de", "dnd": "donde", "cdo": "cuando", "cmo": "como", "porfa": "por favor",
-        "xfa": "por favor", "plis": "por favor", "nd": "nada", "sq": "es que", "msj": "mensaje",
-        "toy": "estoy", "tng": "tengo", "vdd": "verdad", "aprox": "aproximadamente", "info": "información",
-        "finde": "fin de semana", "n": "en", "ps": "pues", "bn": "bien", "salu2": "saludos",
-    },
-    "en": {
-        "u": "you", "ur": "your", "r": "are", "pls": "please", "plz": "please", "thx": "thanks", "ty": "thanks",
-        "w/": "with", "w/o": "without", "b/c": "because", "bc": "because", "cuz": "because", "abt": "about",
-        "rn": "right now", "idk": "i do not know", "smth": "something", "sth": "something", "btw": "by the way",
-        "approx": "approximately", "info": "information", "ppl": "people", "thru": "through", "tho": "though",
-        "imo": "in my opinion", "afaik": "as far as i know", "wdyt": "what do you think", "y": "why",
-        # the halves of contractions ("isn't" is read as "isn", "t")
-        "isn": "is not", "aren": "are not", "doesn": "does not", "don": "do not", "didn": "did not",
-        "wasn": "was not", "weren": "were not", "hasn": "has not", "haven": "have not", "won": "will not",
-        "wouldn": "would not", "shouldn": "should not", "couldn": "could not", "can": "can", "re": "are",
-        "ve": "have", "ll": "will", "cant": "can not", "dont": "do not", "doesnt": "does not", "isnt": "is not",
-        "shld": "should", "wld": "would", "cld": "could", "pkg": "package", "pkgs": "packages",
-        "procs": "processes", "proc": "process",
-    },
-}
-SLANG: dict[str, dict[str, str]] = {
-    "*": {
-        "k8s": "kubernetes", "ckpt": "checkpoint", "ckpts": "checkpoints", "chkpt": "checkpoint",
-        "grad": "gradient", "grads": "gradients", "param": "parameter", "params": "parameters",
-        "cfg": "configuration", "conf": "configuration", "config": "configuration", "mem": "memory",
-        "perf": "performance", "dist": "distributed", "env": "environment", "envs": "environment variables",
-        "var": "variable", "vars": "variables", "az": "availability zone", "azs": "availability zones",
-        "lr": "learning rate", "oom": "out of memory", "dp": "data parallelism", "tp": "tensor parallelism",
-        "pp": "pipeline parallelism", "bfloat16": "bf16", "float16": "fp16", "float32": "fp32",
-        "repo": "repository", "deps": "dependencies", "multinode": "multi node", "diff": "difference",
-        "hf": "huggingface", "configs": "configurations", "comms": "communication", "crds": "crd",
-    },
-    "es": {
-        "az": "zona de disponibilidad", "azs": "zonas de disponibilidad", "mem": "memoria",
-        "dp": "paralelismo de datos", "tp": "paralelismo de tensores", "pp": "paralelismo de canalización",
-        "env": "entorno", "envs": "variables de entorno", "vars": "variables", "var": "variable",
-        "param": "parámetro", "params": "parámetros", "grad": "gradiente", "grads": "gradientes",
-        "dist": "distribuido", "perf": "rendimiento", "config": "configuración", "conf": "configuración",
-        "cfg": "configuración", "multinodo": "multi nodo", "diff": "diferencia",
-    },
-}
-
-# Words that frame a question rather than say what it is about ("para qué sirve X", "when should
-# I use X", "does X work"): neither the subject nor what is asked of it.
-FRAME_WORDS = frozenset(fold(w) for w in """
-    sirve sirven servir conviene convienen convendría existe existen funciona funcionan funcionar recomiendas
-    recomiendan recomendáis aconsejas aconsejan explica explícame explicame dime decime oye alguien sabe sabes
-    saben sabría podrías podrias ayuda ayudar ayudame ayúdame hola gracias favor pregunta duda consulta
-    exactamente realmente básicamente basicamente entonces pues bueno vale ok okay
-    work works working mean means meaning recommend recommended suggest suggestion tell explain anyone
-    someone know knows help hi hello thanks thank please question wondering wonder exactly actually really
-    basically quick just still ok okay hey guys folks team vs versus
-""".split())
-
-
 def term_key(term: str) -> int:
     """A 64-bit key for a term, the same in every process (no string is kept for it)."""
     return int.from_bytes(hashlib.blake2b(term.encode("utf-8"), digest_size=8).digest(), "little")

@@ -22,10 +22,7 @@ from dataclasses import dataclass, replace
 
 from bot.retrieval.knowledge_terms import KnowledgeTerms
 from bot.retrieval.lexicon import (
-    CHAT_ABBREVIATIONS,
-    FRAME_WORDS,
     RARE_ZIPF,
-    SLANG,
     Glossary,
     WordFrequency,
     specificity,
@@ -36,6 +33,7 @@ from bot.retrieval.thresholds import THRESHOLDS
 from bot.text.identifiers import QUERY_WORD, is_code_name, is_hyphenated_word
 from bot.text.markup import context_spans
 from bot.text.normalise import fold, strip_accents
+from bot.text.rules import frame_words, rules, slang
 from bot.text.tokens import ALL_STOPWORDS, word_terms
 
 NAMED_ZIPF = 3.2  # rarer than this: not a common word (a typo of a knowledge word may be meant)
@@ -153,7 +151,7 @@ class Vocabulary:
                 words.append(word)
                 continue
             folded = fold(raw)
-            chat = CHAT_ABBREVIATIONS[lang].get(folded)
+            chat = rules(lang).chat_abbreviations.get(folded)
             if chat is not None and not (position and raw_tokens[position - 1].isdigit()):  # "1 TB" is no "tb"
                 search.append(chat)
                 if all(w in ALL_STOPWORDS for w in QUERY_WORD.findall(fold(chat))):
@@ -161,13 +159,13 @@ class Vocabulary:
                 words.append(self._word(raw, frequency, langs, extra=[chat], position=position,
                                         opens=position in starts))
                 continue
-            slang = SLANG.get(lang, {}).get(folded) or SLANG["*"].get(folded)
-            if slang is not None:
-                word = self._word(raw, frequency, langs, extra=[slang], position=position, opens=position in starts)
-                search.append(f"{raw} {slang}")
+            meaning = slang(lang, folded)
+            if meaning is not None:
+                word = self._word(raw, frequency, langs, extra=[meaning], position=position, opens=position in starts)
+                search.append(f"{raw} {meaning}")
                 words.append(word)
                 continue
-            if folded in ALL_STOPWORDS or folded in FRAME_WORDS or (len(folded) == 1 and not folded.isdigit()):
+            if folded in ALL_STOPWORDS or folded in frame_words() or (len(folded) == 1 and not folded.isdigit()):
                 search.append(" ".join([raw, *english.get(position, [])]))
                 continue
             word = self._word(displayed[position], frequency, langs, position=position,

@@ -15,6 +15,7 @@ from pathlib import Path
 import yaml
 
 from bot.errors import ConfigError
+from bot.lang import LANGUAGES
 from bot.text.normalise import fold
 
 RULES_DIR = Path(__file__).resolve().parent.parent / "data" / "rules"
@@ -45,7 +46,21 @@ class LanguageRules:
     lang: str
     quiz_reference: QuizReferenceRules
     typos: TypoRules
+    chat_abbreviations: dict[str, str]  # "pls" -> "please", "xq" -> "porque"
+    slang: dict[str, str]  # "ckpt" -> "checkpoint"
+    frame_words: frozenset[str]  # "works", "sirve": they frame a question, never its subject
     examples: dict[str, tuple[dict[str, object], ...]]  # class -> its example sentences
+
+
+def slang(lang: str, word: str) -> str | None:
+    """What field slang stands for: the language's own, else the English file's, shared by every language."""
+    return rules(lang).slang.get(word) or rules("en").slang.get(word)
+
+
+@cache
+def frame_words() -> frozenset[str]:
+    """The words that frame a question, in every language (people mix them)."""
+    return frozenset().union(*(rules(lang).frame_words for lang in LANGUAGES))
 
 
 @cache
@@ -65,11 +80,18 @@ def rules(lang: str) -> LanguageRules:
             ),
             typos=TypoRules(common_zipf=float(typos["common_zipf"]),
                             swaps=tuple((str(a), str(b)) for a, b in typos["swaps"])),
+            chat_abbreviations=_words(data["chat_abbreviations"]["words"]),
+            slang=_words(data["slang"]["words"]),
+            frame_words=frozenset(fold(str(w)) for w in data["frame_words"]["words"]),
             examples={name: tuple(section.get("examples", ())) for name, section in data.items()
                       if isinstance(section, dict)},
         )
     except (OSError, yaml.YAMLError, KeyError, TypeError, ValueError, re.error) as exc:
         raise ConfigError(f"cannot read the rules of {lang!r} in {path} ({exc})") from exc
+
+
+def _words(mapping: dict[object, object]) -> dict[str, str]:
+    return {str(k): str(v) for k, v in mapping.items()}
 
 
 def _patterns(items: list[str]) -> tuple[re.Pattern[str], ...]:
