@@ -11,7 +11,9 @@ from bot.answering.references import find_reference
 from bot.errors import ConfigError
 from bot.retrieval.lexicon import WordFrequency
 from bot.retrieval.ordinary import meant
+from bot.retrieval.questions import referred_to_later
 from bot.text import rules as rules_module
+from bot.text.normalise import fold
 from bot.text.rules import rules
 
 EXAMPLES = [(lang, example) for lang in ("en", "es") for example in rules(lang).examples["quiz_reference"]]
@@ -81,3 +83,19 @@ def test_each_word_class_example_is_read_as_its_file_says(
     else:
         assert str(example["not_content"]) not in [w.text for w in analysis.words]
         assert str(example["not_content"]) in analysis.tokens
+
+
+ASIDES = [(lang, cls, example) for lang in ("en", "es") for cls in ("coordination", "back_references")
+          for example in rules(lang).examples[cls]]
+
+
+@pytest.mark.parametrize(("lang", "cls", "example"), ASIDES, ids=[f"{c}:{e['text']}" for _, c, e in ASIDES])
+def test_each_coordination_and_back_reference_example_is_read_as_its_file_says(
+        fake_assistant: Assistant, lang: str, cls: str, example: dict[str, object]) -> None:
+    analysis = fake_assistant.retriever.analyze(str(example["text"]), lang)
+    tokens = [fold(t) for t in analysis.tokens]
+    if "aside" in example:  # read without it, and named as what the knowledge does not cover
+        assert str(example["aside"]) in analysis.set_aside
+    else:
+        named = analysis.tokens.index(str(example["kept"]))
+        assert referred_to_later(tokens, analysis.segments, analysis.segments[named])

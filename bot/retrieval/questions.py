@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from bot.text.identifiers import QUERY_WORD
 from bot.text.normalise import fold, strip_accents
+from bot.text.rules import points_back
 
 _DEFINITION = re.compile(
     r"^\s*(?:¿\s*)?(?:(?:me\s+)?(?:explicas|puedes\s+explicar(?:me)?|podr[ií]as\s+explicar(?:me)?|"
@@ -68,24 +69,8 @@ def definition_subject(question: str) -> frozenset[str]:
     return wanted if len(wanted) <= 4 else frozenset()
 
 
-# Words that point back to something named earlier: "What does X do, and should we set *it* on EFA
-# nodes?" asks about X throughout, so X is no aside. Spanish also attaches the pronoun to the verb
-# ("activarlo", "usarla", "configurándolos").
-_BACK_REFERENCES = frozenset({"it", "its", "they", "them", "their", "this", "that", "these", "those",
-                              "eso", "esto", "ello", "lo"})  # tokens are folded: not "esta" ("está")
-_NOT_A_PRONOUN_AFTER_LO = frozenset({"que", "mejor", "mismo", "de", "mas", "peor", "normal"})
-_ENCLITIC = re.compile(r"\w{2,}(?:ar|er|ir|ando|iendo)(?:lo|la|los|las)$")
-
-
 def referred_to_later(tokens: Sequence[str], segments: Sequence[int], segment: int) -> bool:
     """Whether a later sentence or question of the message refers back with a pronoun, so what
     `segment` names is what the rest asks about (`tokens` lowercased and folded)."""
-    for i, token in enumerate(tokens):
-        if segments[i] <= segment:
-            continue
-        if token == "lo":
-            if i + 1 < len(tokens) and tokens[i + 1] not in _NOT_A_PRONOUN_AFTER_LO:
-                return True
-        elif token in _BACK_REFERENCES or _ENCLITIC.match(token):
-            return True
-    return False
+    words = list(tokens)
+    return any(segments[i] > segment and points_back(words, i) for i in range(len(words)))

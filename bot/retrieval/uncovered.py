@@ -14,12 +14,11 @@ from dataclasses import dataclass
 from bot.retrieval.questions import referred_to_later
 from bot.retrieval.terms import Analysis, QueryWord, Vocabulary
 from bot.retrieval.thresholds import THRESHOLDS
+from bot.text.rules import coordination_words
 
 _CONNECTORS = frozenset({"for"})  # "Mountpoint for S3", "FSx for NetApp ONTAP": a name goes on
 
 
-_COORDINATION = frozenset({"vs", "versus", "or", "o", "u", "and", "y", "e", "compared", "frente", "than", "que",
-                           "instead", "vez", "lugar", "over"})
 CONJUNCT_REACH = 3  # tokens between a coordinator and the head of each side ("X vs the new Y")
 
 
@@ -54,7 +53,7 @@ def set_aside(analysis: Analysis, vocabulary: Vocabulary) -> Aside:
     out: set[int] = set()
     drop: set[int] = set()
     for c, token in enumerate(tokens):
-        if token not in _COORDINATION:
+        if token not in coordination_words():
             continue
         left = set(range(c - CONJUNCT_REACH, c))
         right = set(range(c + 1, c + 1 + CONJUNCT_REACH))

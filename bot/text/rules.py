@@ -49,6 +49,10 @@ class LanguageRules:
     chat_abbreviations: dict[str, str]  # "pls" -> "please", "xq" -> "porque"
     slang: dict[str, str]  # "ckpt" -> "checkpoint"
     frame_words: frozenset[str]  # "works", "sirve": they frame a question, never its subject
+    coordination: frozenset[str]  # "or", "vs", "o": two things weighed against each other
+    back_references: frozenset[str]  # "it", "eso": a pointer back to something named earlier
+    not_after_lo: frozenset[str]  # Spanish "lo que", "lo mejor": no pointer
+    enclitic: re.Pattern[str] | None  # Spanish "activarlo": a verb with a pointer joined to it
     examples: dict[str, tuple[dict[str, object], ...]]  # class -> its example sentences
 
 
@@ -61,6 +65,25 @@ def slang(lang: str, word: str) -> str | None:
 def frame_words() -> frozenset[str]:
     """The words that frame a question, in every language (people mix them)."""
     return frozenset().union(*(rules(lang).frame_words for lang in LANGUAGES))
+
+
+@cache
+def coordination_words() -> frozenset[str]:
+    """The words that join two things weighed against each other, in every language."""
+    return frozenset().union(*(rules(lang).coordination for lang in LANGUAGES))
+
+
+def points_back(tokens: list[str] | tuple[str, ...], i: int) -> bool:
+    """Whether the folded token at `i` points back to something named earlier ("it", "eso", "activarlo")."""
+    token = tokens[i]
+    for lang in LANGUAGES:
+        table = rules(lang)
+        if token == "lo" and "lo" in table.back_references:
+            if i + 1 < len(tokens) and tokens[i + 1] not in table.not_after_lo:
+                return True
+        elif token in table.back_references or (table.enclitic is not None and table.enclitic.match(token)):
+            return True
+    return False
 
 
 @cache
@@ -83,6 +106,11 @@ def rules(lang: str) -> LanguageRules:
             chat_abbreviations=_words(data["chat_abbreviations"]["words"]),
             slang=_words(data["slang"]["words"]),
             frame_words=frozenset(fold(str(w)) for w in data["frame_words"]["words"]),
+            coordination=frozenset(fold(str(w)) for w in data["coordination"]["words"]),
+            back_references=frozenset(fold(str(w)) for w in data["back_references"]["words"]),
+            not_after_lo=frozenset(fold(str(w)) for w in data["back_references"].get("not_after_lo", ())),
+            enclitic=re.compile(data["back_references"]["enclitic"]) if "enclitic" in data["back_references"]
+            else None,
             examples={name: tuple(section.get("examples", ())) for name, section in data.items()
                       if isinstance(section, dict)},
         )
