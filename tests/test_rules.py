@@ -14,7 +14,7 @@ from bot.retrieval.ordinary import meant
 from bot.retrieval.questions import referred_to_later
 from bot.text import rules as rules_module
 from bot.text.normalise import fold
-from bot.text.rules import rules
+from bot.text.rules import continuation, rules
 
 EXAMPLES = [(lang, example) for lang in ("en", "es") for example in rules(lang).examples["quiz_reference"]]
 
@@ -99,3 +99,17 @@ def test_each_coordination_and_back_reference_example_is_read_as_its_file_says(
     else:
         named = analysis.tokens.index(str(example["kept"]))
         assert referred_to_later(tokens, analysis.segments, analysis.segments[named])
+
+
+SHAPES = [(lang, cls, example) for lang in ("en", "es") for cls in ("follow_ups", "comparison")
+          for example in rules(lang).examples[cls]]
+
+
+@pytest.mark.parametrize(("lang", "cls", "example"), SHAPES, ids=[f"{c}:{e['text']}" for _, c, e in SHAPES])
+def test_each_follow_up_and_comparison_example_is_read_as_its_file_says(
+        fake_assistant: Assistant, lang: str, cls: str, example: dict[str, object]) -> None:
+    text = str(example["text"])
+    if cls == "comparison":
+        assert fake_assistant.retriever.analyze(text, lang).comparison is example["comparison"]
+    else:
+        assert bool(continuation().match(text)) is example["continuation"]

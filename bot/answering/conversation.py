@@ -24,7 +24,6 @@ other follow-up takes both. `tests/eval/followups.jsonl` measures it (`eksbot ev
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -36,6 +35,7 @@ from bot.retrieval.thresholds import THRESHOLDS
 from bot.storage import TopicStore
 from bot.text.markup import clean_question
 from bot.text.normalise import fold
+from bot.text.rules import addition, continuation, is_clitic, pointer_words
 
 MAX_TURNS = 10  # earlier turns a caller may pass
 MAX_TURN_CHARS = 2000  # each, like a question
@@ -49,23 +49,6 @@ SHORT = 3  # content words: a message this short without a subject of its own le
 SHORT_WITH_POINTER = 5  # a message this short that points back ("it", "eso") leans on them too
 OWN_ASPECTS = 2  # a continuation naming its subject and this many other words asks its own question
 MIN_WEIGHT = 0.2  # the least a content word weighs when telling how much of a message the knowledge knows
-
-_CONTINUATION = re.compile(
-    r"^\W*(?:"
-    r"and|but|or|also|so|then|ok(?:ay)?\s+and|what\s+about|how\s+about|what\s+if|and\s+if|same\s+(?:for|with)|"
-    r"y|e|o|pero|entonces|vale\s+y|qu[eé]\s+tal|y\s+si|lo\s+mismo|igual\s+(?:para|con|en)"
-    r")\b",
-    re.IGNORECASE,
-)
-# "also", "too", "además": the message adds to what was asked before.
-_ADDITION = re.compile(r"\b(?:also|too|as\s+well|tambi[eé]n|adem[aá]s)\b", re.IGNORECASE)
-_POINTERS = frozenset(fold(w) for w in """
-    it its itself that this those these them they there same one ones
-    eso esto ello ese esa esos esas estos ahi alli mismo misma mismos mismas dicho dicha
-""".split())
-# Spanish infinitives and gerunds with an object pronoun: "activarlo", "configurarla", "usándolos".
-_CLITIC = re.compile(r"^\w{3,}(?:ar|er|ir|ando|iendo)(?:lo|la|los|las|le|les)$")
-
 
 @dataclass(frozen=True)
 class Reading:
@@ -99,7 +82,7 @@ class Conversation:
         if not turns:
             return Reading(text, language, followup=False, reason="no-context")
         analysis = self.assistant.retriever.analyze(text, language)
-        own = [w for w in analysis.words if fold(w.text) not in _POINTERS]
+        own = [w for w in analysis.words if fold(w.text) not in pointer_words()]
         subjects = [w for w in own if self._is_subject(w)]
         unknown = [w for w in own if w.specificity >= UNKNOWN_NAME_SPECIFICITY and w.named and not self._known(w)]
         if unknown:
@@ -107,8 +90,8 @@ class Conversation:
         points_back = len(own) <= SHORT_WITH_POINTER and _points_back(analysis)
         if not points_back and self._mostly_unknown(own):
             return Reading(text, language, followup=False, reason="unknown-words")
-        adds = bool(_ADDITION.search(text))
-        if _CONTINUATION.match(text) and not (subjects and len(own) - len(subjects) >= OWN_ASPECTS and not adds):
+        adds = bool(addition().search(text))
+        if continuation().match(text) and not (subjects and len(own) - len(subjects) >= OWN_ASPECTS and not adds):
             reason = "continuation"
         elif points_back or adds:
             reason = "points-back"
@@ -155,7 +138,7 @@ class Conversation:
             for word in self.assistant.retriever.analyze(turn, turn_language).words:
                 order += 1
                 folded = fold(word.text)
-                if folded in present or folded in _POINTERS or not self._known(word):
+                if folded in present or folded in pointer_words() or not self._known(word):
                     continue
                 if aspects_only and (word.named or self._is_subject(word)):
                     continue
@@ -199,7 +182,7 @@ class ConversationMemory:
 
 def _points_back(analysis: Analysis) -> bool:
     folded = [fold(t) for t in analysis.tokens]
-    return any(t in _POINTERS or _CLITIC.match(t) for t in folded)
+    return any(t in pointer_words() or is_clitic(t) for t in folded)
 
 
 def _limited(words: list[str], limit: int) -> str:

@@ -46,14 +46,6 @@ SEGMENT_BREAK = re.compile(
     re.IGNORECASE,
 )
 QUESTION_END = re.compile(r"\?+(?=\s*\S)|\?+\s*$")
-COMPARISON = re.compile(
-    r"\b(?:vs\.?|versus|compared\s+(?:to|with)|difference|differences|differ|diferencia[s]?|diferencian?|"
-    r"comparad[oa]s?|compara(?:r|ción|cion)?|frente\s+a|better\s+than|mejor\s+que|instead\s+of|en\s+vez\s+de|"
-    r"en\s+lugar\s+de|or\s+should|o\s+mejor)\b",
-    re.IGNORECASE,
-)
-
-
 def definition_subject(question: str) -> frozenset[str]:
     """For "what is X?" questions, the folded words of X; empty for any other question (or an X of more than
     four words, which names no one thing)."""

@@ -28,12 +28,12 @@ from bot.retrieval.lexicon import (
     specificity,
 )
 from bot.retrieval.ordinary import meant
-from bot.retrieval.questions import COMPARISON, QUESTION_END, SEGMENT_BREAK, definition_subject, referred_to_later
+from bot.retrieval.questions import QUESTION_END, SEGMENT_BREAK, definition_subject, referred_to_later
 from bot.retrieval.thresholds import THRESHOLDS
 from bot.text.identifiers import QUERY_WORD, is_code_name, is_hyphenated_word
 from bot.text.markup import context_spans
 from bot.text.normalise import fold, strip_accents
-from bot.text.rules import frame_words, rules, slang
+from bot.text.rules import comparison, frame_words, rules, slang
 from bot.text.tokens import ALL_STOPWORDS, word_terms
 
 NAMED_ZIPF = 3.2  # rarer than this: not a common word (a typo of a knowledge word may be meant)
@@ -182,7 +182,7 @@ class Vocabulary:
         return Analysis(
             words=tuple(words), tokens=tuple(raw_tokens), spans=tuple(m.span() for m in matches),
             segments=segments, search_text=" ".join(search),
-            definition_of=_subject_words(question, words), comparison=bool(COMPARISON.search(question)),
+            definition_of=_subject_words(question, words), comparison=bool(comparison().search(question)),
             questions=max(1, len(QUESTION_END.findall(question))),
         )
 

@@ -53,6 +53,11 @@ class LanguageRules:
     back_references: frozenset[str]  # "it", "eso": a pointer back to something named earlier
     not_after_lo: frozenset[str]  # Spanish "lo que", "lo mejor": no pointer
     enclitic: re.Pattern[str] | None  # Spanish "activarlo": a verb with a pointer joined to it
+    continuation: tuple[str, ...]  # openers of a follow-up ("and", "what about", "¿y")
+    addition: tuple[str, ...]  # "also", "además"
+    pointers: frozenset[str]  # a follow-up's words that point back ("it", "eso")
+    clitic: re.Pattern[str] | None  # Spanish "configurarla": a verb with a pointer joined to it
+    comparison: tuple[str, ...]  # "vs", "diferencia entre"
     examples: dict[str, tuple[dict[str, object], ...]]  # class -> its example sentences
 
 
@@ -71,6 +76,38 @@ def frame_words() -> frozenset[str]:
 def coordination_words() -> frozenset[str]:
     """The words that join two things weighed against each other, in every language."""
     return frozenset().union(*(rules(lang).coordination for lang in LANGUAGES))
+
+
+@cache
+def continuation() -> re.Pattern[str]:
+    """A message that opens as a continuation of the one before ("and …", "¿y …", "what about …")."""
+    return re.compile(r"^\W*(?:" + "|".join(_all("continuation")) + r")\b", re.IGNORECASE)
+
+
+@cache
+def addition() -> re.Pattern[str]:
+    """A message that adds to what was asked before ("also", "además")."""
+    return re.compile(r"\b(?:" + "|".join(_all("addition")) + r")\b", re.IGNORECASE)
+
+
+@cache
+def comparison() -> re.Pattern[str]:
+    """A question that weighs two things against each other ("vs", "diferencia entre")."""
+    return re.compile(r"\b(?:" + "|".join(_all("comparison")) + r")\b", re.IGNORECASE)
+
+
+@cache
+def pointer_words() -> frozenset[str]:
+    return frozenset().union(*(rules(lang).pointers for lang in LANGUAGES))
+
+
+def is_clitic(token: str) -> bool:
+    """A verb with an object pronoun joined to it ("activarlo"): it points back too."""
+    return any(table.clitic is not None and table.clitic.match(token) for table in map(rules, LANGUAGES))
+
+
+def _all(field: str) -> list[str]:
+    return [pattern for lang in LANGUAGES for pattern in getattr(rules(lang), field)]
 
 
 def points_back(tokens: list[str] | tuple[str, ...], i: int) -> bool:
@@ -111,6 +148,11 @@ def rules(lang: str) -> LanguageRules:
             not_after_lo=frozenset(fold(str(w)) for w in data["back_references"].get("not_after_lo", ())),
             enclitic=re.compile(data["back_references"]["enclitic"]) if "enclitic" in data["back_references"]
             else None,
+            continuation=tuple(str(p) for p in data["follow_ups"]["continuation"]),
+            addition=tuple(str(p) for p in data["follow_ups"]["addition"]),
+            pointers=frozenset(fold(str(w)) for w in data["follow_ups"]["pointers"]),
+            clitic=re.compile(data["follow_ups"]["clitic"]) if "clitic" in data["follow_ups"] else None,
+            comparison=tuple(str(p) for p in data["comparison"]["patterns"]),
             examples={name: tuple(section.get("examples", ())) for name, section in data.items()
                       if isinstance(section, dict)},
         )
