@@ -37,6 +37,11 @@ def test_a_follow_up_naming_its_own_subject_keeps_only_what_was_asked(conversati
     assert not {"NCCL", "EFA"} & set(reading.carried)  # the earlier subject is replaced, not added
 
 
+def test_a_subject_the_knowledge_explains_with_the_new_one_is_kept(conversation: Conversation) -> None:
+    reading = conversation.read("and on Trainium?", ["Which hardware supports BF16?"])
+    assert reading.followup and "BF16" in reading.carried  # BF16 on Trainium, not "which hardware supports"
+
+
 def test_a_follow_up_that_points_back_carries_the_subject(conversation: Conversation) -> None:
     reading = conversation.read("how many GPUs does it need?", ["What is BioNeMo used for on EKS?"])
     assert reading.followup and "BioNeMo" in reading.carried

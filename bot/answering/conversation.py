@@ -100,7 +100,8 @@ class Conversation:
         else:
             return Reading(text, language, followup=False)
         # "¿y en Trainium?" asks the same of another subject: only what was asked is carried over.
-        carried = self._carried(turns, analysis, language, aspects_only=bool(subjects) and not (points_back or adds))
+        carried = self._carried(turns, analysis, language, aspects_only=bool(subjects) and not (points_back or adds),
+                                beside=frozenset().union(*(w.where for w in subjects)))
         if not carried:
             return Reading(text, language, followup=False, reason=reason)
         composed = f"{text} {' '.join(carried)}"
@@ -125,9 +126,12 @@ class Conversation:
                 and self.vocabulary.questions_using(word) <= THRESHOLDS.names_a_subject
                 and not self.vocabulary.names_the_domain(word))
 
-    def _carried(self, turns: list[str], analysis: Analysis, language: str, *, aspects_only: bool) -> list[str]:
+    def _carried(self, turns: list[str], analysis: Analysis, language: str, *, aspects_only: bool,
+                 beside: frozenset[object] = frozenset()) -> list[str]:
         """Known content words of the earlier turns (the latest turn first) that the message does not
-        repeat, the most specific first; without subjects when `aspects_only`. A Spanish turn's word carried
+        repeat, the most specific first; without subjects when `aspects_only`, except a subject that the
+        knowledge explains together with the message's own (in a question of `beside`): "which hardware
+        supports BF16?" then "and on Trainium?" asks about BF16 on Trainium. A Spanish turn's word carried
         into an English message is carried in English where the glossary knows it ("entorno": "environment"):
         the message is read in English, where the Spanish word is unknown."""
         present = {fold(w.text) for w in analysis.words}
@@ -140,7 +144,7 @@ class Conversation:
                 folded = fold(word.text)
                 if folded in present or folded in pointer_words() or not self._known(word):
                     continue
-                if aspects_only and (word.named or self._is_subject(word)):
+                if aspects_only and (word.named or self._is_subject(word)) and not word.where & beside:
                     continue
                 present.add(folded)
                 english = turn_language == "es" and language == "en" and not word.named and word.readings
