@@ -45,6 +45,7 @@ DEV_QUERIES = PROJECT_ROOT.parent / "shared" / "eval" / "dev-queries.jsonl"
 DEV_NEAR_NEGATIVES = PROJECT_ROOT.parent / "shared" / "eval" / "dev-near-negatives.jsonl"
 OWN_QUERIES = PROJECT_ROOT / "tests" / "eval" / "queries.jsonl"
 FIT = PROJECT_ROOT / "tests" / "eval" / "fit.jsonl"  # fits the answerability model (eksbot calibrate)
+FIT_STYLES = PROJECT_ROOT / "tests" / "eval" / "fit-styles.jsonl"  # and these, in other writing styles
 HOLDOUT = PROJECT_ROOT / "tests" / "eval" / "holdout.jsonl"  # never fitted or tuned on
 FOLLOWUPS = PROJECT_ROOT / "tests" / "eval" / "followups.jsonl"  # two-turn conversations
 UNREACHABLE_DATABASE = "postgresql+psycopg://secret_user@127.0.0.1:1/db"  # nothing listens on port 1

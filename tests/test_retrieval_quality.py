@@ -11,7 +11,7 @@ import pytest
 
 from bot.answering.assistant import Answer, Assistant
 from bot.evaluation.queries import evaluate, read_queries, summarize
-from tests.conftest import DEV_NEAR_NEGATIVES, DEV_QUERIES, FIT, HOLDOUT, OWN_QUERIES
+from tests.conftest import DEV_NEAR_NEGATIVES, DEV_QUERIES, FIT, FIT_STYLES, HOLDOUT, OWN_QUERIES
 
 pytestmark = pytest.mark.slow
 
@@ -116,8 +116,8 @@ def test_development_sets_meet_targets(assistant: Assistant, path: Path) -> None
 
 
 def test_the_fit_and_held_out_sets_do_not_overlap() -> None:
-    fit = {q.q.strip().lower() for q in read_queries(FIT)}
-    held_out = [q.q for q in read_queries(HOLDOUT)]
+    fit = {q.q.strip().lower() for path in (FIT, FIT_STYLES) for q in read_queries(path)}
+    held_out = [q.q for path in (HOLDOUT, STYLES_HOLDOUT) for q in read_queries(path)]
     assert len(held_out) * 2 >= len(fit), "at least a third of our own labelled questions is held out"
     assert not [q for q in held_out if q.strip().lower() in fit]
 
@@ -177,7 +177,7 @@ def test_the_bundled_answerability_model_is_what_calibrate_fits_on_the_fit_set(a
     from bot.evaluation import calibration
 
     bundled = Model.bundled()
-    data = calibration.examples(assistant, read_queries(FIT))
+    data = calibration.examples(assistant, [*read_queries(FIT), *read_queries(FIT_STYLES)])
     refit = calibration.fit(data)
     assert refit.features == bundled.features and refit.threshold == bundled.threshold
     assert refit.weights == pytest.approx(bundled.weights, abs=1e-3)

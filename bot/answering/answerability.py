@@ -40,6 +40,7 @@ from bot.retrieval.lexicon import RARE_ZIPF
 from bot.retrieval.terms import QueryWord, Vocabulary
 from bot.retrieval.thresholds import THRESHOLDS
 from bot.retrieval.uncovered import names_a_thing, uncovered_terms
+from bot.text.identifiers import is_code_name
 
 MODEL_FILE = Path(__file__).resolve().parent.parent / "data" / "answerability.json"
 log = logging.getLogger(__name__)
@@ -111,7 +112,7 @@ class Model:
                 len(model.mean) == len(model.scale) == len(model.weights) == len(FEATURES)):
             raise ConfigError(
                 f"the answerability model {path} was fitted on other features: run 'eksbot calibrate "
-                "tests/eval/fit.jsonl'"
+                "tests/eval/fit.jsonl tests/eval/fit-styles.jsonl' (make calibrate)"
             )
         return model
 
@@ -200,7 +201,10 @@ class Judge:
             values["exemplar"] = self.model.mean[FEATURES.index("exemplar")]
         elif self.exemplars is not None:
             values["exemplar"] = self.exemplars.margin(retrieval.vector, top.key[1], leave_out=leave_out)
-        if analysis.definition_of and not self.definitions.defines(top.key, analysis.definition_of):
+        # "what is X?": the best question must explain X, or use X literally, a name of its code or configuration
+        # (`slotsPerWorker`, `FI_PROVIDER`), which its snippet shows in use.
+        literal = all(is_code_name(w.text) and top.key in w.where for w in analysis.definition_of)
+        if analysis.definition_of and not literal and not self.definitions.defines(top.key, analysis.definition_of):
             values["undefined"] = 1.0
         return values
 
@@ -214,8 +218,8 @@ def _bundled_exemplars(model_id: str, dimension: int) -> Exemplars | None:
         log.warning("answering without exemplars: %s", exc)
         return None
     if exemplars.model_id != model_id or exemplars.dimension != dimension:
-        log.warning("answering without exemplars: they were embedded by %s, the index uses %s; run 'eksbot "
-                    "calibrate tests/eval/fit.jsonl' for this model", exemplars.model_id, model_id)
+        log.warning("answering without exemplars: they were embedded by %s, the index uses %s; run 'make "
+                    "calibrate' for this model", exemplars.model_id, model_id)
         return None
     return exemplars
 
