@@ -6,9 +6,9 @@ package's lists (Zipf scale: 7 for "the", 3 for a word seen once per million wor
 at Zipf 2.5 or more, with the Snowball stem of each word so inflected forms ("recrearlo") find their
 lemma's frequency. Forms whose stem differs from their lemma's ("priorice", from "priorizar") are added
 from the `simplemma` package's lemma dictionaries: each form of a lemma that the list has, with the lemma's
-frequency (an inflection is as ordinary as its lemma). Terms are kept as 64-bit keys (`bot.retrieval.lexicon.term_key`) in sorted arrays:
-two megabytes in memory instead of twenty for a dictionary of strings. Run it again only to refresh the
-table (it needs the dev extra):
+frequency (an inflection is as ordinary as its lemma). Terms are kept as 64-bit keys
+(`bot.retrieval.lexicon.term_key`) in sorted arrays: a few megabytes in memory instead of tens for a
+dictionary of strings. Run it again only to refresh the table (it needs the dev extra):
 
     .venv/bin/python scripts/make_word_frequencies.py
 """
