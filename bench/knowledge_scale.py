@@ -733,6 +733,7 @@ def main() -> None:
         try:
             for name, knowledge, figures in (("today", k_today, today), ("scaled", k_scaled, scaled)):
                 log = tmp / f"server-{name}.log"
+                log.unlink(missing_ok=True)  # a kept directory's earlier run wrote its own
                 base, process, figures.cold_start = start_logged_server(
                     server_env(knowledge, tmp / f"index-{name}", tmp / f"data-{name}"), log, str(serving))
                 servers[name] = (process, Client(base), LogTail(log))
