@@ -36,9 +36,10 @@ DENSE_CANDIDATES = 2048  # chunks the dense search returns (all of a knowledge t
 RANKED = 100  # questions and sections ranked in a retrieval, best first
 POSITIONS_KEPT = 20_000  # words' sets of questions kept as arrays of places (`_positions_of`)
 
-# The dense search runs one query at a time, on one thread: FAISS splits a flat search of more than some
-# 20,000 vectors over its OpenMP threads, and on a shared 2-core machine that took 16 ms (p50, 29,000
-# chunks) instead of 1.6 ms on one. Below that size one thread gives the same scores as two.
+# The dense search runs one query at a time, on one thread: FAISS splits a flat search of more than about
+# 10,000 vectors over its OpenMP threads, and on a shared 2-core machine that took 16 ms (p50, 29,000
+# chunks) instead of 1.6 ms on one. Up to 8,000 vectors one thread gives the same scores as two; above,
+# the scores' last bits depend on the number of threads (they already did on the number of cores).
 faiss.omp_set_num_threads(1)
 
 
