@@ -56,7 +56,7 @@ def check_answer_json(stdout: str) -> dict[str, object]:
     assert len(lines) == 1, stdout
     data = json.loads(lines[0])
     assert isinstance(data, dict)
-    assert set(data) == {"answered", "language", "text", "citations", "confidence", "uncovered"}
+    assert set(data) == {"answered", "language", "text", "citations", "confidence", "uncovered", "suggestion"}
     assert isinstance(data["answered"], bool)
     assert data["language"] in {"es", "en"}
     assert isinstance(data["text"], str) and data["text"]

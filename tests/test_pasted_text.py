@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 from bot.answering.assistant import Assistant
-from bot.retrieval.uncovered import uncovered_terms
+from bot.retrieval.uncovered import other_kinds, uncovered_terms
 from bot.text.markup import clean_question
 
 PENDING = ("```\nWarning  FailedScheduling  0/8 nodes are available: 8 Insufficient vpc.amazonaws.com/efa. "
            "preemption: 0/8 nodes are available\n```\nhow does the pod spec request EFA?")
 
 
-def read(assistant: Assistant, text: str) -> tuple[list[str], list[str]]:
+def read(assistant: Assistant, text: str, lang: str = "en") -> tuple[list[str], list[str]]:
     question = clean_question(text)
-    analysis = assistant.retriever.analyze(question, "en")
+    analysis = assistant.retriever.analyze(question, lang)
     return [w.text for w in analysis.words], uncovered_terms(analysis, assistant.retriever.vocabulary)
 
 
@@ -54,3 +54,31 @@ def test_the_sentences_around_the_question_are_context(fake_assistant: Assistant
 def test_a_question_that_points_back_keeps_what_the_scenario_names(fake_assistant: Assistant) -> None:
     _, uncovered = read(fake_assistant, "We're trialing Zorblax on EKS. Can it do gang scheduling like Volcano?")
     assert uncovered == ["Zorblax"]
+
+
+def test_an_unfenced_pasted_error_before_a_spanish_question_is_context(fake_assistant: Assistant) -> None:
+    words, uncovered = read(fake_assistant, "Pending 0/4 nodes are available: 4 Insufficient vpc.amazonaws.com/efa — "
+                                            "¿cómo pido EFA en el pod?", "es")
+    assert uncovered == [] and "Insufficient" not in words and "EFA" in words
+
+
+def test_a_lead_in_that_names_what_is_compared_is_part_of_the_question(fake_assistant: Assistant) -> None:
+    analysis = fake_assistant.retriever.analyze("Slinky vs Zorblax HyperPod: ¿dónde se define la partición?", "es")
+    assert "Zorblax HyperPod" in analysis.set_aside  # set aside as the other side of the comparison
+
+
+PASSAGE = ["Tensor parallelism splits layers across GPUs.", "Pipeline parallelism splits the model into stages.",
+           "Data parallelism copies the model."]
+
+
+def test_a_kind_the_cited_passage_does_not_name_is_uncovered(fake_assistant: Assistant) -> None:
+    for question, lang, kind in [("what is sequence parallelism?", "en", "sequence parallelism"),
+                                 ("¿qué es el paralelismo de secuencia?", "es", "paralelismo de secuencia")]:
+        analysis = fake_assistant.retriever.analyze(question, lang)
+        passage = PASSAGE if lang == "en" else ["El paralelismo de tensores divide capas.",
+                                                 "El paralelismo de datos copia el modelo."]
+        assert other_kinds(analysis, passage) == [kind]
+    named = fake_assistant.retriever.analyze("what is tensor parallelism?", "en")
+    assert other_kinds(named, PASSAGE) == []  # a kind the passage names
+    one_kind = fake_assistant.retriever.analyze("what is sequence parallelism?", "en")
+    assert other_kinds(one_kind, PASSAGE[:1]) == []  # "parallelism" with one modifier: no family of kinds

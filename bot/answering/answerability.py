@@ -39,7 +39,7 @@ from bot.retrieval.hybrid import HybridRetriever, Retrieval
 from bot.retrieval.lexicon import RARE_ZIPF
 from bot.retrieval.terms import QueryWord, Vocabulary
 from bot.retrieval.thresholds import THRESHOLDS
-from bot.retrieval.uncovered import names_a_thing, uncovered_terms
+from bot.retrieval.uncovered import names_a_thing, other_kinds, uncovered_terms
 from bot.text.identifiers import is_code_name
 
 MODEL_FILE = Path(__file__).resolve().parent.parent / "data" / "answerability.json"
@@ -169,9 +169,17 @@ class Judge:
         )
         return Judgement(
             probability=round(probability, 4), answerable=probability >= self.model.threshold,
-            uncovered=_merge_terms(analysis.set_aside, uncovered_terms(analysis, self.vocabulary)),
+            uncovered=_merge_terms(analysis.set_aside, [*uncovered_terms(analysis, self.vocabulary), *self._kinds(
+                retrieval, best)]),
             related=related, features=values,
         )
+
+    def _kinds(self, retrieval: Retrieval, best: object) -> list[str]:
+        """Kinds of a thing the best question does not name ("sequence parallelism": `other_kinds`)."""
+        if not isinstance(best, tuple):
+            return []
+        chunks = self.retriever.index.chunks
+        return other_kinds(retrieval.analysis, [chunks[i].text for i in self.retriever.chunks_of(best)])
 
     def features(self, retrieval: Retrieval, *, leave_out: int | None = None) -> dict[str, float]:
         """The features of a retrieval; `leave_out` (fitting): the `text_key` of exemplars to skip."""

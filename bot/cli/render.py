@@ -111,8 +111,8 @@ def render_eval(console: Console, results: list[EvalResult], summary: dict[str, 
     console.print(table)
     figures = Table(title="Summary")
     figures.add_column("scope")
-    keys = ["queries", "recall@1", "recall@3", "mrr", "abstention", "false_abstention", "suggested_right",
-            "suggested_out", "uncovered_recall"]
+    keys = ["queries", "recall@1", "recall@3", "mrr", "abstention", "handled", "false_abstention",
+            "suggested_right", "suggested_out", "uncovered_recall"]
     for key in keys:
         figures.add_column(key.replace("_", " "), justify="right")
     _figure_rows(figures, summary, keys)

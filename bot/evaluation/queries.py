@@ -113,6 +113,8 @@ def _stats(rows: list[EvalResult]) -> dict[str, float | int]:
             out["suggested_right"] = round(sum(r.suggestion in r.query.expect for r in declined) / len(declined), 4)
     if outside:
         out["abstention"] = round(sum(not r.answered for r in outside) / len(outside), 4)
+        # Handled: declined, or answered with what the knowledge does not cover named ("says nothing about X").
+        out["handled"] = round(sum(not r.answered or bool(r.uncovered) for r in outside) / len(outside), 4)
         declined = [r for r in outside if not r.answered]
         if declined:  # of the out-of-scope questions declined, the share that still got a suggestion
             out["suggested_out"] = round(sum(r.suggestion is not None for r in declined) / len(declined), 4)

@@ -48,6 +48,9 @@ Form = tuple[str, ...]  # index terms of one reading of a word: the main term, t
 _LETTERS_DIGITS = re.compile(r"(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])")
 _SUPERLATIVE = re.compile(r"(\w{3,}?)[ií]sim[oa]s?")  # "lentísimo" is as common as "lento"
 _SENTENCE_OPENING = re.compile(r"[.?!:](?=\s)|[¿¡]|```")  # between two words: the second opens a sentence
+_MACHINE = re.compile(r"\w[./:=]\w|^\d+$")  # "0/4", "p4d.24xlarge", "10:14:07", "8"
+PASTED_MIN_TOKENS = 4
+PASTED_SHARE = 0.3
 _SENTENCE_BREAK = re.compile(r"[.?!](?=\s)|[¿¡]")  # between two words: a new sentence of a scenario
 _QUANTITY = re.compile(r"^~?\d+(?:[.,]\d+)?(?:[kmbtg]|gb|tb|mb|gib|tib|gbps|ms|x|h|m|s|b-?params?)?$")
 
@@ -305,14 +308,29 @@ def _scenario(text: str, matches: list[re.Match[str]], starts: set[int], tokens:
     for position, number in enumerate(sentence):
         start, _ = bounds.get(number, (matches[position].start(), 0))
         bounds[number] = (start, matches[position].end())
+    # A sentence asks when a "?" follows its words, or a "¿" opens it (in the gap before its first word).
     ends = {n: (bounds[n + 1][0] if n + 1 in bounds else len(text)) for n in bounds}
-    asking = {n for n, (start, _) in bounds.items() if "?" in text[start : ends[n]] or "¿" in text[start : ends[n]]}
+    leads = {n: (bounds[n - 1][1] if n - 1 in bounds else 0) for n in bounds}
+    asking = {n for n, (start, last) in bounds.items()
+              if "?" in text[last : ends[n]] or "¿" in text[leads[n] : start]}
     if not asking or len(asking) == len(bounds):
         return set()
     folded = [fold(t) for t in tokens]
     if referred_to_later(folded, sentence, min(asking) - 1):
         return set()
-    return {p for p, n in enumerate(sentence) if n not in asking}
+    # Context is a statement (it ends with "." or "!") or pasted output (machine tokens: "0/4",
+    # "vpc.amazonaws.com/efa", "10:14:07"); "Slinky vs HyperPod: ¿…?" is one question.
+    told = {n for n in bounds if n not in asking and (
+        re.search(r"[.!]", text[bounds[n][1] : ends[n]])
+        or _pasted([t for t, s in zip(tokens, sentence, strict=True) if s == n]))}
+    return {p for p, n in enumerate(sentence) if n in told}
+
+
+def _pasted(tokens: list[str]) -> bool:
+    """Whether a sentence reads as pasted output: a good share of its tokens are numbers, paths, hosts or
+    other machine tokens."""
+    machine = sum(1 for t in tokens if _MACHINE.search(t))
+    return len(tokens) >= PASTED_MIN_TOKENS and machine >= PASTED_SHARE * len(tokens)
 
 
 def _token(match: re.Match[str], text: str | None = None) -> str:

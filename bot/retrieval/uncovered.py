@@ -8,13 +8,16 @@ the terms to name in "the knowledge says nothing about …", as the person wrote
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.retrieval.questions import referred_to_later
 from bot.retrieval.terms import Analysis, QueryWord, Vocabulary
 from bot.retrieval.thresholds import THRESHOLDS
+from bot.text.normalise import fold
 from bot.text.rules import coordination_words
+from bot.text.tokens import ALL_STOPWORDS
 
 _CONNECTORS = frozenset({"for"})  # "Mountpoint for S3", "FSx for NetApp ONTAP": a name goes on
 
@@ -143,3 +146,37 @@ def remainder(analysis: Analysis, question: str, aside: Aside) -> str:
         last = end
     out.append(question[last:])
     return " ".join("".join(out).split())
+
+
+KIND_SPECIFICITY = 0.15  # a modifier at least this specific can name a kind ("sequence"; not "choose", "best")
+KINDS_SEEN = 2  # the cited passage names at least this many kinds of the head word itself
+
+
+def other_kinds(analysis: Analysis, texts: Sequence[str]) -> list[str]:
+    """Kinds of a thing the cited passage does not name: "sequence parallelism" asked of a passage on tensor,
+    pipeline and data parallelism. A word the knowledge never uses, next to a word the passage itself uses with
+    two or more modifiers of its own (English "X parallelism", Spanish "paralelismo de X"), names another kind
+    of it, which the answer does not cover. `texts`: the cited question's or section's chunks."""
+    passage = " ".join(fold(t) for t in texts)
+    by_position = {w.position: w for w in analysis.words}
+    tokens = [fold(t) for t in analysis.tokens]
+    out: list[str] = []
+    for word in analysis.words:
+        if word.known or word.named or word.specificity < KIND_SPECIFICITY:
+            continue
+        p = word.position
+        head = by_position.get(p + 1)  # English: the modifier comes first
+        if head is not None and head.known and _kinds(passage, tokens[p + 1], before=True) >= KINDS_SEEN:
+            out.append(f"{word.text} {head.text}")
+            continue
+        head = by_position.get(p - 2) if p >= 2 and tokens[p - 1] == "de" else None  # Spanish: "paralelismo de X"
+        if head is not None and head.known and _kinds(passage, tokens[p - 2], before=False) >= KINDS_SEEN:
+            out.append(f"{head.text} de {word.text}")
+    return out
+
+
+def _kinds(passage: str, head: str, *, before: bool) -> int:
+    """How many different content words modify `head` in the passage ("tensor parallelism", "pipeline
+    parallelism": 2), before it (English) or after "de" (Spanish)."""
+    pattern = rf"\b(\w+) {re.escape(head)}\b" if before else rf"\b{re.escape(head)} de (\w+)\b"
+    return len({m for m in re.findall(pattern, passage) if m not in ALL_STOPWORDS and not m.isdigit()})
