@@ -157,13 +157,14 @@ def other_kinds(analysis: Analysis, texts: Sequence[str]) -> list[str]:
     pipeline and data parallelism. A word the knowledge never uses, next to a word the passage itself uses with
     two or more modifiers of its own (English "X parallelism", Spanish "paralelismo de X"), names another kind
     of it, which the answer does not cover. `texts`: the cited question's or section's chunks."""
+    candidates = [w for w in analysis.words if not (w.known or w.named or w.specificity < KIND_SPECIFICITY)]
+    if not candidates:
+        return []  # most questions: no word the knowledge never uses that could name a kind
     passage = " ".join(fold(t) for t in texts)
     by_position = {w.position: w for w in analysis.words}
     tokens = [fold(t) for t in analysis.tokens]
     out: list[str] = []
-    for word in analysis.words:
-        if word.known or word.named or word.specificity < KIND_SPECIFICITY:
-            continue
+    for word in candidates:
         p = word.position
         head = by_position.get(p + 1)  # English: the modifier comes first
         if head is not None and head.known and _kinds(passage, tokens[p + 1], before=True) >= KINDS_SEEN:
