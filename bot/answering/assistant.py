@@ -26,12 +26,12 @@ from bot.embedding.embedder import Embedder
 from bot.errors import InputError
 from bot.knowledge import KnowledgeBase, Question, load_knowledge
 from bot.knowledge.citations import Citation  # also importable from here, as before
-from bot.lang import LANGUAGES, Lang, check_lang
+from bot.lang import Lang, check_lang
 from bot.messages import say
 from bot.retrieval.artifacts import LoadedIndex, load_index, make_index
 from bot.retrieval.hybrid import HybridRetriever, QuestionKey, Retrieval, ScoredQuestion, Tuning
 from bot.retrieval.thresholds import THRESHOLDS
-from bot.text.language import detect_language, edition_vocabulary
+from bot.text.language import detect_language
 from bot.text.markup import clean_question, reading_text
 from bot.text.normalise import fold
 
@@ -87,9 +87,7 @@ class Assistant:
         self.judge = Judge(self.retriever, Definitions.of_index(
             index, previous=previous.judge.definitions if previous else None), model)
         self.threshold = self.judge.model.threshold if threshold is None else threshold
-        self.vocabulary = edition_vocabulary(
-            {lang: [c.indexed_text for c in index.chunks if c.lang == lang] for lang in LANGUAGES}
-        )
+        self.vocabulary = self.retriever.edition_words  # each edition's words, kept per section across refreshes
         self.excerpts = Excerpts(index, self.retriever.sentences,
                                  previous=previous.excerpts if previous else None)
         self._topics: dict[str, list[str]] = {}

@@ -137,6 +137,7 @@ class OnnxEmbedder:
             options = ort.SessionOptions()
             options.intra_op_num_threads = intra_op_threads()
             options.inter_op_num_threads = 1
+            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
             self._session = ort.InferenceSession(
                 str(directory / MODEL_FILE), options, providers=["CPUExecutionProvider"])
         except Exception as exc:  # noqa: BLE001 - ONNX Runtime and tokenizers raise their own types
