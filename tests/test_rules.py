@@ -11,7 +11,7 @@ from bot.answering.references import find_reference
 from bot.errors import ConfigError
 from bot.retrieval.lexicon import WordFrequency
 from bot.retrieval.ordinary import meant
-from bot.retrieval.questions import referred_to_later
+from bot.retrieval.questions import definition_subject, referred_to_later
 from bot.text import rules as rules_module
 from bot.text.normalise import fold
 from bot.text.rules import continuation, rules
@@ -113,3 +113,13 @@ def test_each_follow_up_and_comparison_example_is_read_as_its_file_says(
         assert fake_assistant.retriever.analyze(text, lang).comparison is example["comparison"]
     else:
         assert bool(continuation().match(text)) is example["continuation"]
+
+
+DEFINITIONS = [(lang, example) for lang in ("en", "es") for example in rules(lang).examples["definitions"]]
+
+
+@pytest.mark.parametrize(("lang", "example"), DEFINITIONS, ids=[str(e["text"]) for _, e in DEFINITIONS])
+def test_each_definition_example_is_read_as_its_file_says(lang: str, example: dict[str, object]) -> None:
+    subject = definition_subject(str(example["text"]))
+    expected = example["subject"]
+    assert subject == (frozenset(str(expected).split()) if expected else frozenset())

@@ -58,6 +58,7 @@ class LanguageRules:
     pointers: frozenset[str]  # a follow-up's words that point back ("it", "eso")
     clitic: re.Pattern[str] | None  # Spanish "configurarla": a verb with a pointer joined to it
     comparison: tuple[str, ...]  # "vs", "diferencia entre"
+    definitions: dict[str, object]  # what makes "what is X?" (see the rules files)
     examples: dict[str, tuple[dict[str, object], ...]]  # class -> its example sentences
 
 
@@ -104,6 +105,39 @@ def pointer_words() -> frozenset[str]:
 def is_clitic(token: str) -> bool:
     """A verb with an object pronoun joined to it ("activarlo"): it points back too."""
     return any(table.clitic is not None and table.clitic.match(token) for table in map(rules, LANGUAGES))
+
+
+@dataclass(frozen=True)
+class DefinitionRules:
+    """What makes a question ask what a thing is ("what is X?", "¿qué es X?", "X, what is it?")."""
+
+    definition: re.Pattern[str]  # the question, with X as `subject`
+    meaning: re.Pattern[str]  # "what does X mean?" (`subject`), "X, ¿qué es?" (`first`)
+    qualifier_tail: re.Pattern[str]  # what may follow X ("in Kubernetes")
+    purpose: re.Pattern[str]  # X's purpose or use is asked, not what it is ("for", "para")
+    not_a_subject: frozenset[str]  # an X that starts with one of these is no subject ("difference")
+
+
+@cache
+def definition_rules() -> DefinitionRules:
+    """Both languages' definition rules in one set of patterns (people mix languages)."""
+    en, es = rules("en").definitions, rules("es").definitions
+
+    def joined(*lists: object) -> str:
+        return "|".join(str(p) for items in lists for p in items)  # type: ignore[attr-defined]
+
+    definition = (r"^\s*(?:¿\s*)?(?:(?:me\s+)?(?:" + joined(es["asking"], en["asking"]) + r")\s+)?(?:"
+                  + joined(en["verbs"], es["verbs"]) + r")\s+(?:(?:" + joined(en["articles"], es["articles"])
+                  + r")\s+)?(?P<subject>[^?.!,;:]+)")
+    meaning = (r"^\s*(?:" + str(en["meaning"]) + r"|¿?\s*(?P<first>[^?.!,;:¿]+?)\s*,?\s*¿?\s*(?:"
+               + joined(es["meaning_tail"], en["meaning_tail"]) + r"))\s*\??\s*$")
+    return DefinitionRules(
+        definition=re.compile(definition, re.IGNORECASE), meaning=re.compile(meaning, re.IGNORECASE),
+        qualifier_tail=re.compile(r"\b(?:" + joined(es["qualifier_tail"], en["qualifier_tail"]) + r")\b.*$",
+                                  re.IGNORECASE),
+        purpose=re.compile(r"\b(?:" + joined(en["purpose"], es["purpose"]) + r")\b", re.IGNORECASE),
+        not_a_subject=frozenset(fold(str(w)) for w in [*en["not_a_subject"], *es["not_a_subject"]]),  # type: ignore[misc]
+    )
 
 
 def _all(field: str) -> list[str]:
@@ -153,6 +187,7 @@ def rules(lang: str) -> LanguageRules:
             pointers=frozenset(fold(str(w)) for w in data["follow_ups"]["pointers"]),
             clitic=re.compile(data["follow_ups"]["clitic"]) if "clitic" in data["follow_ups"] else None,
             comparison=tuple(str(p) for p in data["comparison"]["patterns"]),
+            definitions=dict(data["definitions"]),
             examples={name: tuple(section.get("examples", ())) for name, section in data.items()
                       if isinstance(section, dict)},
         )
