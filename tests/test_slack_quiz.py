@@ -141,6 +141,14 @@ def test_a_forged_button_value_gets_a_short_note(slack: SlackSender, fake: FakeS
     assert "ask for a new one" in click(slack, fake, unknown)["text"]
 
 
+def test_quiz_me_with_a_forged_number_is_refused_not_served(slack: SlackSender, fake: FakeSlack) -> None:
+    for number in (True, "5", 2.0):  # JSON's true is an int to Python: no question 1 for it
+        forged = {"action_id": "quiz_me", "text": {"type": "plain_text", "text": "Quiz me"},
+                  "value": json.dumps({"q": number, "l": "en"})}
+        reply = click(slack, fake, forged)
+        assert reply["response_type"] == "ephemeral" and "no longer valid" in reply["text"]
+
+
 # -- /quiz words -------------------------------------------------------------------------------------
 
 

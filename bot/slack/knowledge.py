@@ -47,7 +47,7 @@ from bot.slack.knowledge_views import (
     state_values,
     ui_language,
 )
-from bot.slack.payloads import Body, SlackContext, button_value, team_of, user_of
+from bot.slack.payloads import Body, SlackContext, button_value, team_of, user_of, whole_number
 from bot.slack.quiz import Progress
 from bot.slack.texts import t
 
@@ -73,8 +73,8 @@ class KnowledgeListeners:
         """"Answer this" on the Home tab: the entry form, prefilled from the gap."""
         services, user = self.ctx.get_services(), user_of(body)
         ui = await self._ui(services, body)
-        gap_id = button_value(body).get("g")
-        if services is None or not self.is_admin(user) or not isinstance(gap_id, int) or isinstance(gap_id, bool):
+        gap_id = whole_number(button_value(body).get("g"))
+        if services is None or not self.is_admin(user) or gap_id is None:
             await self._open(client, body, self._refusal(services, user, ui))
             return
         try:
@@ -110,9 +110,8 @@ class KnowledgeListeners:
         services, user = self.ctx.get_services(), user_of(body)
         ui = await self._ui(services, body)
         value = button_value(body)
-        doc, question, lang = value.get("d"), value.get("q"), value.get("l")
-        if (services is None or not self.is_admin(user) or not isinstance(doc, str) or not isinstance(question, int)
-                or isinstance(question, bool)):
+        doc, question, lang = value.get("d"), whole_number(value.get("q")), value.get("l")
+        if services is None or not self.is_admin(user) or not isinstance(doc, str) or question is None:
             await self._open(client, body, self._refusal(services, user, ui, title_key="note_title"))
             return
         lang = lang if is_lang(lang) else ui
@@ -130,8 +129,8 @@ class KnowledgeListeners:
             return
         draft = EntryDraft(title=values.get(TITLE, ""), body=values.get(BODY, ""), lang=values.get(LANG, ""),
                            topic=values.get(TOPIC) or None)
-        gap, credit = meta.get("g"), meta.get("c")
-        gap = gap if isinstance(gap, int) and not isinstance(gap, bool) and gap > 0 else None
+        gap, credit = whole_number(meta.get("g")), meta.get("c")
+        gap = gap if gap is not None and gap > 0 else None
         credit = credit if isinstance(credit, str) and credit else None
         key = _request_key(view)
 
@@ -152,8 +151,8 @@ class KnowledgeListeners:
         services = await self._may_save(ack, user, ui, NOTE_TEXT)
         if services is None:
             return
-        doc, question, cited = meta.get("d"), meta.get("q"), str(meta.get("c") or "")
-        if not isinstance(doc, str) or not isinstance(question, int) or isinstance(question, bool):
+        doc, question, cited = meta.get("d"), whole_number(meta.get("q")), str(meta.get("c") or "")
+        if not isinstance(doc, str) or question is None:
             await ack(response_action="errors", errors={NOTE_TEXT: t(ui, "bad_form")})
             return
         text, lang, key = values.get(NOTE_TEXT, ""), values.get(NOTE_LANG, ""), _request_key(view)

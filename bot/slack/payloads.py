@@ -50,6 +50,12 @@ def button_value(body: Body) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def whole_number(value: object) -> int | None:
+    """A number from a button's value or a form's metadata, strictly: an `int` and not a `bool` (JSON's `true`
+    is an int to Python), else None. Values come back from Slack as they were sent, or forged."""
+    return value if type(value) is int else None
+
+
 def action_id(body: Body) -> str:
     try:
         return str(body["actions"][0]["action_id"])

@@ -19,7 +19,7 @@ from bot.quiz import QuizResult
 from bot.services import Services
 from bot.slack import blocks
 from bot.slack.errors import describe, failure_message
-from bot.slack.payloads import Body, SlackContext, button_value, channel_of, team_of, user_of
+from bot.slack.payloads import Body, SlackContext, button_value, channel_of, team_of, user_of, whole_number
 from bot.slack.texts import t
 from bot.text.markup import clean_question
 
@@ -137,8 +137,8 @@ class QuizListeners:
     async def on_quiz_me(self, body: Body, respond: AsyncRespond) -> None:
         """"Quiz me on this", under an answer: that answer's quiz question."""
         value = button_value(body)
-        question = value.get("q")
-        if not isinstance(question, int):
+        question = whole_number(value.get("q"))
+        if question is None:
             lang = self._lang(value)
             await respond(response_type="ephemeral", replace_original=False,
                           **blocks.text_message(t(lang, "bad_button")))

@@ -35,7 +35,7 @@ from bot.rounds import Posted, Reveal, RoundRunner, RoundView, RoundWork
 from bot.services import Services
 from bot.slack import blocks
 from bot.slack.errors import describe, failure_message
-from bot.slack.payloads import Body, GetServices, SlackContext, button_value, channel_of, team_of, user_of
+from bot.slack.payloads import Body, GetServices, SlackContext, button_value, channel_of, team_of, user_of, whole_number
 from bot.slack.quiz import Progress
 from bot.slack.round_blocks import result_message as round_result_message
 from bot.slack.round_blocks import (
@@ -118,8 +118,8 @@ def find_round_message(messages: object, round_id: str) -> Posted | None:
         if not isinstance(payload, dict) or payload.get("round_id") != round_id \
                 or not isinstance(message.get("ts"), str):
             continue
-        ends_at = payload.get("ends_at")
-        if isinstance(ends_at, bool) or not isinstance(ends_at, int) or not 0 < ends_at < 2**37:
+        ends_at = whole_number(payload.get("ends_at"))
+        if ends_at is None or not 0 < ends_at < 2**37:
             return Posted(message["ts"], None)  # the end its round has now, then
         return Posted(message["ts"], datetime.fromtimestamp(ends_at, UTC))
     return None
@@ -215,10 +215,10 @@ class RoundListeners:
         services = self.ctx.get_services()
         value = button_value(body)
         user, channel, lang = user_of(body), channel_of(body), self.ctx.settings.default_lang
-        round_id, position, letter = value.get("r"), value.get("p"), value.get("c")
+        round_id, position, letter = value.get("r"), whole_number(value.get("p")), value.get("c")
         if not user or not channel:
             return
-        if services is None or not isinstance(round_id, str) or type(position) is not int \
+        if services is None or not isinstance(round_id, str) or position is None \
                 or not isinstance(letter, str):
             await self._tell(client, channel, user, blocks.text_message(
                 t(lang, "starting" if services is None else "bad_button")))
