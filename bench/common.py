@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import socket
 import statistics
 import subprocess
@@ -59,22 +60,8 @@ def rss_mib(pid: int) -> float:
 
 def start_server(env: dict[str, str], eksbot: str | None = None) -> tuple[str, subprocess.Popen[bytes], float]:
     """`eksbot serve` (this environment's, or `eksbot`) on a free loopback port: (base URL, process, seconds
-    from start to /readyz 200)."""
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    eksbot = eksbot or str(Path(sys.executable).parent / "eksbot")
-    started = time.perf_counter()
-    server = subprocess.Popen([eksbot, "serve", "--port", str(port)], cwd=ROOT, env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    while True:
-        try:
-            if httpx.get(f"{base}/readyz", timeout=1).status_code == 200:
-                return base, server, time.perf_counter() - started
-        except httpx.HTTPError:
-            pass
-        if server.poll() is not None:
-            raise SystemExit("the server exited during start-up")
-        time.sleep(0.02)
+    from start to /readyz 200). Its log is not kept (`start_logged_server` keeps it)."""
+    return start_logged_server(env, Path(os.devnull), eksbot, timeout=None)
 
 
 def proc_status_mb(pid: int, key: str = "VmRSS") -> float:
@@ -85,10 +72,11 @@ def proc_status_mb(pid: int, key: str = "VmRSS") -> float:
     return float("nan")
 
 
-def start_logged_server(env: dict[str, str], log: Path, eksbot: str | None = None, *, timeout: float = 900.0
-                        ) -> tuple[str, subprocess.Popen[bytes], float]:
-    """`start_server`, with the server's stderr (its log) written to `log`, and a start-up timeout for a large
-    index."""
+def start_logged_server(env: dict[str, str], log: Path, eksbot: str | None = None, *,
+                        timeout: float | None = 900.0) -> tuple[str, subprocess.Popen[bytes], float]:
+    """`eksbot serve` on a free loopback port with its stderr (its log) written to `log`: (base URL, process,
+    seconds from start to /readyz 200). Gives up after `timeout` seconds (None: never), or when the log says
+    the start-up failed."""
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     eksbot = eksbot or str(Path(sys.executable).parent / "eksbot")
@@ -96,7 +84,7 @@ def start_logged_server(env: dict[str, str], log: Path, eksbot: str | None = Non
     with log.open("ab") as stderr:
         server = subprocess.Popen([eksbot, "serve", "--port", str(port)], cwd=ROOT, env=env,
                                   stdout=subprocess.DEVNULL, stderr=stderr)
-    while time.perf_counter() - started < timeout:
+    while timeout is None or time.perf_counter() - started < timeout:
         try:
             if httpx.get(f"{base}/readyz", timeout=1).status_code == 200:
                 return base, server, time.perf_counter() - started
@@ -108,7 +96,7 @@ def start_logged_server(env: dict[str, str], log: Path, eksbot: str | None = Non
         if failed:  # the server stays up, not ready, and says why
             stop_server(server)
             raise SystemExit(f"the server did not start: {failed[-1]}")
-        time.sleep(0.05)
+        time.sleep(0.02)
     stop_server(server)
     raise SystemExit(f"the server was not ready within {timeout:.0f} s (its log: {log})")
 
