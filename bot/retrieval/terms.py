@@ -136,8 +136,8 @@ class Vocabulary:
         raw_tokens = [_token(m) for m in matches]
         pasted = context_spans(plain)
         in_context = {p for p, m in enumerate(matches) if any(a <= m.start() < b for a, b in pasted)}
-        starts = {p for p, m in enumerate(matches)
-                  if p == 0 or _SENTENCE_OPENING.search(plain[matches[p - 1].end() : m.start()])}
+        gaps = ["", *(plain[matches[p - 1].end() : matches[p].start()] for p in range(1, len(matches)))]
+        starts = {p for p, gap in enumerate(gaps) if p == 0 or _SENTENCE_OPENING.search(gap)}
         breaks = [m.end() for m in SEGMENT_BREAK.finditer(plain)]
         segments = tuple(sum(1 for b in breaks if b <= m.start()) for m in matches)
         displayed = [_token(m, shown) for m in QUERY_WORD.finditer(plain)]
@@ -177,8 +177,7 @@ class Vocabulary:
             words.append(word)
         # Pasted code, logs and link labels are context: what the knowledge has of them is evidence; the rest
         # is not what the person asks about.
-        sentence_breaks = {p for p, m in enumerate(matches)
-                           if p and _SENTENCE_BREAK.search(plain[matches[p - 1].end() : m.start()])}
+        sentence_breaks = {p for p, gap in enumerate(gaps) if p and _SENTENCE_BREAK.search(gap)}
         in_context |= _scenario(plain, matches, sentence_breaks, raw_tokens)
         words = [w for w in words if w.position not in in_context
                  or (w.known and w.specificity >= THRESHOLDS.specific)]
