@@ -52,7 +52,6 @@ class LanguageRules:
     coordination: frozenset[str]  # "or", "vs", "o": two things weighed against each other
     back_references: frozenset[str]  # "it", "eso": a pointer back to something named earlier
     not_after_lo: frozenset[str]  # Spanish "lo que", "lo mejor": no pointer
-    enclitic: re.Pattern[str] | None  # Spanish "activarlo": a verb with a pointer joined to it
     continuation: tuple[str, ...]  # openers of a follow-up ("and", "what about", "¿y")
     addition: tuple[str, ...]  # "also", "además"
     pointers: frozenset[str]  # a follow-up's words that point back ("it", "eso")
@@ -152,7 +151,7 @@ def points_back(tokens: list[str] | tuple[str, ...], i: int) -> bool:
         if token == "lo" and "lo" in table.back_references:
             if i + 1 < len(tokens) and tokens[i + 1] not in table.not_after_lo:
                 return True
-        elif token in table.back_references or (table.enclitic is not None and table.enclitic.match(token)):
+        elif token in table.back_references or (table.clitic is not None and table.clitic.match(token)):
             return True
     return False
 
@@ -180,8 +179,6 @@ def rules(lang: str) -> LanguageRules:
             coordination=frozenset(fold(str(w)) for w in data["coordination"]["words"]),
             back_references=frozenset(fold(str(w)) for w in data["back_references"]["words"]),
             not_after_lo=frozenset(fold(str(w)) for w in data["back_references"].get("not_after_lo", ())),
-            enclitic=re.compile(data["back_references"]["enclitic"]) if "enclitic" in data["back_references"]
-            else None,
             continuation=tuple(str(p) for p in data["follow_ups"]["continuation"]),
             addition=tuple(str(p) for p in data["follow_ups"]["addition"]),
             pointers=frozenset(fold(str(w)) for w in data["follow_ups"]["pointers"]),
