@@ -302,6 +302,18 @@ def slack(settings: Settings, services: Services, fake: FakeSlack) -> Iterator[S
         yield sender
 
 
+SLACK_ADMIN = "UADMIN"  # the one maintainer of `admin_slack`
+
+
+@pytest.fixture
+def admin_slack(settings: Settings, services: Services, fake: FakeSlack) -> Iterator[SlackSender]:
+    """`slack` with one maintainer, SLACK_ADMIN (EKSBOT_ADMINS)."""
+    from tests.slack_fake import bot_server
+
+    with bot_server(settings.model_copy(update={"admins_raw": SLACK_ADMIN}), services, fake) as sender:
+        yield sender
+
+
 # -- team rounds -----------------------------------------------------------------------------------------
 
 

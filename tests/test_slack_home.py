@@ -7,7 +7,6 @@ What the person sees is the view the bot published: its blocks are checked again
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -19,13 +18,13 @@ from bot.quiz import DueQuestion, LeaderboardEntry, QuestionStat, UserStats
 from bot.services import Services
 from bot.slack.home_view import home_view
 from bot.storage import Database, GapRecord, GapStore
+from tests.conftest import SLACK_ADMIN
 from tests.quiz_helpers import right_letter
 from tests.slack_fake import (
     BOT_USER,
     SPECIAL_MENTIONS,
     FakeSlack,
     SlackSender,
-    bot_server,
     button,
     home_opened_event,
     message_event,
@@ -33,16 +32,15 @@ from tests.slack_fake import (
 )
 from tests.slack_helpers import answer_button, ask, click, eventually, markup_texts, prompt_of
 
-ADMIN = "UADMIN"
+ADMIN = SLACK_ADMIN
 PAELLA = "What is the best recipe for paella valenciana?"
 HOSTILE = "<!channel> &lt;script&gt;alert(1)&lt;/script&gt; <@U999> how do I run *Ray* on EKS?"
 
 
 @pytest.fixture
-def home(settings: Settings, services: Services, fake: FakeSlack) -> Iterator[SlackSender]:
-    """The app with one maintainer, UADMIN."""
-    with bot_server(settings.model_copy(update={"admins_raw": ADMIN}), services, fake) as sender:
-        yield sender
+def home(admin_slack: SlackSender) -> SlackSender:
+    """The app with one maintainer, ADMIN."""
+    return admin_slack
 
 
 def open_home(slack: SlackSender, fake: FakeSlack, user: str = "U1") -> dict[str, Any]:

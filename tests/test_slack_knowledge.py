@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -26,6 +25,7 @@ from bot.slack.blocks import SUGGESTION_ACTION
 from bot.slack.knowledge import KnowledgeListeners
 from bot.slack.knowledge_views import BODY, LANG, NOTE_LANG, NOTE_TEXT, TITLE, TOPIC
 from tests.block_kit import check_escaped, check_limits
+from tests.conftest import SLACK_ADMIN
 from tests.knowledge_helpers import ASK_RUNBOOK, RUNBOOK_BODY
 from tests.quiz_helpers import right_letter
 from tests.slack_fake import (
@@ -42,17 +42,16 @@ from tests.slack_fake import (
 )
 from tests.slack_helpers import answer_button, ask, click, context_text, eventually, markup_texts, prompt_of
 
-ADMIN = "UADMIN"
+ADMIN = SLACK_ADMIN
 EFA_ES = "¿Qué variables de entorno necesito para que NCCL use EFA?"
 HOSTILE = "<!channel> &lt;script&gt;alert(1)&lt;/script&gt; <@U999> how do I run *Ray* on `EKS`?"
 NOTE = "<!channel> Con *aws-ofi-nccl* 1.9 o posterior, `FI_EFA_USE_DEVICE_RDMA=1` ya no hace falta & <b>sobra</b>."
 
 
 @pytest.fixture
-def kb(settings: Settings, services: Services, fake: FakeSlack) -> Iterator[SlackSender]:
-    """The app with one maintainer, UADMIN."""
-    with bot_server(settings.model_copy(update={"admins_raw": ADMIN}), services, fake) as sender:
-        yield sender
+def kb(admin_slack: SlackSender) -> SlackSender:
+    """The app with one maintainer, ADMIN."""
+    return admin_slack
 
 
 def served(slack: SlackSender) -> Services:
