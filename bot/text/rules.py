@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -57,7 +58,7 @@ class LanguageRules:
     pointers: frozenset[str]  # a follow-up's words that point back ("it", "eso")
     clitic: re.Pattern[str] | None  # Spanish "configurarla": a verb with a pointer joined to it
     comparison: tuple[str, ...]  # "vs", "diferencia entre"
-    definitions: dict[str, object]  # what makes "what is X?" (see the rules files)
+    definitions: dict[str, Any]  # what makes "what is X?", as read from the file (see `definition_rules`)
     examples: dict[str, tuple[dict[str, object], ...]]  # class -> its example sentences
 
 
@@ -122,8 +123,8 @@ def definition_rules() -> DefinitionRules:
     """Both languages' definition rules in one set of patterns (people mix languages)."""
     en, es = rules("en").definitions, rules("es").definitions
 
-    def joined(*lists: object) -> str:
-        return "|".join(str(p) for items in lists for p in items)  # type: ignore[attr-defined]
+    def joined(*lists: list[str]) -> str:
+        return "|".join(str(p) for items in lists for p in items)
 
     definition = (r"^\s*(?:¿\s*)?(?:(?:me\s+)?(?:" + joined(es["asking"], en["asking"]) + r")\s+)?(?:"
                   + joined(en["verbs"], es["verbs"]) + r")\s+(?:(?:" + joined(en["articles"], es["articles"])
@@ -135,7 +136,7 @@ def definition_rules() -> DefinitionRules:
         qualifier_tail=re.compile(r"\b(?:" + joined(es["qualifier_tail"], en["qualifier_tail"]) + r")\b.*$",
                                   re.IGNORECASE),
         purpose=re.compile(r"\b(?:" + joined(en["purpose"], es["purpose"]) + r")\b", re.IGNORECASE),
-        not_a_subject=frozenset(fold(str(w)) for w in [*en["not_a_subject"], *es["not_a_subject"]]),  # type: ignore[misc]
+        not_a_subject=frozenset(fold(str(w)) for w in [*en["not_a_subject"], *es["not_a_subject"]]),
     )
 
 
