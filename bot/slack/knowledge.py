@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from slack_bolt.async_app import AsyncAck
 from slack_sdk.web.async_client import AsyncWebClient
@@ -56,6 +56,17 @@ log = logging.getLogger(__name__)
 SAVE_BUDGET = 2.5  # seconds of Slack's 3 to save a form before acknowledging it
 GAP_LOOKUP = 500  # how many of the gaps kept are searched for the one a button names
 
+
+
+class _Form(NamedTuple):
+    """A submitted knowledge form, read."""
+
+    view: dict[str, Any]
+    meta: dict[str, Any]  # what the form was opened with
+    values: dict[str, str]  # by block id
+    user: str
+    ui: Lang
+    services: Services
 
 class KnowledgeListeners:
     budget = SAVE_BUDGET
@@ -121,12 +132,10 @@ class KnowledgeListeners:
     # -- saving --------------------------------------------------------------------------------------
 
     async def on_entry_submitted(self, ack: AsyncAck, body: Body, client: AsyncWebClient) -> None:
-        view = body.get("view") or {}
-        meta, values, user = metadata(view), state_values(view), user_of(body)
-        ui = ui_language(meta, self.ctx.settings.default_lang)
-        services = await self._may_save(ack, user, ui, TITLE)
-        if services is None:
+        form = await self._submitted(ack, body, TITLE)
+        if form is None:
             return
+        view, meta, values, user, ui, services = form
         draft = EntryDraft(title=values.get(TITLE, ""), body=values.get(BODY, ""), lang=values.get(LANG, ""),
                            topic=values.get(TOPIC) or None)
         gap, credit = whole_number(meta.get("g")), meta.get("c")
@@ -145,12 +154,10 @@ class KnowledgeListeners:
             await self.on_saved(client, user=user, team=team_of(body))
 
     async def on_note_submitted(self, ack: AsyncAck, body: Body, client: AsyncWebClient) -> None:
-        view = body.get("view") or {}
-        meta, values, user = metadata(view), state_values(view), user_of(body)
-        ui = ui_language(meta, self.ctx.settings.default_lang)
-        services = await self._may_save(ack, user, ui, NOTE_TEXT)
-        if services is None:
+        form = await self._submitted(ack, body, NOTE_TEXT)
+        if form is None:
             return
+        view, meta, values, user, ui, services = form
         doc, question, cited = meta.get("d"), whole_number(meta.get("q")), str(meta.get("c") or "")
         if not isinstance(doc, str) or question is None:
             await ack(response_action="errors", errors={NOTE_TEXT: t(ui, "bad_form")})
@@ -163,6 +170,15 @@ class KnowledgeListeners:
 
         await self._save(ack, client, user=user, ui=ui, work=save, field_of=note_field,
                          confirm=lambda _result: t(ui, "note_saved", cited=f"“{cited}”"), title_key="note_title")
+
+    async def _submitted(self, ack: AsyncAck, body: Body, field: str) -> _Form | None:
+        """A submitted form read (its view, metadata, values, who, in which language), with the services when
+        that person may save now; else the form is told why under `field`, and None."""
+        view = body.get("view") or {}
+        meta, values, user = metadata(view), state_values(view), user_of(body)
+        ui = ui_language(meta, self.ctx.settings.default_lang)
+        services = await self._may_save(ack, user, ui, field)
+        return None if services is None else _Form(view, meta, values, user, ui, services)
 
     async def _may_save(self, ack: AsyncAck, user: str, ui: Lang, field: str) -> Services | None:
         """The services, when `user` may save now; else the form is told why (and None)."""
