@@ -57,7 +57,6 @@ SAVE_BUDGET = 2.5  # seconds of Slack's 3 to save a form before acknowledging it
 GAP_LOOKUP = 500  # how many of the gaps kept are searched for the one a button names
 
 
-
 class _Form(NamedTuple):
     """A submitted knowledge form, read."""
 
