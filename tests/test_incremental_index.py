@@ -84,8 +84,8 @@ def same_answers(refreshed: Assistant, scratch: Assistant) -> None:
 
 def same_knowledge_terms(refreshed: Assistant, scratch: Assistant) -> None:
     mine, theirs = refreshed.retriever.vocabulary.terms, scratch.retriever.vocabulary.terms
-    assert mine.of_key == theirs.of_key
-    assert mine.keys_of == theirs.keys_of
+    assert {key: mine.terms_of(key) for key in mine.keys} == {key: theirs.terms_of(key) for key in theirs.keys}
+    assert all(mine.postings(lang) == theirs.postings(lang) for lang in LANGUAGES)
     assert mine.everywhere == theirs.everywhere
     assert mine.languages == theirs.languages
     assert sorted(mine.spelling._words) == sorted(theirs.spelling._words)
@@ -149,8 +149,8 @@ def test_a_removed_doc_is_no_longer_answered(knowledge: Path, read: ReadCache) -
     assert not gone.answered
     assert all(c.doc_id != "runbook/gpu-training-runbook" for c in gone.citations)
     assert all(c.doc_id != "runbook/gpu-training-runbook" for c in after.index.chunks)
-    assert not any("zeta" in terms for langs in after.retriever.vocabulary.of_key.values()
-                   for terms in langs.values())
+    terms = after.retriever.vocabulary.terms
+    assert not any("zeta" in words for key in terms.keys for words in terms.terms_of(key).values())
     assert "zeta" not in after.retriever.vocabulary.everywhere.get("en", frozenset())
 
 
@@ -168,7 +168,7 @@ def test_unchanged_documents_are_not_read_again(knowledge: Path, read: ReadCache
     quiz = next(c for c in before.index.chunks if c.doc_id != "runbook/gpu-training-runbook")
     assert quiz in after.index.chunks
     key = (quiz.doc_id, quiz.question)
-    assert after.retriever.vocabulary.of_key[key] is before.retriever.vocabulary.of_key[key]
+    assert after.retriever.vocabulary.terms.same_terms(key, before.retriever.vocabulary.terms)
 
 
 def test_bm25_scores_of_reused_tokens_are_those_of_a_fresh_index(knowledge: Path) -> None:

@@ -30,6 +30,7 @@ from datetime import UTC, datetime, timedelta
 
 from bot.answering.assistant import Assistant
 from bot.lang import Lang
+from bot.retrieval.knowledge_terms import KeySet
 from bot.retrieval.terms import Analysis, QueryWord
 from bot.retrieval.thresholds import THRESHOLDS
 from bot.storage import TopicStore
@@ -101,7 +102,7 @@ class Conversation:
             return Reading(text, language, followup=False)
         # "¿y en Trainium?" asks the same of another subject: only what was asked is carried over.
         carried = self._carried(turns, analysis, language, aspects_only=bool(subjects) and not (points_back or adds),
-                                beside=frozenset().union(*(w.where for w in subjects)))
+                                beside=KeySet.union(*(w.where for w in subjects)))
         if not carried:
             return Reading(text, language, followup=False, reason=reason)
         composed = f"{text} {' '.join(carried)}"
@@ -127,7 +128,7 @@ class Conversation:
                 and not self.vocabulary.names_the_domain(word))
 
     def _carried(self, turns: list[str], analysis: Analysis, language: str, *, aspects_only: bool,
-                 beside: frozenset[object] = frozenset()) -> list[str]:
+                 beside: KeySet | None = None) -> list[str]:
         """Known content words of the earlier turns (the latest turn first) that the message does not
         repeat, the most specific first; without subjects when `aspects_only`, except a subject that the
         knowledge explains together with the message's own (in a question of `beside`): "which hardware
@@ -144,7 +145,7 @@ class Conversation:
                 folded = fold(word.text)
                 if folded in present or folded in pointer_words() or not self._known(word):
                     continue
-                if aspects_only and (word.named or self._is_subject(word)) and not word.where & beside:
+                if aspects_only and (word.named or self._is_subject(word)) and not word.where & (beside or KeySet()):
                     continue
                 present.add(folded)
                 english = turn_language == "es" and language == "en" and not word.named and word.readings

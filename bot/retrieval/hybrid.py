@@ -34,7 +34,6 @@ QuestionKey = tuple[str, int]
 _LONGER_WORD = re.compile(r"[^\W\d_]{3,}")  # the words `bot.text.language.edition_vocabulary` reads
 DENSE_CANDIDATES = 2048  # chunks the dense search returns (all of a knowledge this size or smaller)
 RANKED = 100  # questions and sections ranked in a retrieval, best first
-POSITIONS_KEPT = 20_000  # words' sets of questions kept as arrays of places (`_positions_of`)
 
 # The dense search runs one query at a time, on one thread: FAISS splits a flat search of more than about
 # 10,000 vectors over its OpenMP threads, and on a shared 2-core machine that took 16 ms (p50, 29,000
@@ -116,7 +115,9 @@ class HybridRetriever:
         self.keys: list[QuestionKey] = keys
         position = {key: i for i, key in enumerate(keys)}
         self._position: dict[object, int] = dict(position)
-        self._positions: dict[frozenset[object], np.ndarray] = {}  # see `_positions_of`
+        table = self.vocabulary.terms.table  # each key's place in `keys`, by its number in the vocabulary
+        self._place_of = np.full(len(table.keys), -1, dtype=np.int64)
+        self._place_of[[table.id_of[key] for key in keys]] = np.arange(len(keys))
         owner = np.array([position[(c.doc_id, c.question)] for c in self.chunks], dtype=np.int64)
         self._by_owner = np.argsort(owner, kind="stable")  # chunk ids grouped by question
         self._group_starts = np.searchsorted(owner[self._by_owner], np.arange(len(keys)))
@@ -205,19 +206,8 @@ class HybridRetriever:
             return shares
         for word in analysis.words:
             if word.where:
-                shares[self._positions_of(word.where)] += word.specificity
+                shares[self._place_of[word.where.ids]] += word.specificity
         return shares / total
-
-    def _positions_of(self, keys: frozenset[object]) -> np.ndarray:
-        """The places in `keys` order of a word's questions, kept for the words asked again (a word read
-        once gives the same set of questions every time)."""
-        found = self._positions.get(keys)
-        if found is None:
-            if len(self._positions) >= POSITIONS_KEPT:
-                self._positions.clear()
-            found = np.fromiter((self._position[key] for key in keys), dtype=np.int64, count=len(keys))
-            self._positions[keys] = found
-        return found
 
     def sentence_similarity(self, query_vector: np.ndarray, key: QuestionKey) -> tuple[float, float]:
         """The query's cosine with the closest explanation sentence of the quiz question `key`, and the

@@ -14,8 +14,11 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from collections.abc import Set as AbstractSet
 from sys import intern
+
+import numpy as np
 
 from bot.retrieval.spelling import Spelling
 from bot.text.identifiers import QUERY_WORD
@@ -31,13 +34,89 @@ def text_key(lang: str, text: str) -> TextKey:
     return hashlib.blake2b(f"{lang}\0{text}".encode(), digest_size=16).digest()
 
 
-class KnowledgeTerms:
-    """The terms of the knowledge, per language and per question (or section), and its spelling words."""
+class KeyTable:
+    """A number for each question or section key, kept by the tables made from this one: a key keeps its
+    number across refreshes, so sets of numbers made over two of them can be compared."""
 
-    keys_of: dict[str, dict[str, frozenset[object]]]  # per language, each term's questions
-    everywhere: dict[str, frozenset[str]]  # per language, every term of the knowledge
+    def __init__(self, keys: Iterable[object], previous: KeyTable | None = None) -> None:
+        self.keys: list[object] = list(previous.keys) if previous is not None else []
+        self.id_of: dict[object, int] = dict(previous.id_of) if previous is not None else {}
+        for key in keys:
+            if key not in self.id_of:
+                self.id_of[key] = len(self.keys)
+                self.keys.append(key)
+
+
+_NO_IDS = np.zeros(0, dtype=np.int32)
+
+
+class KeySet:
+    """The questions or sections a word is in: their numbers in a `KeyTable`, sorted, as one small array
+    (a common word is in thousands of sections; as a `frozenset` of keys each would take ten times more)."""
+
+    __slots__ = ("ids", "_table")
+
+    def __init__(self, ids: np.ndarray = _NO_IDS, table: KeyTable | None = None) -> None:
+        self.ids = ids
+        self._table = table
+
+    @classmethod
+    def union(cls, *sets: KeySet) -> KeySet:
+        found = [s for s in sets if len(s.ids)]
+        if not found:
+            return cls(_NO_IDS, sets[0]._table if sets else None)
+        if len(found) == 1:
+            return found[0]
+        return cls(np.unique(np.concatenate([s.ids for s in found])), found[0]._table)
+
+    def __contains__(self, key: object) -> bool:
+        number = self._table.id_of.get(key) if self._table is not None else None
+        if number is None:
+            return False
+        at = int(np.searchsorted(self.ids, number))
+        return at < len(self.ids) and int(self.ids[at]) == number
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def __bool__(self) -> bool:
+        return bool(len(self.ids))
+
+    def __iter__(self) -> Iterator[object]:
+        keys = self._table.keys if self._table is not None else []
+        return (keys[i] for i in self.ids.tolist())
+
+    def __and__(self, other: KeySet) -> KeySet:
+        return KeySet(np.intersect1d(self.ids, other.ids, assume_unique=True), self._table or other._table)
+
+    def __or__(self, other: KeySet) -> KeySet:
+        return KeySet.union(self, other)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, KeySet):
+            return set(self) == set(other)
+        if isinstance(other, (set, frozenset)):
+            return set(self) == other
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"KeySet({sorted(map(repr, self))})"
+
+
+class KnowledgeTerms:
+    """The terms of the knowledge, per language and per question (or section), and its spelling words.
+
+    Held compactly, since they grow with the knowledge (at 10,000 sections, 1.5 million section-term pairs):
+    each section's terms are a sorted tuple of interned strings, and each term's sections a sorted array of
+    their numbers in `table` (`KeySet` reads them)."""
+
+    keys_of: dict[str, dict[str, np.ndarray]]  # per language, each term's questions (numbers in `table`)
+    everywhere: dict[str, AbstractSet[str]]  # per language, every term of the knowledge
     languages: list[str]
     spelling: Spelling
+    table: KeyTable
     _words: Counter[str]  # each spelling word, with how many questions use it
 
     def __init__(self, texts: Iterable[tuple[object, str, str]], titles: Iterable[tuple[str, str]] = (),
@@ -52,16 +131,17 @@ class KnowledgeTerms:
         inputs: dict[object, list[tuple[str, str]]] = {}
         for key, lang, text in texts:
             inputs.setdefault(key, []).append((lang, text))
+        self.table = KeyTable(inputs, previous.table if previous is not None else None)
         before = previous._inputs if previous is not None else {}
         self._inputs: dict[object, TextKey] = {}  # what each key's terms were read from
-        self.of_key: dict[object, dict[str, frozenset[str]]] = {}
+        self._of_key: dict[object, dict[str, tuple[str, ...]]] = {}
         self._surface_of: dict[object, tuple[str, ...]] = {}  # each key's spelling words
         changed: list[object] = []
         for key, read in inputs.items():
             digest = text_key("", "\0".join(f"{lang}\0{text}" for lang, text in read))
             self._inputs[key] = digest
             if previous is not None and before.get(key) == digest:
-                self.of_key[key] = previous.of_key[key]
+                self._of_key[key] = previous._of_key[key]
                 self._surface_of[key] = previous._surface_of[key]
                 continue
             changed.append(key)
@@ -71,47 +151,75 @@ class KnowledgeTerms:
                 terms, written = _read_text(lang, text)
                 langs.setdefault(lang, set()).update(terms)
                 surface |= written
-            self.of_key[key] = {lang: frozenset(t) for lang, t in langs.items()}
+            self._of_key[key] = {lang: tuple(sorted(t)) for lang, t in langs.items()}
             self._surface_of[key] = tuple(surface)
         removed = [key for key in before if key not in inputs]
         self._count_terms(previous, changed, removed)
 
+    @property
+    def keys(self) -> list[object]:
+        """The questions and sections of this knowledge."""
+        return list(self._of_key)
+
+    def terms_of(self, key: object) -> dict[str, frozenset[str]]:
+        """A question's or section's terms, per language."""
+        return {lang: frozenset(terms) for lang, terms in self._of_key.get(key, {}).items()}
+
+    def same_terms(self, key: object, other: KnowledgeTerms) -> bool:
+        """Whether `other` holds this key's terms as the same objects (reused, not read again)."""
+        return key in self._of_key and self._of_key[key] is other._of_key.get(key)
+
+    def postings(self, lang: str) -> dict[str, frozenset[object]]:
+        """Each term of a language with the keys of its questions or sections (for comparing two terms)."""
+        keys = self.table.keys
+        return {term: frozenset(keys[i] for i in ids.tolist()) for term, ids in self.keys_of.get(lang, {}).items()}
+
+    def where(self, ids: np.ndarray) -> KeySet:
+        return KeySet(ids, self.table)
+
     def _count_terms(self, previous: KnowledgeTerms | None, changed: list[object], removed: list[object]) -> None:
         """The maps from terms to questions, and the spelling words, changed for the questions that changed
         (made from nothing without `previous`)."""
-        leaving: dict[str, dict[str, set[object]]] = {}  # per language, term -> the keys it leaves
-        coming: dict[str, dict[str, set[object]]] = {}
+        number = self.table.id_of
+        leaving: dict[str, dict[str, list[int]]] = {}  # per language, term -> the keys it leaves
+        coming: dict[str, dict[str, list[int]]] = {}
         words: Counter[str] = Counter(previous._words) if previous is not None else Counter()
         for key in [*changed, *removed]:
-            if previous is not None and key in previous.of_key:
-                for lang, terms in previous.of_key[key].items():
+            if previous is not None and key in previous._of_key:
+                for lang, terms in previous._of_key[key].items():
                     for term in terms:
-                        leaving.setdefault(lang, {}).setdefault(term, set()).add(key)
+                        leaving.setdefault(lang, {}).setdefault(term, []).append(number[key])
                 words.subtract(previous._surface_of[key])
         for key in changed:
-            for lang, terms in self.of_key[key].items():
+            for lang, terms in self._of_key[key].items():
                 for term in terms:
-                    coming.setdefault(lang, {}).setdefault(term, set()).add(key)
+                    coming.setdefault(lang, {}).setdefault(term, []).append(number[key])
             words.update(self._surface_of[key])
-        keys_of: dict[str, dict[str, frozenset[object]]] = {
+        keys_of: dict[str, dict[str, np.ndarray]] = {
             lang: dict(terms) for lang, terms in (previous.keys_of.items() if previous is not None else ())}
-        # Most terms are in one question only: those share one set per question instead of one per term.
+        # Most terms are in one question only: those share one array per question instead of one per term.
         singles = previous._singles if previous is not None else {}
-        self._singles: dict[object, frozenset[object]] = {key: singles.get(key) or frozenset((key,))
-                                                          for key in self.of_key}
+        self._singles: dict[int, np.ndarray] = {}
+        for key in self._of_key:
+            at = number[key]
+            self._singles[at] = singles[at] if at in singles else np.array([at], dtype=np.int32)
         for lang in {*leaving, *coming}:
             terms_of = keys_of.setdefault(lang, {})
             gone, new = leaving.get(lang, {}), coming.get(lang, {})
             for term in {*gone, *new}:
-                keys = (terms_of.get(term, frozenset()) - gone.get(term, set())) | new.get(term, set())
-                if len(keys) == 1:
-                    terms_of[term] = self._singles[next(iter(keys))]
-                elif keys:
-                    terms_of[term] = keys
+                ids = terms_of.get(term, _NO_IDS)
+                if term in gone:
+                    ids = np.setdiff1d(ids, np.array(gone[term], dtype=np.int32), assume_unique=True)
+                if term in new:
+                    ids = np.union1d(ids, np.array(new[term], dtype=np.int32))
+                if len(ids) == 1:
+                    terms_of[term] = self._singles[int(ids[0])]
+                elif len(ids):
+                    terms_of[term] = ids.astype(np.int32, copy=False)
                 else:
                     terms_of.pop(term, None)
         self.keys_of = {lang: terms for lang, terms in keys_of.items() if terms}
-        self.everywhere = {lang: frozenset(terms) for lang, terms in self.keys_of.items()}
+        self.everywhere = {lang: terms.keys() for lang, terms in self.keys_of.items()}
         self.languages = sorted(self.everywhere)
         self._words = +words
         if previous is not None and not changed and not removed:

@@ -17,10 +17,14 @@ its subject, IRSA, appears nowhere. So every content word of a question gets
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from collections.abc import Iterable, Mapping
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass, field, replace
+from functools import reduce
 
-from bot.retrieval.knowledge_terms import KnowledgeTerms
+import numpy as np
+
+from bot.retrieval.knowledge_terms import KeySet, KnowledgeTerms
 from bot.retrieval.lexicon import (
     RARE_ZIPF,
     Glossary,
@@ -43,6 +47,7 @@ STEM_MIN_LENGTH = 6  # shorter words are looked up as written, not by stem
 READ_CACHE = 20_000  # words kept once read
 COMPOUND_MIN_LENGTH = 7  # two words read as one knowledge word ("node set": "nodeset") at least this long
 
+_NONE = np.zeros(0, dtype=np.int32)
 Form = tuple[str, ...]  # index terms of one reading of a word: the main term, then an identifier's parts
 
 _LETTERS_DIGITS = re.compile(r"(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])")
@@ -66,7 +71,7 @@ class QueryWord:
     named: bool  # an identifier, an acronym, a capitalised or rare word: a thing that can be "not covered"
     position: int = 0  # its token's place in the question (see `Analysis.tokens`)
     zipf: float = 0.0  # how common it is in general language (Zipf scale; 0 for names and identifiers)
-    where: frozenset[object] = frozenset()  # the quiz questions (keys) that use it, in either edition
+    where: KeySet = field(default_factory=KeySet)  # the quiz questions (keys) that use it, in either edition
     opens: bool = True  # it begins a sentence, where a capital letter names nothing
 
     @property
@@ -74,7 +79,7 @@ class QueryWord:
         """Whether the knowledge uses the word anywhere."""
         return bool(self.where)
 
-    def found_in(self, present: dict[str, frozenset[str]]) -> bool:
+    def found_in(self, present: Mapping[str, AbstractSet[str]]) -> bool:
         """Whether any reading of the word is among the terms `present` (per language)."""
         for lang, forms in self.forms.items():
             terms = present.get(lang)
@@ -83,7 +88,7 @@ class QueryWord:
         return False
 
 
-def _form_in(form: Form, terms: frozenset[str]) -> bool:
+def _form_in(form: Form, terms: AbstractSet[str]) -> bool:
     main, *parts = form
     return main in terms or bool(parts and all(p in terms for p in parts))
 
@@ -109,7 +114,6 @@ class Vocabulary:
     def __init__(self, terms: KnowledgeTerms) -> None:
         self.terms = terms
         self.domain = terms.domain
-        self.of_key = terms.of_key
         self.everywhere = terms.everywhere
         self._keys_of = terms.keys_of
         self.languages = terms.languages
@@ -237,16 +241,17 @@ class Vocabulary:
                 self._read[key] = word
         return word if word.position == position else replace(word, position=position)
 
-    def _where(self, forms: dict[str, tuple[Form, ...]]) -> frozenset[object]:
+    def _where(self, forms: dict[str, tuple[Form, ...]]) -> KeySet:
         """The quiz questions whose terms hold a form (a main term, or every part of an identifier)."""
-        found: set[object] = set()
+        found: list[np.ndarray] = []
         for lang, lang_forms in forms.items():
             keys_of = self._keys_of.get(lang, {})
             for main, *parts in lang_forms:
-                found |= keys_of.get(main, frozenset())
-                if parts:
-                    found |= frozenset.intersection(*(keys_of.get(p, frozenset()) for p in parts))
-        return frozenset(found)
+                if main in keys_of:
+                    found.append(keys_of[main])
+                if parts and all(p in keys_of for p in parts):
+                    found.append(reduce(np.intersect1d, [keys_of[p] for p in parts]))
+        return KeySet.union(*(self.terms.where(ids) for ids in found)) if found else self.terms.where(_NONE)
 
     def _read_word(self, raw: str, frequency: WordFrequency, langs: list[str], extra: list[str] | None,
                    position: int, english: list[str] | None, opens: bool) -> QueryWord:
