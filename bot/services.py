@@ -33,7 +33,7 @@ from bot.answering.batcher import AnswerBatcher
 from bot.answering.conversation import Conversation, ConversationMemory, Reading
 from bot.answering.knowledge_gaps import KnowledgeGaps
 from bot.answering.model_thread import ModelThread
-from bot.answering.refresh import KnowledgeRefresh
+from bot.answering.refresh import KnowledgeRefresh, release_freed_memory
 from bot.config import Settings
 from bot.curation.service import Curation
 from bot.embedding.embedder import Embedder
@@ -112,6 +112,7 @@ class Services:
         services = cls.assemble(settings, assistant, database,
                                 startup=DatabaseStartup(database, migrate=settings.migrate_on_start))
         threading.Thread(target=services._database_thread, name="database", daemon=True).start()
+        release_freed_memory()  # what loading the index used for a while
         if settings.knowledge_refresh_seconds > 0:
             refresh = KnowledgeRefresh(settings.knowledge_dir, lambda: services.assistant, services.swap_assistant,
                                        model=services.model, every=settings.knowledge_refresh_seconds,
