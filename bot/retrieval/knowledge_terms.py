@@ -225,7 +225,12 @@ class KnowledgeTerms:
         if previous is not None and not changed and not removed:
             self.spelling = previous.spelling
         else:
-            self.spelling = Spelling(w for w in self._words if len(w) >= 4)
+            self.spelling = Spelling((w for w in self._words if len(w) >= 4), stems=_stems)
+
+
+def _stems(word: str) -> set[str]:
+    """A word's stems in the knowledge's languages (what tells two spellings apart as one word or two)."""
+    return {terms[0] for lang in ("en", "es") for terms in word_terms(word, lang, frozenset())[:1]}
 
 
 def _read_text(lang: str, text: str) -> tuple[set[str], set[str]]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 
 class Spelling:
@@ -11,8 +11,11 @@ class Spelling:
 
     The index is built the first time it is needed, so a start does not wait for it."""
 
-    def __init__(self, words: Iterable[str]) -> None:
+    def __init__(self, words: Iterable[str], stems: Callable[[str], set[str]] | None = None) -> None:
+        """`stems`: a word's stems (in each language the knowledge is written in); two closest words with a
+        stem in common are forms of one word ("checkpoint", "checkpoints" for "checkpoins"), not a tie."""
         self._words = [w for w in words if w.isalpha()]
+        self._stems = stems
         self._built = False
         self._lock = threading.Lock()
         self._index: dict[str, set[str]] = {}
@@ -50,9 +53,12 @@ class Spelling:
             candidates |= self._index.get(variant, set())
         scored = sorted((_distance(word, c), c) for c in candidates if c != word)
         scored = [(d, c) for d, c in scored if d <= limit]
-        if not scored or (len(scored) > 1 and scored[1][0] == scored[0][0]):
+        if not scored:
             return None
-        return scored[0][1]
+        best = [c for d, c in scored if d == scored[0][0]]
+        if len(best) > 1 and not (self._stems is not None and set.intersection(*map(self._stems, best))):
+            return None
+        return min(best, key=lambda c: (len(c), c))
 
 
 def _max_distance(word: str) -> int:
