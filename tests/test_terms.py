@@ -171,3 +171,13 @@ def test_terms_the_knowledge_never_mentions_are_named_as_written(
     analysis = fake_assistant.retriever.vocabulary.analyze(
         text, lang, fake_assistant.retriever.frequency, fake_assistant.retriever.glossary)
     assert uncovered.uncovered_terms(analysis, fake_assistant.retriever.vocabulary) == terms
+
+
+def test_an_ordinary_spanish_word_in_an_english_question_is_read_as_spanish(fake_assistant: Assistant) -> None:
+    """A mixed message ("…, se acaba la memoria") is read in English; its ordinary Spanish words are no unknown
+    names, and the Spanish edition's words count for them."""
+    a = read(fake_assistant, "how do I enable gradient checkpointing when the GPUs se quedan sin memoria?", "en")
+    memoria = word(a, "memoria")
+    assert not memoria.named and known(fake_assistant, memoria)
+    assert not uncovered.uncovered_terms(a, fake_assistant.retriever.vocabulary)
+    assert word(read(fake_assistant, "how do I enable Zeppelin checkpointing?", "en"), "Zeppelin").named

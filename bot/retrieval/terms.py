@@ -258,6 +258,8 @@ class Vocabulary:
         folded = fold(raw)
         readings = [raw, *(extra or [])]
         identifier = is_code_name(raw)
+        if not extra and not identifier:
+            langs = self._borrowed(folded, langs, frequency)
         if not extra and not identifier and not self._known(folded, langs):
             correction = self._typos.closest(folded) or self._typos.ending(folded)
             if correction and not _is_common(folded, langs, frequency):
@@ -290,6 +292,16 @@ class Vocabulary:
         named = not quantity and (identifier or _is_acronym(raw) or capitalised or zipf < RARE_ZIPF)
         return QueryWord(text=raw, readings=tuple(readings[1:]), forms=forms, specificity=spec, named=named,
                          position=position, zipf=commonness, where=self._where(forms), opens=opens)
+
+    def _borrowed(self, folded: str, langs: list[str], frequency: WordFrequency) -> list[str]:
+        """The languages to read a word of an English question in: Spanish too when it is an ordinary Spanish
+        word the English edition does not use ("how do I turn on gradient checkpointing, se queda sin
+        *memoria*"): a mixed message's Spanish words are read as Spanish, never as unknown names."""
+        if langs != ["en"] or "es" not in self.languages or self._known(folded, langs):
+            return langs
+        if _zipf(folded, ["es"], frequency) >= NAMED_ZIPF > _zipf(folded, langs, frequency):
+            return [*langs, "es"]
+        return langs
 
     def _known(self, folded: str, langs: list[str]) -> bool:
         return any(
