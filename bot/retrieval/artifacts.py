@@ -179,9 +179,17 @@ def _chunked(knowledge: KnowledgeBase, previous: LoadedIndex | None
         else:
             doc_chunks, doc_sentences = chunk_knowledge(KnowledgeBase(documents=(doc,), digest=""))
         offset = len(chunks) - (doc_chunks[0].id if doc_chunks else 0)
-        chunks.extend(doc_chunks if not offset else (c.numbered(c.id + offset) for c in doc_chunks))
+        chunks.extend(doc_chunks if not offset else (_numbered(c, c.id + offset) for c in doc_chunks))
         sentences.extend(doc_sentences)
     return chunks, sentences, taken
+
+
+def _numbered(chunk: Chunk, number: int) -> Chunk:
+    """The same chunk with the id `number` (what a refresh gives each chunk after a changed document):
+    `dataclasses.replace` checks every field again and took 0.4 s for 28,000 chunks."""
+    twin = object.__new__(Chunk)
+    twin.__dict__.update(chunk.__dict__, id=number)
+    return twin
 
 
 def _same_model(previous: LoadedIndex | None, embedder: Embedder) -> bool:
