@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import shutil
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -168,3 +169,24 @@ def test_a_running_service_answers_from_a_dropped_in_document_within_seconds(
         time.sleep(0.05)
     assert watched.batcher.assistant is watched.assistant
     assert any(d.doc_id == "gpu-training-runbook" for d in watched.assistant.knowledge.documents)
+
+
+def test_a_written_document_is_taken_in_without_waiting_for_the_next_look(
+    knowledge_copy: Path, in_use: list[Assistant]
+) -> None:
+    """The system tells of the write: with a look every minute, a new document is still answered at once."""
+    refresh = KnowledgeRefresh(knowledge_copy, lambda: in_use[-1], in_use.append, every=60)
+    stop = threading.Event()
+    watching = threading.Thread(target=refresh.run, args=(stop,), daemon=True)
+    watching.start()
+    try:
+        time.sleep(0.3)  # the watch has begun
+        add_doc(knowledge_copy)
+        deadline = time.monotonic() + 5
+        while not in_use[-1].answer(QUESTION, "en").answered:
+            assert time.monotonic() < deadline, "the written document was not taken in within 5 s"
+            time.sleep(0.05)
+    finally:
+        stop.set()
+        watching.join(timeout=5)
+    assert not watching.is_alive()

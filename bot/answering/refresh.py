@@ -1,15 +1,16 @@
 """Answer from a changed knowledge directory within seconds, with no restart and no pause in answering.
 
-Every half second (`knowledge_refresh_seconds`) the directory's files are looked at (names, sizes and
-modification times: about 3 ms for 150 files, and no file is read while nothing changed). When something
-changed, the changed files are read again and a new index and assistant are made aside, in memory, from the
-ones in use: the vectors, chunks, terms, BM25 counts, excerpt and definition readings of every unchanged
-document are taken over, so only the changed document's text is embedded (on the model's thread, between
-answers) and read. At 10,000 sections of docs this takes about a second (`docs/scale.md`), during which
-Python's cycle collector waits (a full pass over the millions of objects of the index would add most of
-a second more). The new assistant is then handed over in one step; questions already being answered finish
-on the old one. A document that cannot be read is
-skipped as at start; a knowledge file with an error leaves the knowledge in use as it is, and says why.
+The directory is watched: the system tells of a write below it (inotify on Linux, through `watchfiles`), and the
+files are looked at at once. They are also looked at every half second (`knowledge_refresh_seconds`) in any
+case, for file systems that tell nothing (names, sizes and modification times: about 3 ms for 150 files, and no
+file is read while nothing changed). When something changed, the changed files are read again and a new index
+and assistant are made aside, in memory, from the ones in use: the vectors, chunks, terms, BM25 counts, excerpt
+and definition readings of every unchanged document are taken over, so only the changed document's text is
+embedded (on the model's thread, between answers) and read. At 10,000 sections of docs this takes about a second
+(`docs/scale.md`), during which Python's cycle collector waits (a full pass over the millions of objects of the
+index would add most of a second more). The new assistant is then handed over in one step; questions already
+being answered finish on the old one. A document that cannot be read is skipped as at start; a knowledge file
+with an error leaves the knowledge in use as it is, and says why.
 
 Each replica watches its own copy of the directory (a volume several replicas mount, or files synced to
 each): all of them answer from a change within the interval and the time to index it.
@@ -34,6 +35,7 @@ from pathlib import Path
 from typing import Protocol
 
 import numpy as np
+import watchfiles
 
 from bot.answering.assistant import Assistant
 from bot.answering.model_thread import ModelThread
@@ -45,6 +47,9 @@ from bot.knowledge.loader import SOURCES_FILE, ReadCache, knowledge_files, sourc
 from bot.knowledge.model import Note
 
 log = logging.getLogger(__name__)
+
+WATCH_QUIET_MS = 20  # a change is told once no other came for this long…
+WATCH_LONGEST_MS = 200  # …or this long after the first, whichever comes first
 
 Signature = tuple[tuple[str, int, int], ...]
 
@@ -104,12 +109,31 @@ class KnowledgeRefresh:
         return read
 
     def run(self, stop: threading.Event) -> None:
-        """Check every `every` seconds until `stop` is set."""
-        while not stop.wait(self.every):
+        """Check when a file below the directory is written, and every `every` seconds, until `stop` is set."""
+        written = threading.Event()
+        threading.Thread(target=self._watch, args=(stop, written), name="knowledge-watch", daemon=True).start()
+        while not stop.is_set():
+            written.wait(self.every)
+            written.clear()
+            if stop.is_set():
+                return
             try:
                 self.check()
             except Exception:  # noqa: BLE001 - the knowledge in use keeps answering; the next change retries
                 log.exception("the changed knowledge could not be indexed")
+
+    def _watch(self, stop: threading.Event, written: threading.Event) -> None:
+        """Set `written` as soon as the system tells of a change below the directory (a few writes close
+        together are told once, `WATCH_QUIET_MS` after the last); the periodic look stays when it cannot."""
+        try:
+            for _ in watchfiles.watch(self.directory, stop_event=stop, debounce=WATCH_LONGEST_MS,
+                                      step=WATCH_QUIET_MS, raise_interrupt=False):
+                written.set()
+        except Exception as exc:  # noqa: BLE001 - the directory is still looked at every `every` seconds
+            log.warning("the knowledge directory is looked at every %s s only: it cannot be watched (%s)",
+                        self.every, exc.__class__.__name__)
+            stop.wait()
+        written.set()  # stopped: `run` sees it at once
 
     def check(self) -> Assistant | None:
         """Index the knowledge again if a file or the extras changed since the last check; the new assistant,
