@@ -30,7 +30,7 @@ from typing import ParamSpec, TypeVar
 
 from bot.answering.assistant import Answer, Assistant
 from bot.answering.batcher import AnswerBatcher
-from bot.answering.conversation import Conversation, ConversationMemory, Reading
+from bot.answering.conversation import MEMORY, Conversation, ConversationMemory, Reading
 from bot.answering.knowledge_gaps import KnowledgeGaps
 from bot.answering.model_thread import ModelThread
 from bot.answering.refresh import KnowledgeRefresh, release_freed_memory
@@ -52,6 +52,7 @@ BOOKKEEPING_BACKLOG = 256  # writes waiting at most; past it new ones are droppe
 WARN_EVERY = 60.0  # seconds between two warnings about the same bookkeeping trouble
 CLAIM_TIMEOUT = 1.0  # seconds a Slack event's claim may take in the database before this process decides alone
 CLAIMED_IN_PROCESS = 10_000  # event ids this process remembers itself (a redelivery to it is caught without SQL)
+ANSWERED_IN_PROCESS = 10_000  # conversations this process answered in lately, known before their record is written
 
 RETENTION_EVERY = 3600.0  # seconds between two retention passes
 P = ParamSpec("P")
@@ -88,6 +89,7 @@ class Services:
     _warned: dict[str, float] = field(init=False, default_factory=dict)
     _claimed: OrderedDict[str, float] = field(init=False, default_factory=OrderedDict)
     _claimed_lock: threading.Lock = field(init=False, default_factory=threading.Lock)
+    _answered: OrderedDict[str, float] = field(init=False, default_factory=OrderedDict)
     memory: ConversationMemory = field(init=False)
 
     def __post_init__(self) -> None:
@@ -216,6 +218,7 @@ class Services:
             self.later(self.gaps.record_answer, question, answer)  # the person's own words, not the reading
         if conversation is not None:
             topic = await self.model.run(reading.topic, self.assistant) if answer.answered else None
+            self._answered_here(conversation, note=True)
             self.later(self.memory.remember, conversation, reading, topic)
         return Asked(answer, reading)
 
@@ -263,9 +266,26 @@ class Services:
         return True if claimed is unknown else bool(claimed)
 
     async def answered_in(self, conversation: str) -> bool:
-        """Whether the bot answered in this conversation lately (a thread of its own); False when the database
-        cannot say within `CONTEXT_TIMEOUT` (then only messages that mention the bot are answered)."""
+        """Whether the bot answered in this conversation lately (a thread of its own): this process knows its
+        own answers at once (a reply may come before their record is written); the database tells of the
+        other replicas'. False when it cannot say within `CONTEXT_TIMEOUT` (then only messages that mention
+        the bot are answered)."""
+        if self._answered_here(conversation):
+            return True
         return bool(await self._within(CONTEXT_TIMEOUT, False, self.memory.knows, conversation))
+
+    def _answered_here(self, conversation: str, *, note: bool = False) -> bool:
+        """Whether this process answered in `conversation` within `MEMORY` (and, with `note`, that it now has)."""
+        now = time.monotonic()
+        with self._claimed_lock:
+            while self._answered and (len(self._answered) >= ANSWERED_IN_PROCESS
+                                      or now - next(iter(self._answered.values())) > MEMORY.total_seconds()):
+                self._answered.popitem(last=False)
+            known = conversation in self._answered
+            if note:
+                self._answered[conversation] = now
+                self._answered.move_to_end(conversation)
+            return known
 
     def settle(self, timeout: float = 1.0) -> bool:
         """Wait (at most `timeout` seconds) until what answers left to record is written: a listing of knowledge

@@ -34,3 +34,14 @@ def test_without_the_database_a_redelivery_is_still_caught_and_nothing_waits_lon
     assert claim(services_without_database, "Ev9") is False
     assert claim(services_without_database, "Ev9") is False
     assert time.monotonic() - started < 3 * CLAIM_TIMEOUT + 1
+
+
+def test_a_thread_the_process_answered_in_is_known_before_its_record_is_written(
+    services_without_database: Services,
+) -> None:
+    """A reply that comes before the answer's record is written (or while the database is down) is still in a
+    thread of the bot's; another thread is not."""
+    services = services_without_database
+    asyncio.run(services.ask("What is the best recipe for paella?", "en", conversation="T1.C1.100"))
+    assert asyncio.run(services.answered_in("T1.C1.100")) is True
+    assert asyncio.run(services.answered_in("T1.C1.200")) is False
