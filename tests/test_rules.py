@@ -115,6 +115,15 @@ def test_each_follow_up_and_comparison_example_is_read_as_its_file_says(
         assert bool(continuation().match(text)) is example["continuation"]
 
 
+SEGMENTS = [(lang, example) for lang in ("en", "es") for example in rules(lang).examples["segments"]]
+
+
+@pytest.mark.parametrize(("lang", "example"), SEGMENTS, ids=[str(e["text"]) for _, e in SEGMENTS])
+def test_each_segments_example_has_the_parts_its_file_says(fake_assistant: Assistant, lang: str,
+                                                          example: dict[str, object]) -> None:
+    assert len(set(fake_assistant.retriever.analyze(str(example["text"]), lang).segments)) == example["parts"]
+
+
 DEFINITIONS = [(lang, example) for lang in ("en", "es") for example in rules(lang).examples["definitions"]]
 
 

@@ -9,13 +9,6 @@ from bot.text.identifiers import QUERY_WORD
 from bot.text.normalise import fold, strip_accents
 from bot.text.rules import definition_rules, points_back
 
-# Where a message goes on to another question: "?", ";", a new sentence, "¿", or a clause joined on with
-# ", and" / ", y" / "+" / "—" / "also".
-SEGMENT_BREAK = re.compile(
-    r"[?!;]+|\.(?=\s)|\s[¿¡]|,\s*(?:and|y|e|plus|but|pero|also|tambi[eé]n|and also|y tambi[eé]n)\b|\s[+—–]\s|"
-    r"\s-\s|\b(?:and also|y tambi[eé]n|plus|also)\b",
-    re.IGNORECASE,
-)
 QUESTION_END = re.compile(r"\?+(?=\s*\S)|\?+\s*$")
 
 

@@ -32,12 +32,12 @@ from bot.retrieval.lexicon import (
     specificity,
 )
 from bot.retrieval.ordinary import meant
-from bot.retrieval.questions import QUESTION_END, SEGMENT_BREAK, definition_subject, referred_to_later
+from bot.retrieval.questions import QUESTION_END, definition_subject, referred_to_later
 from bot.retrieval.thresholds import THRESHOLDS
 from bot.text.identifiers import QUERY_WORD, is_code_name, is_hyphenated_word
 from bot.text.markup import context_spans
 from bot.text.normalise import fold, strip_accents
-from bot.text.rules import comparison, frame_words, rules, slang
+from bot.text.rules import comparison, frame_words, rules, segment_break, slang
 from bot.text.tokens import ALL_STOPWORDS, word_terms
 
 NAMED_ZIPF = 3.2  # rarer than this: not a common word (a typo of a knowledge word may be meant)
@@ -142,7 +142,7 @@ class Vocabulary:
         in_context = {p for p, m in enumerate(matches) if any(a <= m.start() < b for a, b in pasted)}
         gaps = ["", *(plain[matches[p - 1].end() : matches[p].start()] for p in range(1, len(matches)))]
         starts = {p for p, gap in enumerate(gaps) if p == 0 or _SENTENCE_OPENING.search(gap)}
-        breaks = [m.end() for m in SEGMENT_BREAK.finditer(plain)]
+        breaks = [m.end() for m in segment_break().finditer(plain)]
         segments = tuple(sum(1 for b in breaks if b <= m.start()) for m in matches)
         displayed = [_token(m, shown) for m in QUERY_WORD.finditer(plain)]
         joined = self._compounds(raw_tokens)

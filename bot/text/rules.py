@@ -58,6 +58,8 @@ class LanguageRules:
     pointers: frozenset[str]  # a follow-up's words that point back ("it", "eso")
     clitic: re.Pattern[str] | None  # Spanish "configurarla": a verb with a pointer joined to it
     comparison: tuple[str, ...]  # "vs", "diferencia entre"
+    segment_after_comma: tuple[str, ...]  # ", and …", ", pero …": a clause that goes on to another question
+    segment_anywhere: tuple[str, ...]  # "plus …", "y también …"
     definitions: dict[str, Any]  # what makes "what is X?", as read from the file (see `definition_rules`)
     examples: dict[str, tuple[dict[str, object], ...]]  # class -> its example sentences
 
@@ -95,6 +97,14 @@ def addition() -> re.Pattern[str]:
 def comparison() -> re.Pattern[str]:
     """A question that weighs two things against each other ("vs", "diferencia entre")."""
     return re.compile(r"\b(?:" + "|".join(_all("comparison")) + r")\b", re.IGNORECASE)
+
+
+@cache
+def segment_break() -> re.Pattern[str]:
+    """Where a message goes on to another question: "?", ";", a new sentence, "¿", a dash, or a clause joined
+    on with the words of either language's `segments`."""
+    return re.compile(r"[?!;]+|\.(?=\s)|\s[¿¡]|,\s*(?:" + "|".join(_all("segment_after_comma")) + r")\b|\s[+—–]\s|"
+                      r"\s-\s|\b(?:" + "|".join(_all("segment_anywhere")) + r")\b", re.IGNORECASE)
 
 
 @cache
@@ -185,6 +195,8 @@ def rules(lang: str) -> LanguageRules:
             pointers=frozenset(fold(str(w)) for w in data["follow_ups"]["pointers"]),
             clitic=re.compile(data["follow_ups"]["clitic"]) if "clitic" in data["follow_ups"] else None,
             comparison=tuple(str(p) for p in data["comparison"]["patterns"]),
+            segment_after_comma=tuple(str(p) for p in data["segments"]["after_comma"]),
+            segment_anywhere=tuple(str(p) for p in data["segments"]["anywhere"]),
             definitions=dict(data["definitions"]),
             examples={name: tuple(section.get("examples", ())) for name, section in data.items()
                       if isinstance(section, dict)},
