@@ -14,7 +14,7 @@ from bot.retrieval.ordinary import meant
 from bot.retrieval.questions import definition_subject, referred_to_later
 from bot.text import rules as rules_module
 from bot.text.normalise import fold
-from bot.text.rules import continuation, rules
+from bot.text.rules import continuation, rules, superlative_adjectives
 
 EXAMPLES = [(lang, example) for lang in ("en", "es") for example in rules(lang).examples["quiz_reference"]]
 
@@ -113,6 +113,15 @@ def test_each_follow_up_and_comparison_example_is_read_as_its_file_says(
         assert fake_assistant.retriever.analyze(text, lang).comparison is example["comparison"]
     else:
         assert bool(continuation().match(text)) is example["continuation"]
+
+
+SUPERLATIVES = [example for lang in ("en", "es") for example in rules(lang).examples.get("superlatives", ())]
+
+
+@pytest.mark.parametrize("example", SUPERLATIVES, ids=[str(e["text"]) for e in SUPERLATIVES])
+def test_each_superlative_example_comes_from_its_adjective(example: dict[str, object]) -> None:
+    assert example["adjective"] in superlative_adjectives(str(example["text"]))
+    assert superlative_adjectives("cuidado") == []
 
 
 SEGMENTS = [(lang, example) for lang in ("en", "es") for example in rules(lang).examples["segments"]]

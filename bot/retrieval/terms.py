@@ -37,7 +37,7 @@ from bot.retrieval.thresholds import THRESHOLDS
 from bot.text.identifiers import QUERY_WORD, is_code_name, is_hyphenated_word
 from bot.text.markup import context_spans
 from bot.text.normalise import fold, strip_accents
-from bot.text.rules import comparison, frame_words, rules, segment_break, slang
+from bot.text.rules import comparison, frame_words, rules, segment_break, slang, superlative_adjectives
 from bot.text.tokens import ALL_STOPWORDS, word_terms
 
 NAMED_ZIPF = 3.2  # rarer than this: not a common word (a typo of a knowledge word may be meant)
@@ -51,7 +51,6 @@ _NONE = np.zeros(0, dtype=np.int32)
 Form = tuple[str, ...]  # index terms of one reading of a word: the main term, then an identifier's parts
 
 _LETTERS_DIGITS = re.compile(r"(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])")
-_SUPERLATIVE = re.compile(r"(\w{3,}?)[ií]sim[oa]s?")  # "lentísimo" is as common as "lento"
 _SENTENCE_OPENING = re.compile(r"[.?!:](?=\s)|[¿¡]|```")  # between two words: the second opens a sentence
 _MACHINE = re.compile(r"\w[./:=]\w|^\d+$")  # "0/4", "p4d.24xlarge", "10:14:07", "8"
 PASTED_MIN_TOKENS = 4
@@ -383,7 +382,7 @@ def _zipf(text: str, langs: list[str], frequency: WordFrequency) -> float:
         if is_hyphenated_word(word):
             zipfs.append(min((_word_zipf(part, langs, frequency) for part in word.split("-") if part), default=0.0))
         else:
-            zipfs.append(max(_word_zipf(form, langs, frequency) for form in [word, *_adjectives(word)]))
+            zipfs.append(max(_word_zipf(form, langs, frequency) for form in [word, *superlative_adjectives(word)]))
     return min(zipfs, default=10.0)
 
 
@@ -395,17 +394,6 @@ def _word_zipf(word: str, langs: list[str], frequency: WordFrequency) -> float:
         stem = stems[0][0] if stems and len(word) >= STEM_MIN_LENGTH else "\x00"
         best = max(best, frequency.zipf(word, stem, lang))
     return best
-
-
-def _adjectives(word: str) -> list[str]:
-    """The adjectives a Spanish superlative may come from: "larguisima" -> "largo", "larga"…; "poquisimo" ->
-    "poco"; "felicisimo" -> "feliz"; "grandisimo" -> "grande"."""
-    match = _SUPERLATIVE.fullmatch(word)
-    if match is None:
-        return []
-    stem = match.group(1)
-    stems = {stem, re.sub(r"gu$", "g", stem), re.sub(r"qu$", "c", stem), re.sub(r"c$", "z", stem)}
-    return [f"{s}{end}" for s in stems for end in ("o", "a", "e", "")]
 
 
 def _is_common(folded: str, langs: list[str], frequency: WordFrequency) -> bool:

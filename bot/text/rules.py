@@ -43,6 +43,15 @@ class TypoRules:
 
 
 @dataclass(frozen=True)
+class SuperlativeRules:
+    """A superlative and the adjectives it may come from ("larguísima": "larga")."""
+
+    pattern: re.Pattern[str]  # the whole word; its group is the stem
+    stem_changes: tuple[tuple[str, str], ...]  # an end of the stem and what it is in the adjective ("gu", "g")
+    endings: tuple[str, ...]  # the adjective's endings after the stem
+
+
+@dataclass(frozen=True)
 class LanguageRules:
     lang: str
     quiz_reference: QuizReferenceRules
@@ -60,6 +69,7 @@ class LanguageRules:
     comparison: tuple[str, ...]  # "vs", "diferencia entre"
     segment_after_comma: tuple[str, ...]  # ", and …", ", pero …": a clause that goes on to another question
     segment_anywhere: tuple[str, ...]  # "plus …", "y también …"
+    superlatives: SuperlativeRules | None  # Spanish "-ísimo"; None in a language without such a form
     definitions: dict[str, Any]  # what makes "what is X?", as read from the file (see `definition_rules`)
     examples: dict[str, tuple[dict[str, object], ...]]  # class -> its example sentences
 
@@ -97,6 +107,22 @@ def addition() -> re.Pattern[str]:
 def comparison() -> re.Pattern[str]:
     """A question that weighs two things against each other ("vs", "diferencia entre")."""
     return re.compile(r"\b(?:" + "|".join(_all("comparison")) + r")\b", re.IGNORECASE)
+
+
+def superlative_adjectives(word: str) -> list[str]:
+    """The adjectives a superlative may come from, in any language's rules: "larguisima" -> "largo", "larga"…;
+    "poquisimo" -> "poco"; "felicisimo" -> "feliz". Empty for a word that is no superlative."""
+    out: list[str] = []
+    for lang in LANGUAGES:
+        table = rules(lang).superlatives
+        match = table.pattern.fullmatch(word) if table is not None else None
+        if table is None or match is None:
+            continue
+        stem = match.group(1)
+        stems = dict.fromkeys([stem, *(stem[: -len(end)] + to for end, to in table.stem_changes
+                                       if stem.endswith(end))])
+        out += [f"{s}{ending}" for s in stems for ending in table.endings]
+    return out
 
 
 @cache
@@ -197,6 +223,11 @@ def rules(lang: str) -> LanguageRules:
             comparison=tuple(str(p) for p in data["comparison"]["patterns"]),
             segment_after_comma=tuple(str(p) for p in data["segments"]["after_comma"]),
             segment_anywhere=tuple(str(p) for p in data["segments"]["anywhere"]),
+            superlatives=SuperlativeRules(
+                pattern=re.compile(data["superlatives"]["pattern"]),
+                stem_changes=tuple((str(a), str(b)) for a, b in data["superlatives"]["stem_changes"]),
+                endings=tuple(str(e) for e in data["superlatives"]["endings"]),
+            ) if "superlatives" in data else None,
             definitions=dict(data["definitions"]),
             examples={name: tuple(section.get("examples", ())) for name, section in data.items()
                       if isinstance(section, dict)},
