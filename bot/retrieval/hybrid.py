@@ -205,7 +205,7 @@ class HybridRetriever:
         if not total:
             return shares
         for word in analysis.words:
-            if word.where:
+            if word.where.ids.size:
                 shares[self._place_of[word.where.ids]] += word.specificity
         return shares / total
 

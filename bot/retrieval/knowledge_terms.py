@@ -48,6 +48,7 @@ class KeyTable:
 
 
 _NO_IDS = np.zeros(0, dtype=np.int32)
+_SMALL = 32  # a set of at most this many is looked in as a list
 
 
 class KeySet:
@@ -73,14 +74,17 @@ class KeySet:
         number = self._table.id_of.get(key) if self._table is not None else None
         if number is None:
             return False
-        at = int(np.searchsorted(self.ids, number))
-        return at < len(self.ids) and int(self.ids[at]) == number
+        ids = self.ids
+        if ids.size <= _SMALL:  # most words are in a few sections: a list is quicker to look in
+            return number in ids.tolist()
+        at = int(ids.searchsorted(number))
+        return at < ids.size and int(ids[at]) == number
 
     def __len__(self) -> int:
-        return len(self.ids)
+        return int(self.ids.size)
 
     def __bool__(self) -> bool:
-        return bool(len(self.ids))
+        return self.ids.size > 0
 
     def __iter__(self) -> Iterator[object]:
         keys = self._table.keys if self._table is not None else []

@@ -76,7 +76,7 @@ class QueryWord:
     @property
     def known(self) -> bool:
         """Whether the knowledge uses the word anywhere."""
-        return bool(self.where)
+        return self.where.ids.size > 0
 
     def found_in(self, present: Mapping[str, AbstractSet[str]]) -> bool:
         """Whether any reading of the word is among the terms `present` (per language)."""
@@ -250,7 +250,9 @@ class Vocabulary:
                     found.append(keys_of[main])
                 if parts and all(p in keys_of for p in parts):
                     found.append(reduce(np.intersect1d, [keys_of[p] for p in parts]))
-        return KeySet.union(*(self.terms.where(ids) for ids in found)) if found else self.terms.where(_NONE)
+        if len(found) > 1:
+            return self.terms.where(np.unique(np.concatenate(found)))
+        return self.terms.where(found[0] if found else _NONE)
 
     def _read_word(self, raw: str, frequency: WordFrequency, langs: list[str], extra: list[str] | None,
                    position: int, english: list[str] | None, opens: bool) -> QueryWord:
