@@ -18,7 +18,6 @@ from bot.knowledge import KnowledgeBase, load_knowledge, loader
 from bot.knowledge.chunks import chunk_knowledge
 from bot.knowledge.loader import ReadCache
 from bot.lang import LANGUAGES
-from bot.retrieval import vector_file
 from bot.retrieval.artifacts import make_index
 from bot.retrieval.lexical import LexicalIndex
 from bot.retrieval.lexicon import Glossary
@@ -95,12 +94,7 @@ def same_knowledge_terms(refreshed: Assistant, scratch: Assistant) -> None:
     assert refreshed.retriever.edition_words == words == scratch.retriever.edition_words
 
 
-@pytest.mark.parametrize("mapped", [False, True], ids=["in-memory", "vectors-on-file"])
-def test_a_section_added_to_a_doc_is_answered_as_from_scratch(knowledge: Path, read: ReadCache, mapped: bool,
-                                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    """Also with the sentence vectors mapped from a file (what a large knowledge gets)."""
-    if mapped:
-        monkeypatch.setattr(vector_file, "MAPPED_MIN_BYTES", 0)
+def test_a_section_added_to_a_doc_is_answered_as_from_scratch(knowledge: Path, read: ReadCache) -> None:
     before = built(load_knowledge(knowledge, read))
     assert not before.answer(ASK_NEW, "en").answered
     path = knowledge / RUNBOOK
@@ -113,7 +107,6 @@ def test_a_section_added_to_a_doc_is_answered_as_from_scratch(knowledge: Path, r
     assert answer.citations[0].section.endswith("Maintenance window")
     same_answers(refreshed, scratch)
     same_knowledge_terms(refreshed, scratch)
-    assert refreshed.index.sentence_vectors.flags.writeable is not mapped
 
 
 def test_edits_and_removals_in_a_row_answer_as_from_scratch(knowledge: Path, read: ReadCache) -> None:

@@ -34,7 +34,6 @@ from bot.knowledge.chunks import Chunk, Sentence, chunk_knowledge
 from bot.knowledge.model import Document
 from bot.retrieval.lexicon import Glossary
 from bot.retrieval.readings import embedded_text, english_readings
-from bot.retrieval.vector_file import on_file, read_vectors
 
 FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
@@ -131,9 +130,9 @@ def make_index(knowledge: KnowledgeBase, embedder: Embedder, previous: LoadedInd
     vectors = _vectors([embedded_text(c, readings) for c in chunks], embedder, _Reused(
         chunk_rows, [(now, then, count) for now, then, count, _ in taken],
         lambda: [embedded_text(c, english_of(earlier)) for c in earlier.chunks] if earlier else []))
-    sentence_vectors = on_file(_vectors([s.text for s in sentences], embedder, _Reused(
+    sentence_vectors = _vectors([s.text for s in sentences], embedder, _Reused(
         earlier.sentence_vectors if earlier else None, [block for *_, block in taken if block is not None],
-        lambda: [s.text for s in earlier.sentences] if earlier else [])))
+        lambda: [s.text for s in earlier.sentences] if earlier else []))
     index = faiss.IndexFlatIP(embedder.dimension)
     index.add(vectors)
     manifest = Manifest(
@@ -332,7 +331,7 @@ def _read_artifacts(knowledge: KnowledgeBase, index_dir: Path) -> LoadedIndex:
         chunks = [Chunk(**_typed(c, Chunk)) for c in meta["chunks"]]
         sentences = [Sentence(**_typed(s, Sentence)) for s in meta["sentences"]]
         faiss_index = faiss.read_index(str(index_dir / "chunks.faiss"))
-        sentence_vectors = read_vectors(index_dir / "sentences.npy")
+        sentence_vectors = np.load(index_dir / "sentences.npy", allow_pickle=False)
     except (OSError, ValueError, KeyError, TypeError, RuntimeError) as exc:
         raise IndexArtifactError(f"index in {index_dir} is damaged ({exc})", fix=REBUILD) from exc
     problem = _shape_problem(manifest, chunks, sentences, faiss_index, sentence_vectors)
@@ -371,6 +370,6 @@ def _shape_problem(manifest: Manifest, chunks: list[Chunk], sentences: list[Sent
         return f"vectors of width {faiss_index.d}, not {manifest.dimension}"
     if sentence_vectors.ndim != 2 or sentence_vectors.shape != (len(sentences), manifest.dimension):
         return f"sentence vectors of shape {sentence_vectors.shape}, not ({len(sentences)}, {manifest.dimension})"
-    if sentence_vectors.dtype != np.float32:  # finite: checked as read (`read_vectors`)
-        return f"sentence vectors of {sentence_vectors.dtype}, not float32"
+    if sentence_vectors.dtype != np.float32 or not np.isfinite(sentence_vectors).all():
+        return f"sentence vectors of {sentence_vectors.dtype}, not finite float32"
     return None
