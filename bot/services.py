@@ -87,9 +87,8 @@ class Services:
     _pending: int = field(init=False, default=0)
     _pending_lock: threading.Lock = field(init=False, default_factory=threading.Lock)
     _warned: dict[str, float] = field(init=False, default_factory=dict)
-    _claimed: OrderedDict[str, float] = field(init=False, default_factory=OrderedDict)
-    _claimed_lock: threading.Lock = field(init=False, default_factory=threading.Lock)
-    _answered: OrderedDict[str, float] = field(init=False, default_factory=OrderedDict)
+    _claimed: _Recent = field(init=False, default_factory=lambda: _Recent(CLAIMED_IN_PROCESS, EVENT_MEMORY))
+    _answered: _Recent = field(init=False, default_factory=lambda: _Recent(ANSWERED_IN_PROCESS, MEMORY))
     memory: ConversationMemory = field(init=False)
 
     def __post_init__(self) -> None:
@@ -218,7 +217,7 @@ class Services:
             self.later(self.gaps.record_answer, question, answer)  # the person's own words, not the reading
         if conversation is not None:
             topic = await self.model.run(reading.topic, self.assistant) if answer.answered else None
-            self._answered_here(conversation, note=True)
+            self._answered.add(conversation)
             self.later(self.memory.remember, conversation, reading, topic)
         return Asked(answer, reading)
 
@@ -253,14 +252,8 @@ class Services:
         """Whether this process should handle a Slack event (`key`: its id, or a message's channel and ts): once
         across every replica (the database), and once in this process even when the database cannot say
         (a redelivery while it is slow or down is then caught here, not answered twice)."""
-        now = time.monotonic()
-        with self._claimed_lock:
-            while self._claimed and (len(self._claimed) >= CLAIMED_IN_PROCESS
-                                     or now - next(iter(self._claimed.values())) > EVENT_MEMORY.total_seconds()):
-                self._claimed.popitem(last=False)
-            if key in self._claimed:
-                return False
-            self._claimed[key] = now
+        if not self._claimed.add(key):
+            return False
         unknown = object()
         claimed = await self._within(CLAIM_TIMEOUT, unknown, self.stores.events.claim, key)
         return True if claimed is unknown else bool(claimed)
@@ -270,22 +263,9 @@ class Services:
         own answers at once (a reply may come before their record is written); the database tells of the
         other replicas'. False when it cannot say within `CONTEXT_TIMEOUT` (then only messages that mention
         the bot are answered)."""
-        if self._answered_here(conversation):
+        if conversation in self._answered:
             return True
         return bool(await self._within(CONTEXT_TIMEOUT, False, self.memory.knows, conversation))
-
-    def _answered_here(self, conversation: str, *, note: bool = False) -> bool:
-        """Whether this process answered in `conversation` within `MEMORY` (and, with `note`, that it now has)."""
-        now = time.monotonic()
-        with self._claimed_lock:
-            while self._answered and (len(self._answered) >= ANSWERED_IN_PROCESS
-                                      or now - next(iter(self._answered.values())) > MEMORY.total_seconds()):
-                self._answered.popitem(last=False)
-            known = conversation in self._answered
-            if note:
-                self._answered[conversation] = now
-                self._answered.move_to_end(conversation)
-            return known
 
     def settle(self, timeout: float = 1.0) -> bool:
         """Wait (at most `timeout` seconds) until what answers left to record is written: a listing of knowledge
@@ -354,3 +334,32 @@ class _TopicsOnModelThread:
     def match_topic(self, topic: str, lang: str) -> list[tuple[str, int]]:
         return self.model.call(self.assistant.match_topic, topic, lang)
 
+
+
+class _Recent:
+    """Keys this process saw lately: at most `size`, each for `memory` (the oldest go first). Thread-safe."""
+
+    def __init__(self, size: int, memory: timedelta) -> None:
+        self._size, self._seconds = size, memory.total_seconds()
+        self._seen: OrderedDict[str, float] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def add(self, key: str) -> bool:
+        """Remember `key` (from now on); False when it was already remembered."""
+        with self._lock:
+            self._forget_old()
+            new = key not in self._seen
+            self._seen[key] = time.monotonic()
+            self._seen.move_to_end(key)
+            return new
+
+    def __contains__(self, key: object) -> bool:
+        with self._lock:
+            self._forget_old()
+            return key in self._seen
+
+    def _forget_old(self) -> None:
+        now = time.monotonic()
+        while self._seen and (len(self._seen) >= self._size
+                              or now - next(iter(self._seen.values())) > self._seconds):
+            self._seen.popitem(last=False)
