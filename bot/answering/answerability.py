@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 import logging
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -178,8 +178,13 @@ class Judge:
         """Kinds of a thing the best question does not name ("sequence parallelism": `other_kinds`)."""
         if not isinstance(best, tuple):
             return []
-        chunks = self.retriever.index.chunks
-        return other_kinds(retrieval.analysis, [chunks[i].text for i in self.retriever.chunks_of(best)])
+        chunks, retriever = self.retriever.index.chunks, self.retriever
+
+        def texts() -> Iterator[str]:  # read only when a word of the question could name a kind
+            for i in retriever.chunks_of(best):
+                yield chunks[i].text
+
+        return other_kinds(retrieval.analysis, texts())
 
     def features(self, retrieval: Retrieval, *, leave_out: int | None = None) -> dict[str, float]:
         """The features of a retrieval; `leave_out` (fitting): the `text_key` of exemplars to skip."""

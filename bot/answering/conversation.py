@@ -49,6 +49,7 @@ KNOWN_SHARE = 0.5  # a message most of whose words the knowledge never uses is a
 SHORT = 3  # content words: a message this short without a subject of its own leans on the earlier turns
 SHORT_WITH_POINTER = 5  # a message this short that points back ("it", "eso") leans on them too
 OWN_ASPECTS = 2  # a continuation naming its subject and this many other words asks its own question
+_NO_KEYS = KeySet()  # no question or section
 MIN_WEIGHT = 0.2  # the least a content word weighs when telling how much of a message the knowledge knows
 
 @dataclass(frozen=True)
@@ -128,7 +129,7 @@ class Conversation:
                 and not self.vocabulary.names_the_domain(word))
 
     def _carried(self, turns: list[str], analysis: Analysis, language: str, *, aspects_only: bool,
-                 beside: KeySet | None = None) -> list[str]:
+                 beside: KeySet = _NO_KEYS) -> list[str]:
         """Known content words of the earlier turns (the latest turn first) that the message does not
         repeat, the most specific first; without subjects when `aspects_only`, except a subject that the
         knowledge explains together with the message's own (in a question of `beside`): "which hardware
@@ -145,7 +146,7 @@ class Conversation:
                 folded = fold(word.text)
                 if folded in present or folded in pointer_words() or not self._known(word):
                     continue
-                if aspects_only and (word.named or self._is_subject(word)) and not word.where & (beside or KeySet()):
+                if aspects_only and (word.named or self._is_subject(word)) and not word.where & beside:
                     continue
                 present.add(folded)
                 english = turn_language == "es" and language == "en" and not word.named and word.readings

@@ -51,6 +51,14 @@ _NO_IDS = np.zeros(0, dtype=np.int32)
 _SMALL = 32  # a set of at most this many is looked in as a list
 
 
+def union_ids(arrays: list[np.ndarray]) -> np.ndarray:
+    """The sorted numbers in any of `arrays` (each sorted, without repeats)."""
+    found = [a for a in arrays if a.size]
+    if len(found) <= 1:
+        return found[0] if found else _NO_IDS
+    return np.unique(np.concatenate(found))
+
+
 class KeySet:
     """The questions or sections a word is in: their numbers in a `KeyTable`, sorted, as one small array
     (a common word is in thousands of sections; as a `frozenset` of keys each would take ten times more)."""
@@ -63,12 +71,7 @@ class KeySet:
 
     @classmethod
     def union(cls, *sets: KeySet) -> KeySet:
-        found = [s for s in sets if len(s.ids)]
-        if not found:
-            return cls(_NO_IDS, sets[0]._table if sets else None)
-        if len(found) == 1:
-            return found[0]
-        return cls(np.unique(np.concatenate([s.ids for s in found])), found[0]._table)
+        return cls(union_ids([s.ids for s in sets]), next((s._table for s in sets if s._table is not None), None))
 
     def __contains__(self, key: object) -> bool:
         number = self._table.id_of.get(key) if self._table is not None else None

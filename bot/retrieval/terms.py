@@ -24,7 +24,7 @@ from functools import reduce
 
 import numpy as np
 
-from bot.retrieval.knowledge_terms import KeySet, KnowledgeTerms
+from bot.retrieval.knowledge_terms import KeySet, KnowledgeTerms, union_ids
 from bot.retrieval.lexicon import (
     RARE_ZIPF,
     Glossary,
@@ -47,7 +47,6 @@ STEM_MIN_LENGTH = 6  # shorter words are looked up as written, not by stem
 READ_CACHE = 20_000  # words kept once read
 COMPOUND_MIN_LENGTH = 7  # two words read as one knowledge word ("node set": "nodeset") at least this long
 
-_NONE = np.zeros(0, dtype=np.int32)
 Form = tuple[str, ...]  # index terms of one reading of a word: the main term, then an identifier's parts
 
 _LETTERS_DIGITS = re.compile(r"(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])")
@@ -250,9 +249,7 @@ class Vocabulary:
                     found.append(keys_of[main])
                 if parts and all(p in keys_of for p in parts):
                     found.append(reduce(np.intersect1d, [keys_of[p] for p in parts]))
-        if len(found) > 1:
-            return self.terms.where(np.unique(np.concatenate(found)))
-        return self.terms.where(found[0] if found else _NONE)
+        return self.terms.where(union_ids(found))
 
     def _read_word(self, raw: str, frequency: WordFrequency, langs: list[str], extra: list[str] | None,
                    position: int, english: list[str] | None, opens: bool) -> QueryWord:

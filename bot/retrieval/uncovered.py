@@ -9,7 +9,7 @@ the terms to name in "the knowledge says nothing about …", as the person wrote
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from bot.retrieval.questions import referred_to_later
@@ -152,7 +152,7 @@ KIND_SPECIFICITY = 0.15  # a modifier at least this specific can name a kind ("s
 KINDS_SEEN = 2  # the cited passage names at least this many kinds of the head word itself
 
 
-def other_kinds(analysis: Analysis, texts: Sequence[str]) -> list[str]:
+def other_kinds(analysis: Analysis, texts: Iterable[str]) -> list[str]:
     """Kinds of a thing the cited passage does not name: "sequence parallelism" asked of a passage on tensor,
     pipeline and data parallelism. A word the knowledge never uses, next to a word the passage itself uses with
     two or more modifiers of its own (English "X parallelism", Spanish "paralelismo de X"), names another kind
