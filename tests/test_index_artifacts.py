@@ -261,3 +261,21 @@ def test_only_the_rules_that_shape_the_index_make_it_stale(tmp_path: Path, monke
     monkeypatch.setattr(tokens, "__file__", str(edited))
     assert artifacts.pipeline_digest() != before
 
+
+
+def test_sentence_vectors_are_held_as_half_floats_and_an_index_of_float32_ones_still_loads(
+        knowledge_copy: Path, built: Path) -> None:
+    """The sentence vectors take half the memory; an index written before (float32 vectors) is read as it
+    is, without a rebuild, and gives the same sentences within float16's precision."""
+    embedder = FakeEmbedder()
+    written = np.load(built / "sentences.npy")
+    assert written.dtype == np.float16
+    index = load_index(load_knowledge(knowledge_copy), built, embedder, rebuild=False)
+    assert index.sentence_vectors.dtype == np.float16
+    np.save(built / "sentences.npy", written.astype(np.float32))
+    older = load_index(load_knowledge(knowledge_copy), built, embedder, rebuild=False)
+    assert embedder.calls == [], "an index of float32 sentence vectors must not be rebuilt"
+    assert older.sentence_vectors.dtype == np.float16
+    assert np.array_equal(older.sentence_vectors, index.sentence_vectors)
+    exact = embedder.encode([s.text for s in index.sentences])
+    assert np.abs(index.sentence_vectors.astype(np.float32) - exact).max() < 1e-3
