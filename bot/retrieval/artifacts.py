@@ -229,7 +229,7 @@ class _Reused:
 def _vectors(texts: list[str], embedder: Embedder, reused: _Reused, dtype: type = np.float32) -> np.ndarray:
     """The vectors of `texts` (as `dtype`): the rows `reused` has, the others embedded (each different text
     once)."""
-    out = np.zeros((len(texts), embedder.dimension), dtype=dtype)
+    out: np.ndarray = np.zeros((len(texts), embedder.dimension), dtype=dtype)
     filled = np.zeros(len(texts), dtype=bool)
     for now, then, count in reused.blocks:
         assert reused.rows is not None
