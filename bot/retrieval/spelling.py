@@ -18,8 +18,10 @@ class Spelling:
         self._stems = stems
         self._built = False
         self._lock = threading.Lock()
-        self._index: dict[str, set[str]] = {}
-        self._endings: dict[str, set[str]] = {}  # the last 3 to n-3 letters of a long word -> the word
+        # A deletion -> the word that has it, or a list of the words when several do (most have one: a set for
+        # each took three times the memory, 15 MB at 10,000 sections of docs).
+        self._index: dict[str, str | list[str]] = {}
+        self._endings: dict[str, str | list[str]] = {}  # the last 3 to n-3 letters of a long word -> the word
 
     def _build(self) -> None:
         with self._lock:
@@ -27,9 +29,9 @@ class Spelling:
                 return
             for word in self._words:
                 for variant in _deletions(word, _max_distance(word)):
-                    self._index.setdefault(variant, set()).add(word)
+                    _add(self._index, variant, word)
                 for start in range(3, len(word) - 2):
-                    self._endings.setdefault(word[start:], set()).add(word)
+                    _add(self._endings, word[start:], word)
             self._built = True
 
     def ending(self, word: str) -> str | None:
@@ -38,8 +40,8 @@ class Spelling:
             return None
         if not self._built:
             self._build()
-        found = self._endings.get(word, set())
-        return next(iter(found)) if len(found) == 1 else None
+        found = self._endings.get(word)
+        return found if isinstance(found, str) else None
 
     def closest(self, word: str) -> str | None:
         """The one knowledge word within edit distance 1 (2 for long words) of `word`, if only one is."""
@@ -50,7 +52,11 @@ class Spelling:
         limit = _max_distance(word)
         candidates: set[str] = set()
         for variant in _deletions(word, limit):
-            candidates |= self._index.get(variant, set())
+            found = self._index.get(variant)
+            if isinstance(found, str):
+                candidates.add(found)
+            elif found:
+                candidates.update(found)
         scored = sorted((_distance(word, c), c) for c in candidates if c != word)
         scored = [(d, c) for d, c in scored if d <= limit]
         if not scored:
@@ -59,6 +65,17 @@ class Spelling:
         if len(best) > 1 and not (self._stems is not None and set.intersection(*map(self._stems, best))):
             return None
         return min(best, key=lambda c: (len(c), c))
+
+
+def _add(table: dict[str, str | list[str]], key: str, word: str) -> None:
+    found = table.get(key)
+    if found is None:
+        table[key] = word
+    elif isinstance(found, str):
+        if found != word:
+            table[key] = [found, word]
+    elif word not in found:
+        found.append(word)
 
 
 def _max_distance(word: str) -> int:
