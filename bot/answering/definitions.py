@@ -42,7 +42,7 @@ _EXPLAINING = frozenset("""
 HEAD_SLACK = 1  # words allowed before the term at the start of a sentence ("NVIDIA BioNeMo is...")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class _Lead:
     """The first words of a sentence, as index terms, with what follows them."""
 
