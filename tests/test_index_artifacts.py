@@ -279,3 +279,15 @@ def test_sentence_vectors_are_held_as_half_floats_and_an_index_of_float32_ones_s
     assert np.array_equal(older.sentence_vectors, index.sentence_vectors)
     exact = embedder.encode([s.text for s in index.sentences])
     assert np.abs(index.sentence_vectors.astype(np.float32) - exact).max() < 1e-3
+
+
+def test_a_loaded_index_holds_each_repeated_text_once(knowledge_copy: Path, built: Path) -> None:
+    """A document's id and language, repeated in each of its chunks and sentences, are one string in memory
+    (what keeps a large knowledge's index small), and the texts read are those written."""
+    index = load_index(load_knowledge(knowledge_copy), built, FakeEmbedder(), rebuild=False)
+    records = [*index.chunks, *index.sentences]
+    assert len({id(r.doc_id) for r in records}) == len({r.doc_id for r in records})
+    assert len({id(r.lang) for r in records}) == len({r.lang for r in records}) == 2
+    written = json.loads((built / "chunks.json").read_text(encoding="utf-8"))
+    assert [c.to_dict() for c in index.chunks] == written["chunks"]
+    assert [s.to_dict() for s in index.sentences] == written["sentences"]

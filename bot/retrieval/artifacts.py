@@ -333,7 +333,7 @@ def _origin(knowledge: KnowledgeBase) -> str:
 def _read_artifacts(knowledge: KnowledgeBase, index_dir: Path) -> LoadedIndex:
     manifest = Manifest.read(index_dir)
     try:
-        meta = json.loads((index_dir / "chunks.json").read_text(encoding="utf-8"))
+        meta = _shared_strings(json.loads((index_dir / "chunks.json").read_text(encoding="utf-8")))
         chunks = [Chunk(**_typed(c, Chunk)) for c in meta["chunks"]]
         sentences = [Sentence(**_typed(s, Sentence)) for s in meta["sentences"]]
         faiss_index = faiss.read_index(str(index_dir / "chunks.faiss"))
@@ -348,6 +348,21 @@ def _read_artifacts(knowledge: KnowledgeBase, index_dir: Path) -> LoadedIndex:
     if knowledge.digest != manifest.knowledge_digest:
         raise IndexArtifactError(f"the index in {index_dir} was rebuilt for other knowledge while loading; load again")
     return LoadedIndex(manifest, knowledge, chunks, sentences, faiss_index, sentence_vectors)
+
+
+def _shared_strings(meta: Any) -> Any:
+    """`chunks.json` as read, with one string for each distinct text in it. The reader makes a string for
+    every value it meets: a document's id, path and language are in each of its chunks and sentences, and the
+    same sentence, title or heading path is in many (at 10,000 sections of docs, 42 MB of strings, of which
+    13 MB are distinct)."""
+    seen: dict[str, str] = {}
+    for part in ("chunks", "sentences"):
+        for record in meta.get(part, []) if isinstance(meta, dict) else []:
+            if isinstance(record, dict):
+                for name, value in record.items():
+                    if isinstance(value, str):
+                        record[name] = seen.setdefault(value, value)
+    return meta
 
 
 _FIELD_TYPES: dict[str, type | tuple[type, ...]] = {"int": int, "str": str, "str | None": (str, type(None)),
