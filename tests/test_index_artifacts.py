@@ -14,6 +14,7 @@ import pytest
 from bot.answering.assistant import Assistant
 from bot.errors import IndexArtifactError
 from bot.knowledge import knowledge_digest, load_knowledge
+from bot.knowledge.chunks import Chunk, Sentence
 from bot.retrieval.artifacts import MANIFEST, build_index, load_index
 from tests.fakes import FakeEmbedder, lexical_model
 
@@ -285,7 +286,7 @@ def test_a_loaded_index_holds_each_repeated_text_once(knowledge_copy: Path, buil
     """A document's id and language, repeated in each of its chunks and sentences, are one string in memory
     (what keeps a large knowledge's index small), and the texts read are those written."""
     index = load_index(load_knowledge(knowledge_copy), built, FakeEmbedder(), rebuild=False)
-    records = [*index.chunks, *index.sentences]
+    records: list[Chunk | Sentence] = [*index.chunks, *index.sentences]
     assert len({id(r.doc_id) for r in records}) == len({r.doc_id for r in records})
     assert len({id(r.lang) for r in records}) == len({r.lang for r in records}) == 2
     written = json.loads((built / "chunks.json").read_text(encoding="utf-8"))
