@@ -292,3 +292,26 @@ def test_a_loaded_index_holds_each_repeated_text_once(knowledge_copy: Path, buil
     written = json.loads((built / "chunks.json").read_text(encoding="utf-8"))
     assert [c.to_dict() for c in index.chunks] == written["chunks"]
     assert [s.to_dict() for s in index.sentences] == written["sentences"]
+
+
+def test_chunk_vectors_are_held_as_half_floats_and_an_index_of_float32_ones_still_loads(
+        knowledge_copy: Path, built: Path) -> None:
+    """The dense search reads half floats, scoring as float32 would within 1e-4; an index written before
+    (a flat index of float32 vectors) loads without a rebuild and searches the same."""
+    import faiss
+
+    embedder = FakeEmbedder()
+    index = load_index(load_knowledge(knowledge_copy), built, embedder, rebuild=False)
+    assert isinstance(index.faiss_index, faiss.IndexScalarQuantizer)
+    exact = embedder.encode([c.indexed_text for c in index.chunks])
+    query = embedder.encode(["How do I request EFA devices in a pod spec?"])
+    scores, ids = index.faiss_index.search(query, 10)
+    assert np.abs(scores[0] - exact[ids[0]] @ query[0]).max() < 1e-4
+    flat = faiss.IndexFlatIP(index.faiss_index.d)
+    flat.add(index.faiss_index.reconstruct_n(0, index.faiss_index.ntotal))
+    faiss.write_index(flat, str(built / "chunks.faiss"))
+    embedder.calls.clear()
+    older = load_index(load_knowledge(knowledge_copy), built, embedder, rebuild=False)
+    assert embedder.calls == [], "an index of float32 chunk vectors must not be rebuilt"
+    assert isinstance(older.faiss_index, faiss.IndexScalarQuantizer)
+    assert np.array_equal(older.faiss_index.search(query, 10)[1], ids)
