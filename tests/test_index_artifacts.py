@@ -273,13 +273,16 @@ def test_sentence_vectors_are_held_as_half_floats_and_an_index_of_float32_ones_s
     assert written.dtype == np.float16
     index = load_index(load_knowledge(knowledge_copy), built, embedder, rebuild=False)
     assert index.sentence_vectors.dtype == np.float16
-    np.save(built / "sentences.npy", written.astype(np.float32))
+    assert np.array_equal(index.sentence_vectors, written)
+    staged = built / "staged.npy"  # written aside and moved in place, as a build does
+    np.save(staged, written.astype(np.float32))
+    staged.replace(built / "sentences.npy")
     older = load_index(load_knowledge(knowledge_copy), built, embedder, rebuild=False)
     assert embedder.calls == [], "an index of float32 sentence vectors must not be rebuilt"
     assert older.sentence_vectors.dtype == np.float16
     assert np.array_equal(older.sentence_vectors, index.sentence_vectors)
     exact = embedder.encode([s.text for s in index.sentences])
-    assert np.abs(index.sentence_vectors.astype(np.float32) - exact).max() < 1e-3
+    assert np.abs(np.asarray(index.sentence_vectors, dtype=np.float32) - exact).max() < 1e-3
 
 
 def test_a_loaded_index_holds_each_repeated_text_once(knowledge_copy: Path, built: Path) -> None:
@@ -315,3 +318,20 @@ def test_chunk_vectors_are_held_as_half_floats_and_an_index_of_float32_ones_stil
     assert embedder.calls == [], "an index of float32 chunk vectors must not be rebuilt"
     assert isinstance(older.faiss_index, faiss.IndexScalarQuantizer)
     assert np.array_equal(older.faiss_index.search(query, 10)[1], ids)
+
+
+def test_an_index_built_again_leaves_the_loaded_one_as_it_was(knowledge_copy: Path, built: Path) -> None:
+    """The sentence vectors are read from the index's file on demand: building the index again in the same
+    directory while a server answers from it (each file written aside and moved in place) does not change
+    what the server reads."""
+    knowledge = load_knowledge(knowledge_copy)
+    index = load_index(knowledge, built, FakeEmbedder(), rebuild=False)
+    before = np.array(index.sentence_vectors)
+
+    class Other(FakeEmbedder):
+        def encode(self, texts: list[str]) -> np.ndarray:
+            return np.roll(super().encode(texts), 1, axis=1)
+
+    build_index(knowledge, built, Other())
+    assert not np.array_equal(np.load(built / "sentences.npy"), before)
+    assert np.array_equal(index.sentence_vectors, before)

@@ -34,6 +34,8 @@ from bot.knowledge.chunks import Chunk, Sentence, chunk_knowledge
 from bot.knowledge.model import Document
 from bot.retrieval.lexicon import Glossary
 from bot.retrieval.readings import embedded_text, english_readings
+from bot.retrieval.sentence_vectors import DTYPE as SENTENCE_DTYPE
+from bot.retrieval.sentence_vectors import SentenceVectors, refreshed
 
 FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
@@ -41,8 +43,8 @@ FILES = ("chunks.faiss", "sentences.npy", "chunks.json")
 # The sentence vectors are held (and written) as half floats: at 10,000 sections of docs they are 50,000 rows,
 # 39 MB less than as float32, and a cosine read from them differs from float32's by about 1e-4 at most. Only
 # one question's rows are compared with a query, so the conversion back costs nothing an answer notices.
-# An index written with float32 sentence vectors loads as well.
-SENTENCE_DTYPE = np.float16
+# They are read from the index's file as an answer needs them (`bot.retrieval.sentence_vectors`). An index written with
+# float32 sentence vectors loads as well.
 # The chunk vectors likewise, in FAISS's flat index of half floats: 22 MB less at 10,000 sections, scores within
 # 6e-5 of float32's, and a search as quick (it reads half the bytes). An index written with float32 vectors
 # (`IndexFlatIP`) is converted as it loads.
@@ -99,7 +101,7 @@ class LoadedIndex:
     chunks: list[Chunk]
     sentences: list[Sentence]
     faiss_index: faiss.Index
-    sentence_vectors: np.ndarray
+    sentence_vectors: SentenceVectors
     # chunk id -> the English reading of a Spanish-only chunk (`bot.retrieval.readings`); read when first asked
     readings: dict[int, str] | None = field(default=None, compare=False)
 
@@ -138,9 +140,8 @@ def make_index(knowledge: KnowledgeBase, embedder: Embedder, previous: LoadedInd
     vectors = _vectors([embedded_text(c, readings) for c in chunks], embedder, _Reused(
         chunk_rows, [(now, then, count) for now, then, count, _ in taken],
         lambda: [embedded_text(c, english_of(earlier)) for c in earlier.chunks] if earlier else []))
-    sentence_vectors = _vectors([s.text for s in sentences], embedder, _Reused(
-        earlier.sentence_vectors if earlier else None, [block for *_, block in taken if block is not None],
-        lambda: [s.text for s in earlier.sentences] if earlier else []), dtype=SENTENCE_DTYPE)
+    sentence_vectors = _sentence_vectors([s.text for s in sentences], embedder, earlier,
+                                         [block for *_, block in taken if block is not None])
     index = chunk_index(vectors)
     manifest = Manifest(
         format_version=FORMAT_VERSION, pipeline=pipeline_digest(), backend=backend_of(embedder),
@@ -227,7 +228,8 @@ class _Reused:
     """Vectors of an earlier index: whole blocks of rows for the documents taken as they were, and, for the
     other texts, the earlier vector of the same text where there is one."""
 
-    def __init__(self, rows: np.ndarray | None, blocks: list[Block], texts: Callable[[], list[str]]) -> None:
+    def __init__(self, rows: np.ndarray | SentenceVectors | None, blocks: list[Block],
+                 texts: Callable[[], list[str]]) -> None:
         self.rows = rows
         self.blocks = blocks if rows is not None else []
         self._texts = texts  # the text of each row (read only when some text is not in a block)
@@ -239,13 +241,28 @@ class _Reused:
         return {text: self.rows[i] for i, text in enumerate(self._texts()) if text in wanted}
 
 
+def _sentence_vectors(texts: list[str], embedder: Embedder, earlier: LoadedIndex | None,
+                      blocks: list[Block]) -> SentenceVectors:
+    """The vectors of the sentences `texts`: an unchanged document's rows in `earlier` are kept where they are
+    (not copied); the others are an earlier vector of the same text, or embedded."""
+    if earlier is None:
+        return SentenceVectors.of(_vectors(texts, embedder, _Reused(None, [], list), dtype=SENTENCE_DTYPE))
+    covered = np.zeros(len(texts), dtype=bool)
+    for now, _, count in blocks:
+        covered[now : now + count] = True
+    rest = np.flatnonzero(~covered)
+    fill = _vectors([texts[i] for i in rest.tolist()], embedder, _Reused(
+        earlier.sentence_vectors, [], lambda: [s.text for s in earlier.sentences]), dtype=SENTENCE_DTYPE)
+    return refreshed(earlier.sentence_vectors, len(texts), blocks, fill, rest)
+
+
 def _vectors(texts: list[str], embedder: Embedder, reused: _Reused, dtype: type = np.float32) -> np.ndarray:
     """The vectors of `texts` (as `dtype`): the rows `reused` has, the others embedded (each different text
     once)."""
     out: np.ndarray = np.zeros((len(texts), embedder.dimension), dtype=dtype)
     filled = np.zeros(len(texts), dtype=bool)
     for now, then, count in reused.blocks:
-        assert reused.rows is not None
+        assert isinstance(reused.rows, np.ndarray)
         out[now : now + count] = reused.rows[then : then + count]
         filled[now : now + count] = True
     rest = np.flatnonzero(~filled).tolist()
@@ -277,7 +294,7 @@ def write_index(index: LoadedIndex, index_dir: Path, *, build_seconds: float | N
     with tempfile.TemporaryDirectory(dir=index_dir, prefix=".build-") as tmp:
         staging = Path(tmp)
         faiss.write_index(index.faiss_index, str(staging / "chunks.faiss"))
-        np.save(staging / "sentences.npy", index.sentence_vectors)
+        np.save(staging / "sentences.npy", np.asarray(index.sentence_vectors))
         (staging / "chunks.json").write_text(
             json.dumps(
                 {"chunks": [c.to_dict() for c in index.chunks], "sentences": [s.to_dict() for s in index.sentences]},
@@ -352,9 +369,7 @@ def _read_artifacts(knowledge: KnowledgeBase, index_dir: Path) -> LoadedIndex:
         faiss_index = faiss.read_index(str(index_dir / "chunks.faiss"))
         if isinstance(faiss_index, faiss.IndexFlatIP):  # written before the chunk vectors were half floats
             faiss_index = chunk_index(_rows_of(faiss_index))
-        sentence_vectors = np.load(index_dir / "sentences.npy", allow_pickle=False)
-        if sentence_vectors.dtype == np.float32:
-            sentence_vectors = sentence_vectors.astype(SENTENCE_DTYPE)
+        sentence_vectors = SentenceVectors.on_disk(index_dir / "sentences.npy")
     except (OSError, ValueError, KeyError, TypeError, RuntimeError) as exc:
         raise IndexArtifactError(f"index in {index_dir} is damaged ({exc})", fix=REBUILD) from exc
     problem = _shape_problem(manifest, chunks, sentences, faiss_index, sentence_vectors)
@@ -400,14 +415,15 @@ def _typed(data: object, kind: type) -> dict[str, Any]:
 
 
 def _shape_problem(manifest: Manifest, chunks: list[Chunk], sentences: list[Sentence], faiss_index: faiss.Index,
-                   sentence_vectors: np.ndarray) -> str | None:
+                   sentence_vectors: SentenceVectors) -> str | None:
     """What does not fit between the artifacts (counts, widths, element type), or None."""
     if faiss_index.ntotal != len(chunks) or faiss_index.ntotal != manifest.chunks:
         return f"{faiss_index.ntotal} vectors for {len(chunks)} chunks"
     if faiss_index.d != manifest.dimension:
         return f"vectors of width {faiss_index.d}, not {manifest.dimension}"
-    if sentence_vectors.ndim != 2 or sentence_vectors.shape != (len(sentences), manifest.dimension):
-        return f"sentence vectors of shape {sentence_vectors.shape}, not ({len(sentences)}, {manifest.dimension})"
-    if sentence_vectors.dtype != SENTENCE_DTYPE or not np.isfinite(sentence_vectors).all():
+    if sentence_vectors.base.ndim != 2 or sentence_vectors.shape != (len(sentences), manifest.dimension):
+        shape = sentence_vectors.base.shape
+        return f"sentence vectors of shape {shape}, not ({len(sentences)}, {manifest.dimension})"
+    if sentence_vectors.dtype != SENTENCE_DTYPE or not sentence_vectors.is_finite():
         return f"sentence vectors of {sentence_vectors.dtype}, not finite float32 or float16"
     return None
