@@ -4,6 +4,7 @@ was asked, in the order the explanation gives them."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from sys import intern
 
 import numpy as np
@@ -13,7 +14,6 @@ from bot.knowledge.chunks import Chunk
 from bot.lang import LANGUAGES
 from bot.retrieval.artifacts import LoadedIndex
 from bot.retrieval.hybrid import Retrieval
-from bot.retrieval.knowledge_terms import TextKey, text_key
 from bot.retrieval.sentence_groups import SentenceGroups
 from bot.text.sentences import sentences
 from bot.text.tokens import tokens
@@ -22,38 +22,27 @@ EXCERPT_SENTENCES = 3
 EXCERPT_MARGIN = 0.15  # sentences this far below the best one are left out
 ROW_ORDER = 10_000  # table rows come after the explanation's sentences
 MAX_ITEMS = 3  # list items quoted after a sentence that introduces the list
+TEXTS_KEPT = 8192  # sentences and rows whose terms are kept once read
 _OPTION_NOTE = re.compile(r"^([A-Z])\)\s")  # "C) capacity-type: spot: ..." explains an option
 
 
 class Excerpts:
-    """Per question and edition: its sentences and table rows with their terms, and what each sentence
-    that ends with a colon introduces."""
+    """Per question and edition: its sentences and table rows, and what each sentence that ends with a colon
+    introduces."""
 
     def __init__(self, index: LoadedIndex, sentences: SentenceGroups | None = None,
                  previous: Excerpts | None = None) -> None:
-        """`previous`: the excerpts of an earlier index, whose terms of unchanged sentences and rows are
-        reused."""
+        """`previous`: the excerpts of an earlier index, whose reading of what the sentences of unchanged
+        questions introduce is reused."""
         self._index = index
         self._groups = sentences or SentenceGroups.of(index)  # each edition's vectors together (a view)
-        known = previous._terms if previous is not None else {}
-        # The distinct terms of each sentence and row, by its text (a tuple: a third of a set's memory).
-        self._terms: dict[TextKey, tuple[str, ...]] = {}
-
-        def terms_of(text: str, lang: str) -> tuple[str, ...]:
-            key = text_key(lang, text)
-            found = self._terms.get(key)
-            if found is None:
-                found = known.get(key)
-                if found is None:
-                    found = tuple(dict.fromkeys(intern(t) for t in tokens(text, lang)))
-                self._terms[key] = found
-            return found
-
-        self._sentence_terms = [terms_of(s.text, s.lang) for s in index.sentences]
-        self._rows_of: dict[tuple[str, int, str], list[tuple[Chunk, tuple[str, ...]]]] = {}
+        # Each table's rows by question and edition; a sentence's or row's terms are read when it is a
+        # candidate (`_terms_of`): reading every sentence's beforehand took 10 MB and 0.2 s of each change at
+        # 10,000 sections of docs, for the few questions an answer cites.
+        self._rows_of: dict[tuple[str, int, str], list[Chunk]] = {}
         for c in index.chunks:
             if c.kind == "table_row":
-                self._rows_of.setdefault((c.doc_id, c.question, c.lang), []).append((c, terms_of(c.text, c.lang)))
+                self._rows_of.setdefault((c.doc_id, c.question, c.lang), []).append(c)
         self._follows_in: dict[int, tuple[Question, list[tuple[str, Follows]]]] = {}  # by the question's id()
         self._follows = self._what_follows(index.knowledge, previous._follows_in if previous is not None else {})
 
@@ -91,11 +80,11 @@ class Excerpts:
                 note = _OPTION_NOTE.match(sentence)
                 if note and note.group(1) != question.answer:
                     continue
-                score = float(sim) + _overlap(terms, self._sentence_terms[i])
+                score = float(sim) + _overlap(terms, _terms_of(sentence, question.lang))
                 candidates.append((score, order, sentence))
         rows: dict[int, list[tuple[float, int, str]]] = {}  # per table (its line): scored rows
-        for c, row_terms in self._rows_of.get(key, []):
-            score = float(retrieval.chunk_dense[c.id]) + _overlap(terms, row_terms)
+        for c in self._rows_of.get(key, []):
+            score = float(retrieval.chunk_dense[c.id]) + _overlap(terms, _terms_of(c.text, c.lang))
             row = (score, ROW_ORDER + c.id, _row_sentence(c))
             candidates.append(row)
             rows.setdefault(c.line, []).append(row)
@@ -140,6 +129,12 @@ class Excerpts:
             parts.append(sentence.rstrip().rstrip(":") + ".")
         seen: set[str] = set()
         return " ".join(p for p in parts if not (p in seen or seen.add(p)))  # type: ignore[func-returns-value]
+
+
+@lru_cache(maxsize=TEXTS_KEPT)
+def _terms_of(text: str, lang: str) -> tuple[str, ...]:
+    """The distinct terms of a sentence or row (a tuple: a third of a set's memory)."""
+    return tuple(dict.fromkeys(intern(t) for t in tokens(text, lang)))
 
 
 def _overlap(terms: set[str], sentence_terms: tuple[str, ...]) -> float:
