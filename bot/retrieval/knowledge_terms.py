@@ -243,7 +243,8 @@ def _stems(word: str) -> set[str]:
 def _read_text(lang: str, text: str) -> tuple[set[str], set[str]]:
     """A chunk's index terms in its language (with the surfaces of its words), and its words as written
     (folded, at least 4 letters: the spelling words); each term held once however many sections use it."""
-    terms = {t for word in word_terms(text, lang, frozenset()) for t in word} | surfaces(text)
+    # Past the cache of the questions' words, which each knowledge text, read once, would only fill.
+    terms = {t for word in word_terms.__wrapped__(text, lang, frozenset()) for t in word} | surfaces(text)
     written = (fold(m.group(0)) for m in QUERY_WORD.finditer(strip_accents(text)))
     return {intern(t) for t in terms}, {intern(w) for w in written if len(w) >= 4}
 

@@ -24,7 +24,7 @@ from bm25s.scoring import _select_idf_scorer, _select_tfc_scorer
 
 from bot.knowledge.chunks import Chunk
 from bot.retrieval.knowledge_terms import TextKey, text_key
-from bot.text.tokens import tokens
+from bot.text.tokens import tokens, word_terms
 
 logging.getLogger("bm25s").setLevel(logging.WARNING)
 
@@ -54,7 +54,7 @@ class LexicalIndex:
                 key = text_key(lang, text)
                 found = self._tokens.get(key) or known.get(key)
                 if found is None:
-                    found = _counted([vocab.setdefault(t, len(vocab)) for t in tokens(text, lang) or [""]])
+                    found = _counted([vocab.setdefault(t, len(vocab)) for t in _read(text, lang) or [""]])
                 self._tokens[key] = found
                 corpus.append(found)
             engine = _Counted(k1=k1, b=b)
@@ -76,6 +76,12 @@ class LexicalIndex:
                 full[ids] = engine.get_scores(terms)
             out[lang] = full
         return out
+
+
+def _read(text: str, lang: str) -> list[str]:
+    """`tokens` of a knowledge text, past the cache of the questions' words (which the knowledge's texts,
+    each read once, would fill with 20 MB that no question asks for again)."""
+    return [term for word in word_terms.__wrapped__(text, lang) for term in word]
 
 
 def _counted(numbers: list[int]) -> array[int]:
