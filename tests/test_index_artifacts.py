@@ -292,6 +292,11 @@ def test_a_loaded_index_holds_each_repeated_text_once(knowledge_copy: Path, buil
     records: list[Chunk | Sentence] = [*index.chunks, *index.sentences]
     assert len({id(r.doc_id) for r in records}) == len({r.doc_id for r in records})
     assert len({id(r.lang) for r in records}) == len({r.lang for r in records}) == 2
+    paragraphs: dict[str, str] = {}
+    for block in (b for d in index.knowledge.documents for q in d.questions for b in q.blocks):
+        paragraphs.setdefault(block.text, block.text)
+    same = [c for c in index.chunks if c.text in paragraphs]
+    assert same and all(c.text is paragraphs[c.text] for c in same), "a chunk that is a paragraph holds its text"
     written = json.loads((built / "chunks.json").read_text(encoding="utf-8"))
     assert [c.to_dict() for c in index.chunks] == written["chunks"]
     assert [s.to_dict() for s in index.sentences] == written["sentences"]
