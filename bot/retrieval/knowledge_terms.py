@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from collections.abc import Set as AbstractSet
 from sys import intern
 
@@ -127,10 +127,13 @@ class KnowledgeTerms:
     _words: Counter[str]  # each spelling word, with how many questions use it
 
     def __init__(self, texts: Iterable[tuple[object, str, str]], titles: Iterable[tuple[str, str]] = (),
-                 previous: KnowledgeTerms | None = None) -> None:
+                 previous: KnowledgeTerms | None = None,
+                 texts_of: Callable[[object], list[tuple[str, str]]] | None = None) -> None:
         """`texts`: (question key, language, text) for every chunk of the knowledge; `titles`: (language,
         title) of each knowledge document; `previous`: the terms of an earlier knowledge, whose work on the
-        texts that did not change is reused."""
+        texts that did not change is reused; `texts_of`: a key's (language, text) in `texts`, in order, made
+        again when asked (without it, the texts are kept). A key's terms are not kept: a change reads the
+        changed keys' earlier texts again to take their terms out (18 MB at 10,000 sections of docs)."""
         domain: dict[str, set[str]] = {}
         for lang, title in titles:
             domain.setdefault(lang, set()).update(t for word in word_terms(title, lang, frozenset()) for t in word)
@@ -138,43 +141,29 @@ class KnowledgeTerms:
         inputs: dict[object, list[tuple[str, str]]] = {}
         for key, lang, text in texts:
             inputs.setdefault(key, []).append((lang, text))
+        self._texts_of: Callable[[object], list[tuple[str, str]]] = texts_of or (lambda key: inputs.get(key, []))
         self.table = KeyTable(inputs, previous.table if previous is not None else None)
         before = previous._inputs if previous is not None else {}
         self._inputs: dict[object, TextKey] = {}  # what each key's terms were read from
-        self._of_key: dict[object, dict[str, tuple[str, ...]]] = {}
-        self._surface_of: dict[object, tuple[str, ...]] = {}  # each key's spelling words
-        changed: list[object] = []
-        for key, read in inputs.items():
-            digest = text_key("", "\0".join(f"{lang}\0{text}" for lang, text in read))
+        read: dict[object, tuple[dict[str, set[str]], set[str]]] = {}  # the terms of the keys that changed
+        for key, of_key in inputs.items():
+            digest = text_key("", "\0".join(f"{lang}\0{text}" for lang, text in of_key))
             self._inputs[key] = digest
-            if previous is not None and before.get(key) == digest:
-                self._of_key[key] = previous._of_key[key]
-                self._surface_of[key] = previous._surface_of[key]
-                continue
-            changed.append(key)
-            langs: dict[str, set[str]] = {}
-            surface: set[str] = set()
-            for lang, text in read:
-                terms, written = _read_text(lang, text)
-                langs.setdefault(lang, set()).update(terms)
-                surface |= written
-            self._of_key[key] = {lang: tuple(sorted(t)) for lang, t in langs.items()}
-            self._surface_of[key] = tuple(surface)
+            if previous is None or before.get(key) != digest:
+                read[key] = _read_key(of_key)
         removed = [key for key in before if key not in inputs]
-        self._count_terms(previous, changed, removed)
+        self._count_terms(previous, read, removed)
 
     @property
     def keys(self) -> list[object]:
         """The questions and sections of this knowledge."""
-        return list(self._of_key)
+        return list(self._inputs)
 
     def terms_of(self, key: object) -> dict[str, frozenset[str]]:
-        """A question's or section's terms, per language."""
-        return {lang: frozenset(terms) for lang, terms in self._of_key.get(key, {}).items()}
-
-    def same_terms(self, key: object, other: KnowledgeTerms) -> bool:
-        """Whether `other` holds this key's terms as the same objects (reused, not read again)."""
-        return key in self._of_key and self._of_key[key] is other._of_key.get(key)
+        """A question's or section's terms, per language (read again from its texts)."""
+        if key not in self._inputs:
+            return {}
+        return {lang: frozenset(terms) for lang, terms in _read_key(self._texts_of(key))[0].items()}
 
     def postings(self, lang: str) -> dict[str, frozenset[object]]:
         """Each term of a language with the keys of its questions or sections (for comparing two terms)."""
@@ -184,30 +173,33 @@ class KnowledgeTerms:
     def where(self, ids: np.ndarray) -> KeySet:
         return KeySet(ids, self.table)
 
-    def _count_terms(self, previous: KnowledgeTerms | None, changed: list[object], removed: list[object]) -> None:
+    def _count_terms(self, previous: KnowledgeTerms | None, read: dict[object, tuple[dict[str, set[str]], set[str]]],
+                     removed: list[object]) -> None:
         """The maps from terms to questions, and the spelling words, changed for the questions that changed
-        (made from nothing without `previous`)."""
+        (`read`: their terms now) or left (made from nothing without `previous`)."""
         number = self.table.id_of
         leaving: dict[str, dict[str, list[int]]] = {}  # per language, term -> the keys it leaves
         coming: dict[str, dict[str, list[int]]] = {}
         words: Counter[str] = Counter(previous._words) if previous is not None else Counter()
-        for key in [*changed, *removed]:
-            if previous is not None and key in previous._of_key:
-                for lang, terms in previous._of_key[key].items():
-                    for term in terms:
+        for key in [*read, *removed]:
+            if previous is not None and key in previous._inputs:
+                terms_before, surface_before = _read_key(previous._texts_of(key))
+                for lang, terms in terms_before.items():
+                    for term in sorted(terms):
                         leaving.setdefault(lang, {}).setdefault(term, []).append(number[key])
-                words.subtract(previous._surface_of[key])
-        for key in changed:
-            for lang, terms in self._of_key[key].items():
-                for term in terms:
+                words.subtract(surface_before)
+        for key, (terms_now, surface_now) in read.items():
+            for lang, terms in terms_now.items():
+                for term in sorted(terms):
                     coming.setdefault(lang, {}).setdefault(term, []).append(number[key])
-            words.update(self._surface_of[key])
+            words.update(surface_now)
+        changed = bool(read)
         keys_of: dict[str, dict[str, np.ndarray]] = {
             lang: dict(terms) for lang, terms in (previous.keys_of.items() if previous is not None else ())}
         # Most terms are in one question only: those share one array per question instead of one per term.
         singles = previous._singles if previous is not None else {}
         self._singles: dict[int, np.ndarray] = {}
-        for key in self._of_key:
+        for key in self._inputs:
             at = number[key]
             self._singles[at] = singles[at] if at in singles else np.array([at], dtype=np.int32)
         for lang in {*leaving, *coming}:
@@ -238,6 +230,17 @@ class KnowledgeTerms:
 def _stems(word: str) -> set[str]:
     """A word's stems in the knowledge's languages (what tells two spellings apart as one word or two)."""
     return {terms[0] for lang in ("en", "es") for terms in word_terms(word, lang, frozenset())[:1]}
+
+
+def _read_key(texts: list[tuple[str, str]]) -> tuple[dict[str, set[str]], set[str]]:
+    """A key's index terms per language, and its spelling words, from its (language, text) pairs."""
+    langs: dict[str, set[str]] = {}
+    surface: set[str] = set()
+    for lang, text in texts:
+        terms, written = _read_text(lang, text)
+        langs.setdefault(lang, set()).update(terms)
+        surface |= written
+    return langs, surface
 
 
 def _read_text(lang: str, text: str) -> tuple[set[str], set[str]]:
