@@ -143,7 +143,7 @@ class HybridRetriever:
             for lang in ("es", "en")
         }
         self.sentences = SentenceGroups.of(index)  # each question's sentence vectors together, held once
-        self._edition_words = _EditionWords(index.chunks, previous._edition_words if previous else None)
+        self._edition_words = _EditionWords(chunks_of, previous._edition_words if previous else None)
 
     @property
     def edition_words(self) -> dict[str, frozenset[str]]:
@@ -234,40 +234,41 @@ class _EditionWords:
 
     _counts: dict[str, Counter[str]]  # per language, each word with how many questions or sections use it
 
-    def __init__(self, chunks: list[Chunk], previous: _EditionWords | None) -> None:
-        texts: dict[QuestionKey, list[Chunk]] = {}
-        for c in chunks:
-            texts.setdefault((c.doc_id, c.question), []).append(c)
+    def __init__(self, chunks_of: dict[QuestionKey, list[Chunk]], previous: _EditionWords | None) -> None:
+        """`chunks_of`: each question's or section's chunks. A key's words are not kept: a change reads the
+        changed keys' earlier chunks again to take their words out (6 MB at 10,000 sections of docs)."""
+        self._chunks_of = chunks_of
         before = previous._digests if previous is not None else {}
         self._digests: dict[QuestionKey, bytes] = {}
-        self._of_key: dict[QuestionKey, dict[str, tuple[str, ...]]] = {}
         counts: dict[str, Counter[str]] = {
             lang: Counter(previous._counts.get(lang, {})) if previous is not None else Counter() for lang in LANGUAGES}
-        for key, of_key in texts.items():
+        for key, of_key in chunks_of.items():
             digest = text_key("", "\0".join(f"{c.lang}\0{c.indexed_text}" for c in of_key))
             self._digests[key] = digest
             if previous is not None and before.get(key) == digest:
-                self._of_key[key] = previous._of_key[key]
                 continue
-            if previous is not None and key in previous._of_key:
-                for lang, words in previous._of_key[key].items():
+            if previous is not None and key in before:
+                for lang, words in _words_of(previous._chunks_of[key]).items():
                     counts[lang].subtract(words)
-            found: dict[str, set[str]] = {}
-            for c in of_key:
-                found.setdefault(c.lang, set()).update(
-                    intern(fold(w)) for w in _LONGER_WORD.findall(c.indexed_text))
-            self._of_key[key] = {lang: tuple(words) for lang, words in found.items()}
-            for lang, words in self._of_key[key].items():
+            for lang, words in _words_of(of_key).items():
                 counts.setdefault(lang, Counter()).update(words)
         if previous is not None:
-            for key, gone in previous._of_key.items():
-                if key not in texts:
-                    for lang, words in gone.items():
+            for key in before:
+                if key not in chunks_of:
+                    for lang, words in _words_of(previous._chunks_of[key]).items():
                         counts[lang].subtract(words)
         self._counts = {lang: +count for lang, count in counts.items()}
         self.words = {lang: frozenset(own.keys() - set().union(*(w.keys() for other, w in self._counts.items()
                                                                   if other != lang)))
                       for lang, own in self._counts.items()}
+
+
+def _words_of(chunks: list[Chunk]) -> dict[str, tuple[str, ...]]:
+    """The longer words of some chunks (folded), per language, each once."""
+    found: dict[str, set[str]] = {}
+    for c in chunks:
+        found.setdefault(c.lang, set()).update(intern(fold(w)) for w in _LONGER_WORD.findall(c.indexed_text))
+    return {lang: tuple(words) for lang, words in found.items()}
 
 
 _OPTION_LINE = re.compile(r"^[A-Z]\)\s")
