@@ -363,9 +363,10 @@ def _origin(knowledge: KnowledgeBase) -> str:
 def _read_artifacts(knowledge: KnowledgeBase, index_dir: Path) -> LoadedIndex:
     manifest = Manifest.read(index_dir)
     try:
-        meta = _shared_strings(json.loads((index_dir / "chunks.json").read_text(encoding="utf-8")), knowledge)
-        chunks = [Chunk(**_typed(c, Chunk)) for c in meta["chunks"]]
-        sentences = [Sentence(**_typed(s, Sentence)) for s in meta["sentences"]]
+        meta = json.loads((index_dir / "chunks.json").read_text(encoding="utf-8"),
+                          object_hook=_Records(knowledge).read)
+        chunks = [c if isinstance(c, Chunk) else Chunk(**_typed(c, Chunk)) for c in meta["chunks"]]
+        sentences = [s if isinstance(s, Sentence) else Sentence(**_typed(s, Sentence)) for s in meta["sentences"]]
         faiss_index = faiss.read_index(str(index_dir / "chunks.faiss"))
         if isinstance(faiss_index, faiss.IndexFlatIP):  # written before the chunk vectors were half floats
             faiss_index = chunk_index(_rows_of(faiss_index))
@@ -380,27 +381,39 @@ def _read_artifacts(knowledge: KnowledgeBase, index_dir: Path) -> LoadedIndex:
     return LoadedIndex(manifest, knowledge, chunks, sentences, faiss_index, sentence_vectors)
 
 
-def _shared_strings(meta: Any, knowledge: KnowledgeBase) -> Any:
-    """`chunks.json` as read, with one string for each distinct text in it and in the loaded documents. The
-    reader makes a string for every value it meets: a document's id, path and language are in each of its
-    chunks and sentences, the same sentence, title or heading path is in many, and a paragraph is often a chunk
-    as it is (at 10,000 sections of docs, 42 MB of strings, of which 13 MB are distinct, 3.5 MB of them the
-    documents' own paragraphs)."""
-    seen: dict[str, str] = {}
-    for doc in knowledge.documents:
-        for text in (doc.doc_id, doc.lang, doc.title, doc.source):
-            seen.setdefault(text, text)
-        for question in doc.questions:
-            seen.setdefault(question.title, question.title)
-            for block in question.blocks:
-                seen.setdefault(block.text, block.text)
-    for part in ("chunks", "sentences"):
-        for record in meta.get(part, []) if isinstance(meta, dict) else []:
-            if isinstance(record, dict):
-                for name, value in record.items():
-                    if isinstance(value, str):
-                        record[name] = seen.setdefault(value, value)
-    return meta
+class _Records:
+    """`chunks.json`'s records made into chunks and sentences as they are read (the reader's dict of each is
+    let go at once, instead of 80,000 of them living until the end of the file and leaving the memory
+    between the long-lived objects in pieces), with one string for each distinct text in it and in the loaded
+    documents. The reader makes a string for every value it meets: a document's id, path and language are in
+    each of its chunks and sentences, the same sentence, title or heading path is in many, and a paragraph is
+    often a chunk as it is (at 10,000 sections of docs, 42 MB of strings, of which 13 MB are distinct, 3.5 MB
+    of them the documents' own paragraphs)."""
+
+    _SENTENCE = frozenset(Sentence.__annotations__)
+
+    def __init__(self, knowledge: KnowledgeBase) -> None:
+        self._seen: dict[str, str] = {}
+        for doc in knowledge.documents:
+            for text in (doc.doc_id, doc.lang, doc.title, doc.source):
+                self._share(text)
+            for question in doc.questions:
+                self._share(question.title)
+                for block in question.blocks:
+                    self._share(block.text)
+
+    def _share(self, text: str) -> str:
+        return self._seen.setdefault(text, text)
+
+    def read(self, record: dict[str, Any]) -> object:
+        for name, value in record.items():
+            if isinstance(value, str):
+                record[name] = self._share(value)
+        if "id" in record and "kind" in record:
+            return Chunk(**_typed(record, Chunk))
+        if record.keys() == self._SENTENCE:
+            return Sentence(**_typed(record, Sentence))
+        return record  # the file's top level (or a damaged record, refused below)
 
 
 _FIELD_TYPES: dict[str, type | tuple[type, ...]] = {"int": int, "str": str, "str | None": (str, type(None)),
