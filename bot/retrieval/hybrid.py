@@ -103,23 +103,20 @@ class HybridRetriever:
         self.glossary = Glossary.bundled()
         english = english_of(index)
         self.lexical = LexicalIndex(index.chunks, english=english, previous=previous.lexical if previous else None)
-        # A Spanish-only chunk is also known in English: as written (names, identifiers) and as read.
-        read_in_english = [((c.doc_id, c.question), "en", f"{_knowledge_text(c)}\n{english[c.id]}")
-                           for c in index.chunks if c.id in english]
         chunks_of: dict[QuestionKey, list[Chunk]] = {}
         for c in index.chunks:
             chunks_of.setdefault((c.doc_id, c.question), []).append(c)
 
         def texts_of(key: object) -> list[tuple[str, str]]:
-            """A key's texts as given below, in the same order (its chunks, then their English readings)."""
+            """A key's texts: its chunks', then, for a Spanish-only chunk, the same in English, as written
+            (names, identifiers) and as read."""
             of_key = chunks_of.get(key, [])  # type: ignore[call-overload]
             return [*((c.lang, _knowledge_text(c)) for c in of_key),
                     *(("en", f"{_knowledge_text(c)}\n{english[c.id]}") for c in of_key if c.id in english)]
 
         self.vocabulary = Vocabulary(KnowledgeTerms(
-            [*(((c.doc_id, c.question), c.lang, _knowledge_text(c)) for c in index.chunks), *read_in_english],
             titles=[(d.lang, d.title) for d in index.knowledge.documents],
-            previous=previous.vocabulary.terms if previous else None, texts_of=texts_of,
+            previous=previous.vocabulary.terms if previous else None, texts_of=texts_of, keys=chunks_of,
         ))
         keys = sorted({(c.doc_id, c.question) for c in self.chunks})
         self.keys: list[QuestionKey] = keys

@@ -126,32 +126,39 @@ class KnowledgeTerms:
     table: KeyTable
     _words: Counter[str]  # each spelling word, with how many questions use it
 
-    def __init__(self, texts: Iterable[tuple[object, str, str]], titles: Iterable[tuple[str, str]] = (),
+    def __init__(self, texts: Iterable[tuple[object, str, str]] = (), titles: Iterable[tuple[str, str]] = (),
                  previous: KnowledgeTerms | None = None,
-                 texts_of: Callable[[object], list[tuple[str, str]]] | None = None) -> None:
+                 texts_of: Callable[[object], list[tuple[str, str]]] | None = None,
+                 keys: Iterable[object] = ()) -> None:
         """`texts`: (question key, language, text) for every chunk of the knowledge; `titles`: (language,
         title) of each knowledge document; `previous`: the terms of an earlier knowledge, whose work on the
-        texts that did not change is reused; `texts_of`: a key's (language, text) in `texts`, in order, made
-        again when asked (without it, the texts are kept). A key's terms are not kept: a change reads the
-        changed keys' earlier texts again to take their terms out (18 MB at 10,000 sections of docs)."""
+        texts that did not change is reused. Or, instead of `texts`, `keys` and `texts_of`, a key's (language,
+        text) pairs made when asked: then no text is kept, nor all of them made at once. A key's terms are not
+        kept either: a change reads the changed keys' earlier texts again to take their terms out (18 MB at
+        10,000 sections of docs)."""
         domain: dict[str, set[str]] = {}
         for lang, title in titles:
             domain.setdefault(lang, set()).update(t for word in word_terms(title, lang, frozenset()) for t in word)
         self.domain = {lang: frozenset(terms) for lang, terms in domain.items()}
-        inputs: dict[object, list[tuple[str, str]]] = {}
-        for key, lang, text in texts:
-            inputs.setdefault(key, []).append((lang, text))
-        self._texts_of: Callable[[object], list[tuple[str, str]]] = texts_of or (lambda key: inputs.get(key, []))
-        self.table = KeyTable(inputs, previous.table if previous is not None else None)
+        if texts_of is None:
+            inputs: dict[object, list[tuple[str, str]]] = {}
+            for key, lang, text in texts:
+                inputs.setdefault(key, []).append((lang, text))
+            texts_of, keys = (lambda key: inputs.get(key, [])), list(inputs)
+        else:
+            keys = list(keys)
+        self._texts_of = texts_of
+        self.table = KeyTable(keys, previous.table if previous is not None else None)
         before = previous._inputs if previous is not None else {}
         self._inputs: dict[object, TextKey] = {}  # what each key's terms were read from
         read: dict[object, tuple[dict[str, set[str]], set[str]]] = {}  # the terms of the keys that changed
-        for key, of_key in inputs.items():
+        for key in keys:
+            of_key = texts_of(key)
             digest = text_key("", "\0".join(f"{lang}\0{text}" for lang, text in of_key))
             self._inputs[key] = digest
             if previous is None or before.get(key) != digest:
                 read[key] = _read_key(of_key)
-        removed = [key for key in before if key not in inputs]
+        removed = [key for key in before if key not in self._inputs]
         self._count_terms(previous, read, removed)
 
     @property
