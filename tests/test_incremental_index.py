@@ -255,3 +255,23 @@ def test_the_first_change_after_a_start_parses_only_the_changed_file(knowledge: 
     assert fresh.answer(ASK_NEW, "en").answered
     monkeypatch.undo()
     same_answers(fresh, built(load_knowledge(knowledge)))
+
+
+def test_replaced_definitions_go_without_the_cycle_collector() -> None:
+    """What answers "what is X?" for a knowledge that was replaced is freed as soon as nothing uses it (during a
+    refresh the cycle collector waits), with the cache of what was read about its questions."""
+    import gc
+    import weakref
+
+    from bot.answering.definitions import Definitions
+
+    definitions = Definitions([(("doc", 1), "sentence", "Gang scheduling starts a job's pods together.")], [])
+    assert not definitions.defines(("doc", 1), [])
+    definitions._read(("doc", 1))  # something read and cached
+    gone = weakref.ref(definitions)
+    gc.disable()
+    try:
+        del definitions
+        assert gone() is None
+    finally:
+        gc.enable()

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from sys import intern
 
 from bot.lang import LANGUAGES
@@ -70,13 +70,9 @@ class Definitions:
         self._name_texts: dict[object, list[str]] = {}
         for key, text in names:
             self._name_texts.setdefault(key, []).append(text)
-        self._read = lru_cache(maxsize=KEYS_KEPT)(self._read_key)
-
-    def _read_key(self, key: object) -> tuple[list[list[frozenset[str]]], list[_Lead]]:
-        """The words of each of a question's names (as index terms), and the leads of its texts."""
-        names = [words for text in self._name_texts.get(key, []) for words in _name_words(text)]
-        leads = [lead for text in self._texts.get(key, []) for lead in _leads(text)]
-        return names, leads
+        # The cache holds the texts, not `self`: a cache of a bound method would make a cycle, and a replaced
+        # knowledge's definitions would wait for the cycle collector instead of going with their assistant.
+        self._read = lru_cache(maxsize=KEYS_KEPT)(partial(_read_key, self._texts, self._name_texts))
 
     @classmethod
     def of_index(cls, index: LoadedIndex, previous: Definitions | None = None) -> Definitions:
@@ -107,6 +103,14 @@ class Definitions:
             if len(name) <= 2 * len(wanted) and all(any(terms & word for word in name) for terms in wanted):
                 return True
         return any(_lead_defines(lead, wanted) for lead in leads)
+
+
+def _read_key(texts: dict[object, list[str]], name_texts: dict[object, list[str]], key: object
+              ) -> tuple[list[list[frozenset[str]]], list[_Lead]]:
+    """The words of each of a question's names (as index terms), and the leads of its texts."""
+    names = [words for text in name_texts.get(key, []) for words in _name_words(text)]
+    leads = [lead for text in texts.get(key, []) for lead in _leads(text)]
+    return names, leads
 
 
 def _name_words(text: str) -> tuple[list[frozenset[str]], ...]:
