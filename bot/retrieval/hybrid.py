@@ -103,31 +103,34 @@ class HybridRetriever:
         self.glossary = Glossary.bundled()
         english = english_of(index)
         self.lexical = LexicalIndex(index.chunks, english=english, previous=previous.lexical if previous else None)
-        chunks_of: dict[QuestionKey, list[Chunk]] = {}
-        for c in index.chunks:
-            chunks_of.setdefault((c.doc_id, c.question), []).append(c)
-
-        def texts_of(key: object) -> list[tuple[str, str]]:
-            """A key's texts: its chunks', then, for a Spanish-only chunk, the same in English, as written
-            (names, identifiers) and as read."""
-            of_key = chunks_of.get(key, [])  # type: ignore[call-overload]
-            return [*((c.lang, _knowledge_text(c)) for c in of_key),
-                    *(("en", f"{_knowledge_text(c)}\n{english[c.id]}") for c in of_key if c.id in english)]
-
-        self.vocabulary = Vocabulary(KnowledgeTerms(
-            titles=[(d.lang, d.title) for d in index.knowledge.documents],
-            previous=previous.vocabulary.terms if previous else None, texts_of=texts_of, keys=chunks_of,
-        ))
         keys = sorted({(c.doc_id, c.question) for c in self.chunks})
         self.keys: list[QuestionKey] = keys
         position = {key: i for i, key in enumerate(keys)}
         self._position: dict[object, int] = dict(position)
-        table = self.vocabulary.terms.table  # each key's place in `keys`, by its number in the vocabulary
-        self._place_of = np.full(len(table.keys), -1, dtype=np.int64)
-        self._place_of[[table.id_of[key] for key in keys]] = np.arange(len(keys))
         owner = np.array([position[(c.doc_id, c.question)] for c in self.chunks], dtype=np.int64)
         self._by_owner = np.argsort(owner, kind="stable")  # chunk ids grouped by question
         self._group_starts = np.searchsorted(owner[self._by_owner], np.arange(len(keys)))
+        chunks, by_owner, starts = self.chunks, self._by_owner, self._group_starts  # not `self`: no cycle
+
+        def chunks_in(key: object) -> list[Chunk]:
+            at = position.get(key)  # type: ignore[call-overload]
+            return [chunks[i] for i in _members(at, by_owner, starts)]
+
+        def texts_of(key: object) -> list[tuple[str, str]]:
+            """A key's texts: its chunks', then, for a Spanish-only chunk, the same in English, as written
+            (names, identifiers) and as read."""
+            of_key = chunks_in(key)
+            return [*((c.lang, _knowledge_text(c)) for c in of_key),
+                    *(("en", f"{_knowledge_text(c)}\n{english[c.id]}") for c in of_key if c.id in english)]
+
+        in_order = list(dict.fromkeys((c.doc_id, c.question) for c in self.chunks))  # as the chunks come
+        self.vocabulary = Vocabulary(KnowledgeTerms(
+            titles=[(d.lang, d.title) for d in index.knowledge.documents],
+            previous=previous.vocabulary.terms if previous else None, texts_of=texts_of, keys=in_order,
+        ))
+        table = self.vocabulary.terms.table  # each key's place in `keys`, by its number in the vocabulary
+        self._place_of = np.full(len(table.keys), -1, dtype=np.int64)
+        self._place_of[[table.id_of[key] for key in keys]] = np.arange(len(keys))
         # BM25 in the other language than the question's counts `other_edition_weight`, where the same
         # knowledge has an edition in the question's language too; a document written in one language only
         # counts in full, whatever the question's language.
@@ -140,7 +143,7 @@ class HybridRetriever:
             for lang in ("es", "en")
         }
         self.sentences = SentenceGroups.of(index)  # each question's sentence vectors together, held once
-        self._edition_words = _EditionWords(chunks_of, previous._edition_words if previous else None)
+        self._edition_words = _EditionWords(in_order, chunks_in, previous._edition_words if previous else None)
 
     @property
     def edition_words(self) -> dict[str, frozenset[str]]:
@@ -199,11 +202,7 @@ class HybridRetriever:
 
     def chunks_of(self, key: QuestionKey) -> list[int]:
         """The ids of the chunks of a question or section, in order."""
-        at = self._position.get(key)
-        if at is None:
-            return []
-        end = self._group_starts[at + 1] if at + 1 < len(self._group_starts) else len(self._by_owner)
-        return [int(i) for i in self._by_owner[self._group_starts[at]:end]]
+        return _members(self._position.get(key), self._by_owner, self._group_starts)
 
     def specific_shares(self, analysis: Analysis) -> np.ndarray:
         """Per question (in `keys` order), the share of the query's specificity whose words it uses."""
@@ -231,33 +230,44 @@ class _EditionWords:
 
     _counts: dict[str, Counter[str]]  # per language, each word with how many questions or sections use it
 
-    def __init__(self, chunks_of: dict[QuestionKey, list[Chunk]], previous: _EditionWords | None) -> None:
-        """`chunks_of`: each question's or section's chunks. A key's words are not kept: a change reads the
-        changed keys' earlier chunks again to take their words out (6 MB at 10,000 sections of docs)."""
+    def __init__(self, keys: list[QuestionKey], chunks_of: Callable[[object], list[Chunk]],
+                 previous: _EditionWords | None) -> None:
+        """`keys`: the questions and sections, `chunks_of`: the chunks of one. A key's words are not kept: a
+        change reads the changed keys' earlier chunks again to take their words out (6 MB at 10,000 sections
+        of docs)."""
         self._chunks_of = chunks_of
         before = previous._digests if previous is not None else {}
         self._digests: dict[QuestionKey, bytes] = {}
         counts: dict[str, Counter[str]] = {
             lang: Counter(previous._counts.get(lang, {})) if previous is not None else Counter() for lang in LANGUAGES}
-        for key, of_key in chunks_of.items():
+        for key in keys:
+            of_key = chunks_of(key)
             digest = text_key("", "\0".join(f"{c.lang}\0{c.indexed_text}" for c in of_key))
             self._digests[key] = digest
             if previous is not None and before.get(key) == digest:
                 continue
             if previous is not None and key in before:
-                for lang, words in _words_of(previous._chunks_of[key]).items():
+                for lang, words in _words_of(previous._chunks_of(key)).items():
                     counts[lang].subtract(words)
             for lang, words in _words_of(of_key).items():
                 counts.setdefault(lang, Counter()).update(words)
         if previous is not None:
             for key in before:
-                if key not in chunks_of:
-                    for lang, words in _words_of(previous._chunks_of[key]).items():
+                if key not in self._digests:
+                    for lang, words in _words_of(previous._chunks_of(key)).items():
                         counts[lang].subtract(words)
         self._counts = {lang: +count for lang, count in counts.items()}
         self.words = {lang: frozenset(own.keys() - set().union(*(w.keys() for other, w in self._counts.items()
                                                                   if other != lang)))
                       for lang, own in self._counts.items()}
+
+
+def _members(at: int | None, by_owner: np.ndarray, starts: np.ndarray) -> list[int]:
+    """The chunk ids of the question or section at place `at` (of `keys`), in order."""
+    if at is None:
+        return []
+    end = starts[at + 1] if at + 1 < len(starts) else len(by_owner)
+    return [int(i) for i in by_owner[starts[at] : end]]
 
 
 def _words_of(chunks: list[Chunk]) -> dict[str, tuple[str, ...]]:
