@@ -300,6 +300,22 @@ def test_a_loaded_index_holds_each_repeated_text_once(knowledge_copy: Path, buil
     written = json.loads((built / "chunks.json").read_text(encoding="utf-8"))
     assert [c.to_dict() for c in index.chunks] == written["chunks"]
     assert [s.to_dict() for s in index.sentences] == written["sentences"]
+    # A sentence is a place in its paragraph: no sentence holds a string of its own.
+    assert {id(text) for text in index.sentences._sources} <= {id(text) for text in paragraphs.values()}
+
+
+def test_a_sentence_its_paragraphs_do_not_hold_is_read_as_written(knowledge_copy: Path, built: Path) -> None:
+    """An index whose sentences are not all pieces of their paragraphs (written by other code, or by hand) loads
+    without a rebuild and reads each sentence as it was written."""
+    path = built / "chunks.json"
+    meta = json.loads(path.read_text(encoding="utf-8"))
+    meta["sentences"][3]["text"] = "A sentence no paragraph holds."
+    path.write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
+    embedder = FakeEmbedder()
+    index = load_index(load_knowledge(knowledge_copy), built, embedder, rebuild=False)
+    assert embedder.calls == []
+    assert [s.to_dict() for s in index.sentences] == meta["sentences"]
+    assert index.sentences.text(3) == "A sentence no paragraph holds."
 
 
 def test_chunk_vectors_are_held_as_half_floats_and_an_index_of_float32_ones_still_loads(

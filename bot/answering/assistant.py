@@ -85,7 +85,8 @@ class Assistant:
         self.retriever = HybridRetriever(index, tuning, previous=previous.retriever if previous else None)
         self.knowledge: KnowledgeBase = index.knowledge
         self.judge = Judge(self.retriever, Definitions.of_index(
-            index, previous=previous.judge.definitions if previous else None), model)
+            index, self.retriever.sentences, self.retriever.chunks_of,
+            previous=previous.judge.definitions if previous else None), model)
         self.threshold = self.judge.model.threshold if threshold is None else threshold
         self.vocabulary = self.retriever.edition_words  # each edition's words, kept per section across refreshes
         self.excerpts = Excerpts(index, self.retriever.sentences,

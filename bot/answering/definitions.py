@@ -14,13 +14,15 @@ in common, but nothing that says what the thing is. A question of the knowledge 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache, partial
 from sys import intern
 
 from bot.lang import LANGUAGES
 from bot.retrieval.artifacts import LoadedIndex
+from bot.retrieval.hybrid import QuestionKey
+from bot.retrieval.sentence_groups import SentenceGroups
 from bot.retrieval.terms import QueryWord
 from bot.text.identifiers import WORD_PATTERN
 from bot.text.normalise import fold, strip_accents
@@ -58,40 +60,38 @@ class Definitions:
     for the questions asked about most. Reading every question's leads beforehand took 12 MB and 0.2 s of each
     change at 10,000 sections of docs, for the few questions a "what is X?" ever ranks first."""
 
-    def __init__(self, texts: Iterable[tuple[object, str, str]], names: Iterable[tuple[object, str]],
-                 previous: Definitions | None = None) -> None:
-        """`texts`: (question key, kind, text) with kind "sentence" or "row" (a table row's first cell);
-        `names`: (question key, text) for topics and correct answers, which define what they name;
-        `previous`: the definitions of an earlier knowledge (nothing of it is needed: each is read when asked)."""
+    def __init__(self, texts: Iterable[tuple[object, str, str]] | Callable[[object], list[str]],
+                 names: Iterable[tuple[object, str]], previous: Definitions | None = None) -> None:
+        """`texts`: (question key, kind, text) with kind "sentence" or "row" (a table row's first cell), or a
+        function giving a question's texts when it is asked about; `names`: (question key, text) for topics and
+        correct answers, which define what they name; `previous`: the definitions of an earlier knowledge
+        (nothing of it is needed: each is read when asked)."""
         del previous
-        self._texts: dict[object, list[str]] = {}
-        for key, _kind, text in texts:
-            self._texts.setdefault(key, []).append(text)
+        if not callable(texts):
+            listed: dict[object, list[str]] = {}
+            for key, _kind, text in texts:
+                listed.setdefault(key, []).append(text)
+            texts = partial(_listed, listed)
         self._name_texts: dict[object, list[str]] = {}
         for key, text in names:
             self._name_texts.setdefault(key, []).append(text)
         # The cache holds the texts, not `self`: a cache of a bound method would make a cycle, and a replaced
         # knowledge's definitions would wait for the cycle collector instead of going with their assistant.
-        self._read = lru_cache(maxsize=KEYS_KEPT)(partial(_read_key, self._texts, self._name_texts))
+        self._read = lru_cache(maxsize=KEYS_KEPT)(partial(_read_key, texts, self._name_texts))
 
     @classmethod
-    def of_index(cls, index: LoadedIndex, previous: Definitions | None = None) -> Definitions:
-        """What each quiz question explains: its topic, its correct answer, and the leads of its
-        sentences and table rows (a row's first cell is what the row explains)."""
-        texts: list[tuple[object, str, str]] = [
-            ((s.doc_id, s.question), "sentence", s.text) for s in index.sentences
-        ]
-        texts += [
-            ((c.doc_id, c.question), "row", c.text.split("; ")[0].split(": ", 1)[-1] + ":")
-            for c in index.chunks if c.kind == "table_row"
-        ]
+    def of_index(cls, index: LoadedIndex, sentences: SentenceGroups, chunks_of: Callable[[QuestionKey], list[int]],
+                 previous: Definitions | None = None) -> Definitions:
+        """What each quiz question explains: its topic, its correct answer, and the leads of its sentences
+        (`sentences`: where each edition's are) and table rows (a row's first cell is what the row explains;
+        `chunks_of`: a question's chunks), read when a "what is X?" asks about it."""
         names: list[tuple[object, str]] = []
         for lang in LANGUAGES:
             for q in index.knowledge.questions(lang, kind=None):
                 names += [((q.doc_id, q.number), q.topic)] if q.topic else []
                 option = q.correct_option
                 names += [((q.doc_id, q.number), option.text)] if option else []
-        return cls(texts, names, previous)
+        return cls(partial(_texts_of, index, sentences, chunks_of), names, previous)
 
     def defines(self, key: object, subject: Sequence[QueryWord]) -> bool:
         """Whether the question `key` explains what `subject` (the X of "what is X?") is."""
@@ -105,11 +105,29 @@ class Definitions:
         return any(_lead_defines(lead, wanted) for lead in leads)
 
 
-def _read_key(texts: dict[object, list[str]], name_texts: dict[object, list[str]], key: object
+def _listed(texts: dict[object, list[str]], key: object) -> list[str]:
+    return texts.get(key, [])
+
+
+def _texts_of(index: LoadedIndex, sentences: SentenceGroups, chunks_of: Callable[[QuestionKey], list[int]],
+              key: object) -> list[str]:
+    """A question's sentences (every edition's) and the first cells of its table rows."""
+    if not isinstance(key, tuple):
+        return []
+    doc_id, number = key
+    key = (doc_id, number)
+    out = [index.sentences.text(i) for lang in LANGUAGES for i in sentences.editions.get((doc_id, number, lang), ())]
+    chunks = index.chunks
+    out += [chunks[i].text.split("; ")[0].split(": ", 1)[-1] + ":"
+            for i in chunks_of(key) if chunks[i].kind == "table_row"]
+    return out
+
+
+def _read_key(texts: Callable[[object], list[str]], name_texts: dict[object, list[str]], key: object
               ) -> tuple[list[list[frozenset[str]]], list[_Lead]]:
     """The words of each of a question's names (as index terms), and the leads of its texts."""
     names = [words for text in name_texts.get(key, []) for words in _name_words(text)]
-    leads = [lead for text in texts.get(key, []) for lead in _leads(text)]
+    leads = [lead for text in texts(key) for lead in _leads(text)]
     return names, leads
 
 

@@ -76,7 +76,7 @@ class Excerpts:
         if ids:
             sims = vectors @ vector
             for order, (i, sim) in enumerate(zip(ids, sims, strict=True)):
-                sentence = self._index.sentences[i].text
+                sentence = self._index.sentences.text(i)
                 note = _OPTION_NOTE.match(sentence)
                 if note and note.group(1) != question.answer:
                     continue

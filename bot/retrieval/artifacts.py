@@ -34,6 +34,7 @@ from bot.knowledge.chunks import Chunk, Sentence, chunk_knowledge
 from bot.knowledge.model import Document
 from bot.retrieval.lexicon import Glossary
 from bot.retrieval.readings import embedded_text, english_readings
+from bot.retrieval.sentence_table import Sentences, SentencesBuilder
 from bot.retrieval.sentence_vectors import DTYPE as SENTENCE_DTYPE
 from bot.retrieval.sentence_vectors import SentenceVectors, refreshed
 
@@ -99,7 +100,7 @@ class LoadedIndex:
     manifest: Manifest
     knowledge: KnowledgeBase
     chunks: list[Chunk]
-    sentences: list[Sentence]
+    sentences: Sentences
     faiss_index: faiss.Index
     sentence_vectors: SentenceVectors
     # chunk id -> the English reading of a Spanish-only chunk (`bot.retrieval.readings`); read when first asked
@@ -140,7 +141,7 @@ def make_index(knowledge: KnowledgeBase, embedder: Embedder, previous: LoadedInd
     vectors = _vectors([embedded_text(c, readings) for c in chunks], embedder, _Reused(
         chunk_rows, [(now, then, count) for now, then, count, _ in taken],
         lambda: [embedded_text(c, english_of(earlier)) for c in earlier.chunks] if earlier else []))
-    sentence_vectors = _sentence_vectors([s.text for s in sentences], embedder, earlier,
+    sentence_vectors = _sentence_vectors(sentences.texts(), embedder, earlier,
                                          [block for *_, block in taken if block is not None])
     index = chunk_index(vectors)
     manifest = Manifest(
@@ -156,40 +157,42 @@ Block = tuple[int, int, int]  # rows taken from an earlier index: (first row now
 
 
 def _chunked(knowledge: KnowledgeBase, previous: LoadedIndex | None
-             ) -> tuple[list[Chunk], list[Sentence], list[tuple[int, int, int, Block | None]]]:
+             ) -> tuple[list[Chunk], Sentences, list[tuple[int, int, int, Block | None]]]:
     """`chunk_knowledge(knowledge)`, taking the chunks and sentences of each document that `previous` holds
     as it is (the same document, as the refresh's cache of read files hands back an unchanged file) and
     chunking only the others; with where each taken document's chunks and sentences were in `previous` (its
     chunks' (now, then, count), and the same for its sentences, when they were together)."""
+    sentences = SentencesBuilder(knowledge)
     if previous is None:
-        return (*chunk_knowledge(knowledge), [])
+        all_chunks, all_sentences = chunk_knowledge(knowledge)
+        sentences.add_all(all_sentences)
+        return all_chunks, sentences.done(), []
     before: dict[tuple[str, str], tuple[Document, list[Chunk], list[int]]] = {}
     chunks_of: dict[tuple[str, str], list[Chunk]] = {}
     sentences_of: dict[tuple[str, str], list[int]] = {}  # each document's sentences, by place in `previous`
     for chunk in previous.chunks:
         chunks_of.setdefault((chunk.doc_id, chunk.lang), []).append(chunk)
-    for at, sentence in enumerate(previous.sentences):
-        sentences_of.setdefault((sentence.doc_id, sentence.lang), []).append(at)
+    for at, (doc_id, lang, _) in enumerate(previous.sentences.owners()):
+        sentences_of.setdefault((doc_id, lang), []).append(at)
     for doc in previous.knowledge.documents:
         key = (doc.doc_id, doc.lang)
         before[key] = (doc, chunks_of.get(key, []), sentences_of.get(key, []))
     chunks: list[Chunk] = []
-    sentences: list[Sentence] = []
     taken: list[tuple[int, int, int, Block | None]] = []
     for doc in knowledge.documents:
         found = before.get((doc.doc_id, doc.lang))
         if found is not None and found[0] is doc:
             _, doc_chunks, places = found
-            doc_sentences = [previous.sentences[at] for at in places]
             together = bool(places) and places[-1] - places[0] + 1 == len(places)
             taken.append((len(chunks), doc_chunks[0].id if doc_chunks else 0, len(doc_chunks),
                           (len(sentences), places[0], len(places)) if together else None))
+            sentences.take(previous.sentences, places)
         else:
             doc_chunks, doc_sentences = chunk_knowledge(KnowledgeBase(documents=(doc,), digest=""))
+            sentences.add_all(doc_sentences)
         offset = len(chunks) - (doc_chunks[0].id if doc_chunks else 0)
         chunks.extend(doc_chunks if not offset else (_numbered(c, c.id + offset) for c in doc_chunks))
-        sentences.extend(doc_sentences)
-    return chunks, sentences, taken
+    return chunks, sentences.done(), taken
 
 
 def _numbered(chunk: Chunk, number: int) -> Chunk:
@@ -252,7 +255,7 @@ def _sentence_vectors(texts: list[str], embedder: Embedder, earlier: LoadedIndex
         covered[now : now + count] = True
     rest = np.flatnonzero(~covered)
     fill = _vectors([texts[i] for i in rest.tolist()], embedder, _Reused(
-        earlier.sentence_vectors, [], lambda: [s.text for s in earlier.sentences]), dtype=SENTENCE_DTYPE)
+        earlier.sentence_vectors, [], earlier.sentences.texts), dtype=SENTENCE_DTYPE)
     return refreshed(earlier.sentence_vectors, len(texts), blocks, fill, rest)
 
 
@@ -363,10 +366,14 @@ def _origin(knowledge: KnowledgeBase) -> str:
 def _read_artifacts(knowledge: KnowledgeBase, index_dir: Path) -> LoadedIndex:
     manifest = Manifest.read(index_dir)
     try:
-        meta = json.loads((index_dir / "chunks.json").read_text(encoding="utf-8"),
-                          object_hook=_Records(knowledge).read)
+        records = _Records(knowledge)
+        meta = json.loads((index_dir / "chunks.json").read_text(encoding="utf-8"), object_hook=records.read)
         chunks = [c if isinstance(c, Chunk) else Chunk(**_typed(c, Chunk)) for c in meta["chunks"]]
-        sentences = [s if isinstance(s, Sentence) else Sentence(**_typed(s, Sentence)) for s in meta["sentences"]]
+        for record in meta["sentences"]:
+            if record is not _SENTENCE_READ:
+                _typed(record, Sentence)  # a damaged record: refused
+                raise TypeError("a sentence record has other fields")
+        sentences = records.sentences.done()
         faiss_index = faiss.read_index(str(index_dir / "chunks.faiss"))
         if isinstance(faiss_index, faiss.IndexFlatIP):  # written before the chunk vectors were half floats
             faiss_index = chunk_index(_rows_of(faiss_index))
@@ -393,6 +400,7 @@ class _Records:
     _SENTENCE = frozenset(Sentence.__annotations__)
 
     def __init__(self, knowledge: KnowledgeBase) -> None:
+        self.sentences = SentencesBuilder(knowledge)  # a sentence is kept as its place in its paragraph
         self._seen: dict[str, str] = {}
         for doc in knowledge.documents:
             for text in (doc.doc_id, doc.lang, doc.title, doc.source):
@@ -406,15 +414,20 @@ class _Records:
         return self._seen.setdefault(text, text)
 
     def read(self, record: dict[str, Any]) -> object:
+        if record.keys() == self._SENTENCE:
+            sentence = _typed(record, Sentence)
+            self.sentences.add(self._share(sentence["doc_id"]), self._share(sentence["lang"]), sentence["question"],
+                               sentence["text"])  # the text is found in its paragraph, not kept
+            return _SENTENCE_READ
         for name, value in record.items():
             if isinstance(value, str):
                 record[name] = self._share(value)
         if "id" in record and "kind" in record:
             return Chunk(**_typed(record, Chunk))
-        if record.keys() == self._SENTENCE:
-            return Sentence(**_typed(record, Sentence))
         return record  # the file's top level (or a damaged record, refused below)
 
+
+_SENTENCE_READ = object()  # what a sentence's record becomes in the file's list (its place was kept)
 
 _FIELD_TYPES: dict[str, type | tuple[type, ...]] = {"int": int, "str": str, "str | None": (str, type(None)),
                                                     "ChunkKind": str}
@@ -435,7 +448,7 @@ def _typed(data: object, kind: type) -> dict[str, Any]:
     return data
 
 
-def _shape_problem(manifest: Manifest, chunks: list[Chunk], sentences: list[Sentence], faiss_index: faiss.Index,
+def _shape_problem(manifest: Manifest, chunks: list[Chunk], sentences: Sentences, faiss_index: faiss.Index,
                    sentence_vectors: SentenceVectors) -> str | None:
     """What does not fit between the artifacts (counts, widths, element type), or None."""
     if faiss_index.ntotal != len(chunks) or faiss_index.ntotal != manifest.chunks:

@@ -31,8 +31,8 @@ class SentenceGroups:
     @classmethod
     def of(cls, index: LoadedIndex) -> SentenceGroups:
         ids_of: dict[EditionKey, list[int]] = {}  # each edition's sentences, in document order
-        for i, s in enumerate(index.sentences):
-            ids_of.setdefault((s.doc_id, s.question, s.lang), []).append(i)
+        for i, (doc_id, lang, number) in enumerate(index.sentences.owners()):
+            ids_of.setdefault((doc_id, number, lang), []).append(i)
         vectors = index.sentence_vectors
         runs = vectors.runs()
         editions: dict[EditionKey, range | list[int]] = {}
