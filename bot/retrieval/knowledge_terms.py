@@ -59,6 +59,25 @@ def union_ids(arrays: list[np.ndarray]) -> np.ndarray:
     return np.unique(np.concatenate(found))
 
 
+class Postings(dict[str, bytes]):
+    """Each term of one language with the sorted numbers of its questions or sections, read as an array.
+    Stored as the bytes of the numbers: a numpy array costs 112 bytes besides its numbers, and at 10,000
+    sections of docs there are 50,000 of them (4 MB). A term in one question only shares that question's."""
+
+    def __getitem__(self, term: str) -> np.ndarray:  # type: ignore[override]
+        return np.frombuffer(dict.__getitem__(self, term), dtype=np.int32)
+
+    def get(self, term: str, default: np.ndarray | None = None) -> np.ndarray | None:  # type: ignore[override]
+        stored = dict.get(self, term)
+        return default if stored is None else np.frombuffer(stored, dtype=np.int32)
+
+    def set(self, term: str, ids: bytes) -> None:
+        dict.__setitem__(self, term, ids)
+
+    def arrays(self) -> Iterator[tuple[str, np.ndarray]]:
+        return ((term, np.frombuffer(ids, dtype=np.int32)) for term, ids in dict.items(self))
+
+
 class KeySet:
     """The questions or sections a word is in: their numbers in a `KeyTable`, sorted, as one small array
     (a common word is in thousands of sections; as a `frozenset` of keys each would take ten times more)."""
@@ -119,7 +138,7 @@ class KnowledgeTerms:
     each section's terms are a sorted tuple of interned strings, and each term's sections a sorted array of
     their numbers in `table` (`KeySet` reads them)."""
 
-    keys_of: dict[str, dict[str, np.ndarray]]  # per language, each term's questions (numbers in `table`)
+    keys_of: dict[str, Postings]  # per language, each term's questions (numbers in `table`)
     everywhere: dict[str, AbstractSet[str]]  # per language, every term of the knowledge
     languages: list[str]
     spelling: Spelling
@@ -175,7 +194,8 @@ class KnowledgeTerms:
     def postings(self, lang: str) -> dict[str, frozenset[object]]:
         """Each term of a language with the keys of its questions or sections (for comparing two terms)."""
         keys = self.table.keys
-        return {term: frozenset(keys[i] for i in ids.tolist()) for term, ids in self.keys_of.get(lang, {}).items()}
+        postings = self.keys_of.get(lang, Postings())
+        return {term: frozenset(keys[i] for i in ids.tolist()) for term, ids in postings.arrays()}
 
     def where(self, ids: np.ndarray) -> KeySet:
         return KeySet(ids, self.table)
@@ -201,27 +221,28 @@ class KnowledgeTerms:
                     coming.setdefault(lang, {}).setdefault(term, []).append(number[key])
             words.update(surface_now)
         changed = bool(read)
-        keys_of: dict[str, dict[str, np.ndarray]] = {
-            lang: dict(terms) for lang, terms in (previous.keys_of.items() if previous is not None else ())}
+        earlier = previous.keys_of.items() if previous is not None else ()
+        keys_of = {lang: Postings(dict.items(terms)) for lang, terms in earlier}  # the earlier bytes, shared
         # Most terms are in one question only: those share one array per question instead of one per term.
         singles = previous._singles if previous is not None else {}
-        self._singles: dict[int, np.ndarray] = {}
+        self._singles: dict[int, bytes] = {}
         for key in self._inputs:
             at = number[key]
-            self._singles[at] = singles[at] if at in singles else np.array([at], dtype=np.int32)
+            self._singles[at] = singles[at] if at in singles else np.array([at], dtype=np.int32).tobytes()
         for lang in {*leaving, *coming}:
-            terms_of = keys_of.setdefault(lang, {})
+            terms_of = keys_of.setdefault(lang, Postings())
             gone, new = leaving.get(lang, {}), coming.get(lang, {})
             for term in {*gone, *new}:
                 ids = terms_of.get(term, _NO_IDS)
+                assert ids is not None
                 if term in gone:
                     ids = np.setdiff1d(ids, np.array(gone[term], dtype=np.int32), assume_unique=True)
                 if term in new:
                     ids = np.union1d(ids, np.array(new[term], dtype=np.int32))
                 if len(ids) == 1:
-                    terms_of[term] = self._singles[int(ids[0])]
+                    terms_of.set(term, self._singles[int(ids[0])])
                 elif len(ids):
-                    terms_of[term] = ids.astype(np.int32, copy=False)
+                    terms_of.set(term, ids.astype(np.int32, copy=False).tobytes())
                 else:
                     terms_of.pop(term, None)
         self.keys_of = {lang: terms for lang, terms in keys_of.items() if terms}

@@ -39,7 +39,7 @@ class LexicalIndex:
         self._n = len(chunks)
         self._by_lang: dict[str, tuple[np.ndarray, bm25s.BM25]] = {}
         known = previous._tokens if previous is not None else {}
-        self._tokens: dict[TextKey, array[int]] = {}  # each chunk's counted tokens (`_counted`), by its text
+        self._tokens: dict[TextKey, bytes] = {}  # each chunk's counted tokens (`_counted`), by its text
         self._vocab: dict[str, dict[str, int]] = {}  # per language: token -> its number ("" is 0)
         english = english or {}
         for lang in sorted({c.lang for c in chunks} | ({"en"} if english else set())):
@@ -47,7 +47,7 @@ class LexicalIndex:
                            dtype=np.int64)
             earlier = previous._vocab.get(lang) if previous is not None else None
             vocab = dict(earlier) if earlier else {"": 0}
-            corpus: list[array[int]] = []
+            corpus: list[bytes] = []
             for i in ids:
                 text = chunks[i].indexed_text if chunks[i].lang == lang else \
                     f"{chunks[i].indexed_text}\n{english[int(i)]}"
@@ -84,13 +84,14 @@ def _read(text: str, lang: str) -> list[str]:
     return [term for word in word_terms.__wrapped__(text, lang) for term in word]
 
 
-def _counted(numbers: list[int]) -> array[int]:
-    """A chunk's token numbers as (number, count) pairs, one after the other (4-byte ints)."""
+def _counted(numbers: list[int]) -> bytes:
+    """A chunk's token numbers as (number, count) pairs, one after the other, as the bytes of 4-byte ints (one
+    object of the exact size: an `array` costs 64 bytes more and grows in steps)."""
     out = array("i")
     for number, count in Counter(numbers).items():
         out.append(number)
         out.append(count)
-    return out
+    return out.tobytes()
 
 
 class _Counted(bm25s.BM25):
@@ -107,7 +108,7 @@ class _Counted(bm25s.BM25):
         n_docs, n_vocab = len(corpus_token_ids), len(unique_token_ids)
         pairs = np.frombuffer(b"".join(corpus_token_ids), dtype=np.int32).reshape(-1, 2)
         numbers, counts = pairs[:, 0], pairs[:, 1]
-        sizes = np.fromiter((len(doc) // 2 for doc in corpus_token_ids), dtype=np.int64, count=n_docs)
+        sizes = np.fromiter((len(doc) // 8 for doc in corpus_token_ids), dtype=np.int64, count=n_docs)
         doc = np.repeat(np.arange(n_docs, dtype=np.int32), sizes)
         lengths = np.add.reduceat(counts.astype(np.int64), np.cumsum(sizes) - sizes)  # every doc has a token
         avg_doc_len = lengths.mean()

@@ -24,7 +24,7 @@ from functools import reduce
 
 import numpy as np
 
-from bot.retrieval.knowledge_terms import KeySet, KnowledgeTerms, union_ids
+from bot.retrieval.knowledge_terms import KeySet, KnowledgeTerms, Postings, union_ids
 from bot.retrieval.lexicon import (
     RARE_ZIPF,
     Glossary,
@@ -243,7 +243,7 @@ class Vocabulary:
         """The quiz questions whose terms hold a form (a main term, or every part of an identifier)."""
         found: list[np.ndarray] = []
         for lang, lang_forms in forms.items():
-            keys_of = self._keys_of.get(lang, {})
+            keys_of = self._keys_of.get(lang) or Postings()
             for main, *parts in lang_forms:
                 if main in keys_of:
                     found.append(keys_of[main])
