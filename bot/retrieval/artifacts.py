@@ -393,9 +393,10 @@ class _Records:
     let go at once, instead of 80,000 of them living until the end of the file and leaving the memory
     between the long-lived objects in pieces), with one string for each distinct text in it and in the loaded
     documents. The reader makes a string for every value it meets: a document's id, path and language are in
-    each of its chunks and sentences, the same sentence, title or heading path is in many, and a paragraph is
-    often a chunk as it is (at 10,000 sections of docs, 42 MB of strings, of which 13 MB are distinct, 3.5 MB
-    of them the documents' own paragraphs)."""
+    each of its chunks and sentences, the same title or heading path is in many, and a paragraph is often a
+    chunk as it is (at 10,000 sections of docs, 42 MB of strings, of which 13 MB are distinct, 3.5 MB of them
+    the documents' own paragraphs). A sentence's text is not kept: it is found in its paragraph
+    (`bot.retrieval.sentence_table`)."""
 
     _SENTENCE = frozenset(Sentence.__annotations__)
 
