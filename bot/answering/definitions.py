@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache, partial
 from sys import intern
 
+from bot.knowledge import KnowledgeBase
 from bot.lang import LANGUAGES
 from bot.retrieval.artifacts import LoadedIndex
 from bot.retrieval.hybrid import QuestionKey
@@ -61,23 +62,16 @@ class Definitions:
     change at 10,000 sections of docs, for the few questions a "what is X?" ever ranks first."""
 
     def __init__(self, texts: Iterable[tuple[object, str, str]] | Callable[[object], list[str]],
-                 names: Iterable[tuple[object, str]], previous: Definitions | None = None) -> None:
+                 names: Iterable[tuple[object, str]] | Callable[[object], list[str]],
+                 previous: Definitions | None = None) -> None:
         """`texts`: (question key, kind, text) with kind "sentence" or "row" (a table row's first cell), or a
         function giving a question's texts when it is asked about; `names`: (question key, text) for topics and
-        correct answers, which define what they name; `previous`: the definitions of an earlier knowledge
-        (nothing of it is needed: each is read when asked)."""
+        correct answers, which define what they name, or a function giving a question's; `previous`: the
+        definitions of an earlier knowledge (nothing of it is needed: each is read when asked)."""
         del previous
-        if not callable(texts):
-            listed: dict[object, list[str]] = {}
-            for key, _kind, text in texts:
-                listed.setdefault(key, []).append(text)
-            texts = partial(_listed, listed)
-        self._name_texts: dict[object, list[str]] = {}
-        for key, text in names:
-            self._name_texts.setdefault(key, []).append(text)
         # The cache holds the texts, not `self`: a cache of a bound method would make a cycle, and a replaced
         # knowledge's definitions would wait for the cycle collector instead of going with their assistant.
-        self._read = lru_cache(maxsize=KEYS_KEPT)(partial(_read_key, texts, self._name_texts))
+        self._read = lru_cache(maxsize=KEYS_KEPT)(partial(_read_key, _by_key(texts), _by_key(names)))
 
     @classmethod
     def of_index(cls, index: LoadedIndex, sentences: SentenceGroups, chunks_of: Callable[[QuestionKey], list[int]],
@@ -85,13 +79,7 @@ class Definitions:
         """What each quiz question explains: its topic, its correct answer, and the leads of its sentences
         (`sentences`: where each edition's are) and table rows (a row's first cell is what the row explains;
         `chunks_of`: a question's chunks), read when a "what is X?" asks about it."""
-        names: list[tuple[object, str]] = []
-        for lang in LANGUAGES:
-            for q in index.knowledge.questions(lang, kind=None):
-                names += [((q.doc_id, q.number), q.topic)] if q.topic else []
-                option = q.correct_option
-                names += [((q.doc_id, q.number), option.text)] if option else []
-        return cls(partial(_texts_of, index, sentences, chunks_of), names, previous)
+        return cls(partial(_texts_of, index, sentences, chunks_of), partial(_names_of, index.knowledge), previous)
 
     def defines(self, key: object, subject: Sequence[QueryWord]) -> bool:
         """Whether the question `key` explains what `subject` (the X of "what is X?") is."""
@@ -105,8 +93,34 @@ class Definitions:
         return any(_lead_defines(lead, wanted) for lead in leads)
 
 
+def _by_key(pairs: Iterable[tuple[object, ...]] | Callable[[object], list[str]]) -> Callable[[object], list[str]]:
+    """A question's texts: from a function, or from (key, ..., text) tuples listed beforehand."""
+    if callable(pairs):
+        return pairs
+    listed: dict[object, list[str]] = {}
+    for key, *_, text in pairs:
+        listed.setdefault(key, []).append(str(text))
+    return partial(_listed, listed)
+
+
 def _listed(texts: dict[object, list[str]], key: object) -> list[str]:
     return texts.get(key, [])
+
+
+def _names_of(knowledge: KnowledgeBase, key: object) -> list[str]:
+    """The topic and correct answer of a question, in each language's edition (or the one there is)."""
+    if not isinstance(key, tuple):
+        return []
+    out: list[str] = []
+    for lang in LANGUAGES:
+        try:
+            q = knowledge.question(key[0], key[1], lang)
+        except KeyError:
+            return []
+        option = q.correct_option
+        out += [q.topic] if q.topic else []
+        out += [option.text] if option else []
+    return out
 
 
 def _texts_of(index: LoadedIndex, sentences: SentenceGroups, chunks_of: Callable[[QuestionKey], list[int]],
@@ -123,10 +137,10 @@ def _texts_of(index: LoadedIndex, sentences: SentenceGroups, chunks_of: Callable
     return out
 
 
-def _read_key(texts: Callable[[object], list[str]], name_texts: dict[object, list[str]], key: object
+def _read_key(texts: Callable[[object], list[str]], names_of: Callable[[object], list[str]], key: object
               ) -> tuple[list[list[frozenset[str]]], list[_Lead]]:
     """The words of each of a question's names (as index terms), and the leads of its texts."""
-    names = [words for text in name_texts.get(key, []) for words in _name_words(text)]
+    names = [words for text in names_of(key) for words in _name_words(text)]
     leads = [lead for text in texts(key) for lead in _leads(text)]
     return names, leads
 
