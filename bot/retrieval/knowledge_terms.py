@@ -67,7 +67,7 @@ class Postings(dict[str, bytes]):
     def __getitem__(self, term: str) -> np.ndarray:  # type: ignore[override]
         return np.frombuffer(dict.__getitem__(self, term), dtype=np.int32)
 
-    def get(self, term: str, default: np.ndarray | None = None) -> np.ndarray | None:  # type: ignore[override]
+    def get(self, term: str, default: np.ndarray = _NO_IDS) -> np.ndarray:  # type: ignore[override]
         stored = dict.get(self, term)
         return default if stored is None else np.frombuffer(stored, dtype=np.int32)
 
@@ -233,8 +233,7 @@ class KnowledgeTerms:
             terms_of = keys_of.setdefault(lang, Postings())
             gone, new = leaving.get(lang, {}), coming.get(lang, {})
             for term in {*gone, *new}:
-                ids = terms_of.get(term, _NO_IDS)
-                assert ids is not None
+                ids = terms_of.get(term)
                 if term in gone:
                     ids = np.setdiff1d(ids, np.array(gone[term], dtype=np.int32), assume_unique=True)
                 if term in new:

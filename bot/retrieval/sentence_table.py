@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator
 
 from bot.knowledge import KnowledgeBase
 from bot.knowledge.chunks import Sentence
+from bot.knowledge.model import Document
 
 Owner = tuple[str, str, int]  # (doc id, language, question or section number)
 
@@ -41,7 +42,7 @@ class Sentences:
         return (self[i] for i in range(len(self)))
 
     def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Sentences | list):
+        if not isinstance(other, Sentences):
             return NotImplemented
         return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
 
@@ -66,7 +67,8 @@ class SentencesBuilder:
 
     def __init__(self, knowledge: KnowledgeBase) -> None:
         self._knowledge = knowledge
-        self._questions: dict[Owner, list[str]] | None = None  # each question's block texts, read when needed
+        self._documents: dict[tuple[str, str], Document] | None = None  # by (doc id, language), made when needed
+        self._blocks: dict[int, list[str]] = {}  # per owner added to: its question's block texts
         self._cursor: dict[int, tuple[int, int]] = {}  # per owner: the block and place after the last found
         self._owners: list[Owner] = []
         self._owner_at: dict[Owner, int] = {}
@@ -76,7 +78,9 @@ class SentencesBuilder:
 
     def add(self, doc_id: str, lang: str, question: int, text: str) -> None:
         owner = self._owner_number((doc_id, lang, question))
-        blocks = self._blocks_of((doc_id, lang, question))
+        blocks = self._blocks.get(owner)
+        if blocks is None:
+            blocks = self._blocks[owner] = self._blocks_of(doc_id, lang, question)
         found = self._find(owner, blocks, text)
         if found is None:
             self._append(owner, text, 0, len(text))
@@ -99,7 +103,7 @@ class SentencesBuilder:
 
     def done(self) -> Sentences:
         table = Sentences(self._owners, self._sources, self._owner, self._source, self._start, self._end)
-        self._questions, self._owner_at, self._source_at, self._cursor = None, {}, {}, {}
+        self._documents, self._blocks, self._owner_at, self._source_at, self._cursor = None, {}, {}, {}, {}
         return table
 
     def _owner_number(self, owner: Owner) -> int:
@@ -119,21 +123,22 @@ class SentencesBuilder:
         self._start.append(start)
         self._end.append(end)
 
-    def _blocks_of(self, owner: Owner) -> list[str]:
-        if self._questions is None:
-            self._questions = {(doc.doc_id, doc.lang, q.number): [b.text for b in q.blocks]
-                               for doc in self._knowledge.documents for q in doc.questions}
-        return self._questions.get(owner, [])
+    def _blocks_of(self, doc_id: str, lang: str, number: int) -> list[str]:
+        """The block texts of a question (only the documents' map is made for all, not every question's)."""
+        if self._documents is None:
+            self._documents = {(doc.doc_id, doc.lang): doc for doc in self._knowledge.documents}
+        doc = self._documents.get((doc_id, lang))
+        question = doc.question(number) if doc is not None else None
+        return [b.text for b in question.blocks] if question is not None else []
 
     def _find(self, owner: int, blocks: list[str], text: str) -> tuple[int, int] | None:
+        """Where `text` is in `blocks`: after the last sentence found of this owner, then from the start of the
+        blocks after it, of those before it, and of its own."""
         block, after = self._cursor.get(owner, (0, 0))
-        for b in [*range(block, len(blocks)), *range(0, min(block, len(blocks)))]:
-            start = blocks[b].find(text, after if b == block else 0)
-            if start >= 0:
-                self._cursor[owner] = (b, start + len(text))
-                return b, start
-        for b in range(block, min(block + 1, len(blocks))):  # earlier in the block the last one was found in
-            start = blocks[b].find(text)
+        tries = [(block, after), *((b, 0) for b in range(block + 1, len(blocks))), *((b, 0) for b in range(block)),
+                 (block, 0)]
+        for b, since in tries:
+            start = blocks[b].find(text, since) if b < len(blocks) else -1
             if start >= 0:
                 self._cursor[owner] = (b, start + len(text))
                 return b, start
