@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from bot.answering.assistant import Assistant
 from bot.retrieval.uncovered import other_kinds, uncovered_terms
-from bot.text.markup import clean_question
+from bot.text.markup import clean_question, own_text
 
 PENDING = ("```\nWarning  FailedScheduling  0/8 nodes are available: 8 Insufficient vpc.amazonaws.com/efa. "
            "preemption: 0/8 nodes are available\n```\nhow does the pod spec request EFA?")
@@ -82,3 +84,61 @@ def test_a_kind_the_cited_passage_does_not_name_is_uncovered(fake_assistant: Ass
     assert other_kinds(named, PASSAGE) == []  # a kind the passage names
     one_kind = fake_assistant.retriever.analyze("what is sequence parallelism?", "en")
     assert other_kinds(one_kind, PASSAGE[:1]) == []  # "parallelism" with one modifier: no family of kinds
+
+
+TRACEBACK = ('Traceback (most recent call last):\n  File "/opt/app/train.py", line 88, in <module>\n'
+             "    trainer.train()\n"
+             "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.50 GiB\n"
+             "the activations are what fills the GPU, can we trade memory for recompute?")
+EVENTS = ("  Type     Reason            Age   From       Message\n"
+          "  Warning  FailedScheduling  2m    volcano    3/4 tasks in gang unschedulable\n"
+          "why does volcano start none of the workers?")
+LOG = ("[2025-01-07 10:14:07,311] [INFO] [loss_scaler.py:183:update_scale] Grad overflow on iteration 1204\n"
+       "¿bf16 nos ahorraría el loss scaling?")
+
+
+@pytest.mark.parametrize(("message", "question"), [
+    (TRACEBACK, "the activations are what fills the GPU, can we trade memory for recompute?"),
+    (EVENTS, "why does volcano start none of the workers?"),
+    (LOG, "¿bf16 nos ahorraría el loss scaling?"),
+    ("$ kubectl get podgroup -n train\nNAME    STATUS    MINMEMBER\npg-1    Pending   4\nis it stuck forever?",
+     "is it stuck forever?"),
+])
+def test_output_pasted_without_fences_is_code_and_the_question_is_the_persons_own(message: str, question: str
+                                                                                  ) -> None:
+    cleaned = clean_question(message)
+    assert cleaned.count("```") == 2 and own_text(cleaned) == question
+
+
+@pytest.mark.parametrize("message", [
+    "We run 4 p5 nodes on EKS.\nNCCL logs show plain TCP sockets.\nWhat is missing in the pods?",  # prose lines
+    "efa nccl env?",  # one line, however terse
+    "NAME    STATUS    MINMEMBER\npg-1    Pending   4",  # all output: it is all the person wrote
+    "```\n$ kubectl get pods\n```\nwhy pending?",  # fenced already
+])
+def test_prose_and_fenced_code_are_left_as_written(message: str) -> None:
+    assert clean_question(message) == " ".join(message.split())
+
+
+def test_quote_markers_are_taken_off_and_a_quoted_log_line_is_code() -> None:
+    assert clean_question("&gt; how do I request EFA in the pod spec?\n&gt; asking for a friend") == (
+        "how do I request EFA in the pod spec? asking for a friend")
+    quoted = clean_question("&gt; 2025-01-07 10:14:07 ERROR NCCL WARN NET/OFI no provider\nwhy no EFA?")
+    assert own_text(quoted) == "why no EFA?"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("log", "question"), [
+    ('Traceback (most recent call last):\n  File "/srv/ft.py", line 41, in <module>\n    model(batch)\n'
+     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 3 has 79.1 GiB in use.\n",
+     "¿hay forma de no guardar todas las activaciones del forward y cuánto más lento va el paso?"),
+    ("```\nip-10-0-7-9:91:120 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.7.9<0>\n```\n",
+     "what do the pods need so NCCL uses EFA instead of sockets?"),
+])
+def test_pasting_the_output_never_lowers_the_confidence_in_the_question(assistant: Assistant, log: str,
+                                                                        question: str) -> None:
+    alone = assistant.answer(question)
+    pasted = assistant.answer(log + question)
+    assert pasted.ranked[0] == alone.ranked[0]
+    assert pasted.answered or not alone.answered
+    assert pasted.confidence >= alone.confidence - 0.05

@@ -157,9 +157,18 @@ class Judge:
         # The exemplars are labelled with quiz question numbers: they speak of the quiz only (0 elsewhere).
         self.quiz_ids = frozenset(d.doc_id for d in retriever.index.knowledge.documents if d.kind == "quiz")
 
-    def judge(self, retrieval: Retrieval) -> Judgement:
+    def judge(self, retrieval: Retrieval, own: Retrieval | None = None) -> Judgement:
+        """The decision on a retrieval. `own`: the retrieval of the person's own words alone, when the message
+        also holds pasted code or output. Pasted text is noise to the model's closeness in meaning (a log's
+        hosts and numbers, an English trace under a Spanish question): when both readings rank the same
+        question first, the more confident one decides. When they disagree, the whole message does."""
         values = self.features(retrieval)
         probability = self.model.probability(values)
+        if own is not None and own.ranked and retrieval.ranked and own.ranked[0].key == retrieval.ranked[0].key:
+            own_values = self.features(own)
+            own_probability = self.model.probability(own_values)
+            if own_probability > probability:
+                values, probability = own_values, own_probability
         analysis = retrieval.analysis
         best = retrieval.ranked[0].key if retrieval.ranked else None
         # Related: the best quiz question uses a specific word of the question, and the question does not

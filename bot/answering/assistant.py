@@ -32,7 +32,7 @@ from bot.retrieval.artifacts import LoadedIndex, load_index, make_index
 from bot.retrieval.hybrid import HybridRetriever, QuestionKey, Retrieval, ScoredQuestion, Tuning
 from bot.retrieval.thresholds import THRESHOLDS
 from bot.text.language import detect_language
-from bot.text.markup import clean_question, reading_text
+from bot.text.markup import clean_question, own_text, reading_text
 from bot.text.normalise import fold
 
 RELATED_RATIO = 0.85  # other questions cited when their score is this close to the best one's
@@ -137,10 +137,14 @@ class Assistant:
         """Answer several questions with one call to the model (what concurrent requests share)."""
         prepared = [self.prepare(q, lang) for q, lang in questions]
         referred = [self.referred(text, lang) for text, lang in prepared]
-        retrievals = self.retrieve_many([(searched, lang) for (_, searched), (_, lang) in zip(referred, prepared,
-                                                                                           strict=True)])
-        return [self._answer(text, retrieval, keys)
-                for (text, _), retrieval, (keys, _) in zip(prepared, retrievals, referred, strict=True)]
+        searched = [(text, lang) for (_, text), (_, lang) in zip(referred, prepared, strict=True)]
+        # A message with pasted code is also read without it, as the person's own words (`_answer`).
+        owns = {i: own for i, (text, _) in enumerate(searched) if (own := own_text(text)) and own != text}
+        retrievals = self.retrieve_many([*searched, *((owns[i], searched[i][1]) for i in owns)])
+        own_readings = dict(zip(owns, retrievals[len(searched):], strict=True))
+        return [self._answer(text, retrieval, keys, own_readings.get(i))
+                for i, ((text, _), retrieval, (keys, _)) in enumerate(zip(prepared, retrievals[: len(searched)],
+                                                                          referred, strict=True))]
 
     def referred(self, text: str, lang: Lang) -> tuple[frozenset[QuestionKey], str]:
         """The quiz questions a message names ("question 7", "the FSx question": `bot.answering.references`)
@@ -179,9 +183,12 @@ class Assistant:
             for analysis, vector, (_, lang) in zip(analyses, vectors, prepared, strict=True)
         ]
 
-    def _answer(self, text: str, retrieval: Retrieval, referred: frozenset[QuestionKey] = frozenset()) -> Answer:
+    def _answer(self, text: str, retrieval: Retrieval, referred: frozenset[QuestionKey] = frozenset(),
+                own: Retrieval | None = None) -> Answer:
+        """The answer to a message from its retrieval; `own`: the retrieval of the person's own words, when the
+        message also holds pasted code (`bot.text.markup.own_text`)."""
         lang = retrieval.language
-        judgement = self.judge.judge(retrieval)
+        judgement = self.judge.judge(retrieval, own)
         if referred:  # the message names the quiz question: that one answers it
             retrieval = _first(retrieval, referred)
             judgement = replace(judgement, probability=1.0, answerable=True, uncovered=())

@@ -5,7 +5,11 @@ and keeps a link's label between backticks, as code; that is the text kept and s
 For reading, `reading_text` also drops emoji codes (`:coffee:`) and bold, italics and strike-through marks
 (`*x*`, `_x_`, `~x~`). Code (fenced, or inline of several words) and link labels are context
 (`context_spans`): a pasted log or snippet holds words the person did not choose; an identifier in it that
-the knowledge has is evidence, its other words never "unknown things".
+the knowledge has is evidence, its other words never "unknown things". People paste without fences too: in a
+message of several lines, a line that reads as machine output (a shell command, a traceback, a log line with
+its timestamp or level, a table of aligned columns, mostly paths, numbers and hosts) is fenced as code by
+`clean_question` (`fence_pasted_lines`), and a quote marker (`> `) is taken off its line. `own_text` is what
+is left of a message without its pasted code: the person's own words.
 """
 
 from __future__ import annotations
@@ -21,11 +25,25 @@ _EMOJI_CODE = re.compile(r"(?<!\S):[a-z0-9+][a-z0-9_+'-]*:(?::skin-tone-\d:)?(?!
 _FORMATTING = re.compile(r"(?<![\w*_~`])([*_~])(?=\S)([^*_~`\n]*?\S)\1(?![\w*_~`])")
 PASTED_WORDS = 3  # inline code this long is pasted, not a term the person names
 _CODE = re.compile(r"```.*?(?:```|$)|`[^`]+`", re.DOTALL)
+_FENCED = re.compile(r"```.*?(?:```|$)", re.DOTALL)
+_QUOTE = re.compile(r"^[ \t]*(?:>|&gt;)[ \t]?", re.MULTILINE)
+# What reads as machine output, whatever the language of the message around it.
+_PROMPT = re.compile(r"^\s*(?:[$#%]|>>>|PS [A-Z]:\\\S*>|[\w.-]+@[\w.-]+:\S*[$#])\s")  # "$ kubectl get pods"
+_TRACE = re.compile(r'^\s*(?:Traceback \(most recent call last\)|File "[^"]+", line \d+|at [\w.$<>]+\(|'
+                    r"[\w.]*(?:Error|Exception|Warning)(?:\[\w+\])?: \S)")
+_LOG = re.compile(r"\d{1,2}:\d{2}:\d{2}|\d{4}-\d{2}-\d{2}|\[(?:INFO|WARN(?:ING)?|ERROR|DEBUG|FATAL|CRITICAL)\]|"
+                  r"\b(?:INFO|WARN|WARNING|ERROR|DEBUG|FATAL)\b(?=[ :])")
+_COLUMNS = re.compile(r"\S(?: {2,}|\t)\S+(?: {2,}|\t)\S")  # a table's row: runs of spaces between columns
+_INDENTED_CODE = re.compile(r"^(?: {4,}|\t)\S.*[(){}\[\]=;]")
+_MACHINE_TOKEN = re.compile(r"\w[./:=@]\w|^[\d.,%]+\w{0,3}$|^[-=_*#~]{3,}$")  # "0/4", "p4d.24xlarge", "12G", "----"
+MACHINE_SHARE = 0.3  # a line this much of machine tokens is output, not prose (as a sentence: `bot.retrieval.terms`)
+MACHINE_LINE_TOKENS = 3
 
 
 def clean_question(text: str) -> str:
     """The question a person typed, without Slack markup, control characters or extra spaces; code and link
-    labels stay, between backticks."""
+    labels stay, between backticks, and lines pasted without fences are fenced (`fence_pasted_lines`)."""
+    text = fence_pasted_lines(text)
     text = _SLACK_USER.sub(" ", text)
     text = _SLACK_CHANNEL.sub(lambda m: f"#{m.group(1) or ''}", text)
     text = _SLACK_LINK.sub(lambda m: f"`{(m.group(2) or m.group(1)).replace('`', '')}`", text)
@@ -45,6 +63,72 @@ def context_spans(text: str) -> list[tuple[int, int]]:
     labels of several words. One or two words in backticks (`save_total_limit`) are the person's own term."""
     return [m.span() for m in _CODE.finditer(text)
             if m.group(0).startswith("```") or len(m.group(0).split()) >= PASTED_WORDS]
+
+
+def own_text(text: str) -> str:
+    """A clean question without its pasted code (`context_spans`): the person's own words ("" when the message
+    is all code)."""
+    out: list[str] = []
+    last = 0
+    for start, end in context_spans(text):
+        out.append(text[last:start])
+        last = end
+    out.append(text[last:])
+    return " ".join("".join(out).split())
+
+
+def fence_pasted_lines(text: str) -> str:
+    """`text` with quote markers taken off its lines and, in a message of several lines, runs of lines that read
+    as machine output (`is_machine_line`) fenced as code. Fenced code stays as it is; a message whose every
+    line reads as output is left as it is (it is all the person wrote)."""
+    parts: list[str] = []
+    last = 0
+    for match in _FENCED.finditer(text):
+        parts.append(_fence_lines(text[last : match.start()]))
+        parts.append(match.group(0))
+        last = match.end()
+    parts.append(_fence_lines(text[last:]))
+    return "".join(parts)
+
+
+def is_machine_line(line: str) -> bool:
+    """Whether a line reads as pasted output rather than a person's sentence: a shell prompt, a traceback's line,
+    a log line (timestamp or level), a table's row, indented code, or mostly machine tokens; never a line that
+    asks ("?")."""
+    stripped = line.strip()
+    if not stripped or stripped.endswith("?") or re.fullmatch(r"`[^`]+`", stripped):
+        return False  # empty, asking, or already code
+    if _PROMPT.match(line) or _TRACE.match(line) or _INDENTED_CODE.match(line):
+        return True
+    tokens = stripped.split()
+    if len(tokens) < MACHINE_LINE_TOKENS:
+        return False
+    if _LOG.search(stripped) or _COLUMNS.search(stripped):
+        return True
+    return sum(1 for t in tokens if _MACHINE_TOKEN.search(t)) >= MACHINE_SHARE * len(tokens)
+
+
+def _fence_lines(text: str) -> str:
+    text = _QUOTE.sub("", text)
+    lines = text.split("\n")
+    if len(lines) < 2:
+        return text
+    machine = [is_machine_line(line) for line in lines]
+    if all(machine[i] or not lines[i].strip() for i in range(len(lines))):
+        return text
+    out: list[str] = []
+    run: list[str] = []
+    for line, pasted in zip(lines, machine, strict=True):
+        if pasted:
+            run.append(line)
+            continue
+        if run:
+            out.append("```" + "\n".join(run) + "```")
+            run = []
+        out.append(line)
+    if run:
+        out.append("```" + "\n".join(run) + "```")
+    return "\n".join(out)
 
 
 def _prose(text: str) -> str:
