@@ -24,9 +24,16 @@ def test_a_numbered_reference_answers_that_question_with_its_right_option(
     assert [c.question for c in answer.citations] == [number] and not answer.uncovered
 
 
-def test_a_reference_by_subject_answers_the_question_that_uses_its_words(fake_assistant: Assistant) -> None:
-    answer = fake_assistant.answer("the quiz question about MPIJob slots, why is C right?")
-    assert answer.answered and answer.ranked[0] == 13
+@pytest.mark.parametrize(("question", "number"), [
+    ("the quiz question about MPIJob slots, why is C right?", 13),
+    ("I got the MPIJob one wrong on the quiz, why is it not C?", 13),  # named by its subject alone
+    ("explícame la de Volcano", 9),  # "Volcano": an ordinary word in general language, one question's subject
+    ("I picked C for Q13, is that wrong?", 13),  # a bare "Q13" beside a word of taking the quiz
+])
+def test_a_reference_by_subject_answers_the_question_that_uses_its_words(fake_assistant: Assistant, question: str,
+                                                                         number: int) -> None:
+    answer = fake_assistant.answer(question)
+    assert answer.answered and answer.ranked[0] == number and answer.confidence == 1.0
 
 
 def test_a_number_the_quiz_does_not_have_is_read_as_any_question(fake_assistant: Assistant) -> None:

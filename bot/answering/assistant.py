@@ -165,8 +165,11 @@ class Assistant:
         quiz_ids = {d.doc_id for d in quiz}
         uses: Counter[QuestionKey] = Counter()
         for word in self.retriever.analyze(reference.about or "", lang).words:
-            if word.named or word.specificity >= THRESHOLDS.specific:
-                uses.update(key for key in word.where if isinstance(key, tuple) and key[0] in quiz_ids)
+            # What names a question's subject: a specific word, or one few quiz questions use ("la de Volcano":
+            # an ordinary word in general language, a name here).
+            keys = [key for key in word.where if isinstance(key, tuple) and key[0] in quiz_ids]
+            if word.named or word.specificity >= THRESHOLDS.specific or 0 < len(keys) <= THRESHOLDS.pins_down:
+                uses.update(keys)
         if not uses:
             return frozenset(), text
         most = max(uses.values())

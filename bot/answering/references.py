@@ -1,5 +1,6 @@
 """A question that names a quiz question ("question 7", "pregunta 5 del cuestionario", "the FSx question",
-"the quiz question about MPIJob slots") is about that question, whatever the rest of it says.
+"the quiz question about MPIJob slots", "I got the BF16 one wrong", "explícame la de Volcano") is about that
+question, whatever the rest of it says.
 
 The patterns are data (`bot/data/rules/<lang>.yaml`, read with `bot.text.rules`); both languages' are tried,
 since people mix them. A number resolves to the quiz question with that number; "about X" to the one quiz
@@ -40,7 +41,7 @@ def find_reference(text: str, lang: str) -> Reference | None:
         if found:
             return found
     for ref in table:
-        if words & (ref.quiz_words | ref.explain_words):
+        if words & (ref.quiz_words | ref.explain_words | ref.taking_words):
             found = _numbered(text, ref.number_with_quiz_word)
             if found:
                 return found
@@ -49,6 +50,11 @@ def find_reference(text: str, lang: str) -> Reference | None:
             _about(text, ref.about_with_quiz_word) if words & (ref.quiz_words | ref.explain_words) else None)
         if found:
             return found
+    for ref in table:
+        if words & (ref.quiz_words | ref.taking_words | ref.elliptic_words):
+            found = _about(text, ref.elliptic)
+            if found:
+                return found
     return None
 
 

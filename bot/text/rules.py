@@ -32,6 +32,12 @@ class QuizReferenceRules:
     number_with_quiz_word: tuple[re.Pattern[str], ...]
     about: tuple[re.Pattern[str], ...]
     about_with_quiz_word: tuple[re.Pattern[str], ...]
+    # Taking the quiz ("I picked B", "marqué la C"): as telling as a quiz word, for a bare "Q4" or "the X one".
+    taking_words: frozenset[str] = frozenset()
+    # "the BF16 one", "la de Volcano": a question named by its subject alone, only beside a quiz word, a word of
+    # taking it, or one of `elliptic_words`.
+    elliptic: tuple[re.Pattern[str], ...] = ()
+    elliptic_words: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -207,6 +213,9 @@ def rules(lang: str) -> LanguageRules:
                 explain_words=frozenset(fold(w) for w in ref["explain_words"]),
                 number=_patterns(ref["number"]), number_with_quiz_word=_patterns(ref["number_with_quiz_word"]),
                 about=_patterns(ref["about"]), about_with_quiz_word=_patterns(ref["about_with_quiz_word"]),
+                taking_words=frozenset(fold(w) for w in ref.get("taking_words", ())),
+                elliptic=_patterns(ref.get("elliptic", [])),
+                elliptic_words=frozenset(fold(w) for w in ref.get("elliptic_words", ())),
             ),
             typos=TypoRules(common_zipf=float(typos["common_zipf"]),
                             swaps=tuple((str(a), str(b)) for a, b in typos["swaps"])),
