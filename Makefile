@@ -34,7 +34,7 @@ eval-docs:
 	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge --index-dir .eval-docs/index eval tests/docs/questions.jsonl
 
 calibrate:
-	.venv/bin/eksbot calibrate tests/eval/fit.jsonl tests/eval/fit-styles.jsonl
+	.venv/bin/eksbot calibrate tests/eval/fit.jsonl tests/eval/fit-styles.jsonl tests/eval/fit-authors-*.jsonl
 
 bench:
 	.venv/bin/python bench/answer_latency.py

@@ -70,7 +70,7 @@ class Settings(BaseSettings):
     abstain_threshold: float | None = Field(
         default=None, ge=0.0, le=1.0,
         description="Below this confidence (a probability) the bot says it does not know (default: the calibrated "
-        "model's, 0.5).",
+        "model's, 1/3: a fair question declined costs twice a wrong answer).",
     )
     max_question_chars: int = Field(default=2000, ge=10, description="Longest question accepted.")
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(

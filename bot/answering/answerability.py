@@ -44,6 +44,7 @@ from bot.text.identifiers import is_code_name
 
 MODEL_FILE = Path(__file__).resolve().parent.parent / "data" / "answerability.json"
 log = logging.getLogger(__name__)
+SECOND_LOOK_AMONG = 3  # a second look judges the questions ranked second and third
 BROAD_COMMON_ZIPF = 6.5  # in the broad coverage features, words weigh from 0 (this common) to 1 (rare)
 
 
@@ -60,6 +61,8 @@ FEATURES = (
     # retrieval (`bot.retrieval.uncovered`): these judge the rest, which an answer can cover.
     "named_unknown",  # named things the knowledge never mentions (at most 3)
     "broad_found",  # share of all content words (weighed from common to rare) the best question uses
+    "literal",  # the question writes a name of code or configuration (`save_on_each_node`, `FI_PROVIDER`,
+                # `SlurmNodeSet`) that the best question has: evidence however the question is phrased around it
     "aspect_unknown",  # the share of the words that name nothing (what is asked: "back up", "cost") the
                        # knowledge never uses
     # Closeness in meaning.
@@ -96,6 +99,9 @@ class Model:
     bias: float
     threshold: float
     about: dict[str, object] = field(default_factory=dict, compare=False)
+    # A question ranked below the first answers from this probability (`Judge.second_look`): more likely than
+    # not, where the first needs only `threshold`.
+    second_look: float = 0.5
 
     @classmethod
     def read(cls, path: Path) -> Model:
@@ -104,15 +110,15 @@ class Model:
             model = cls(
                 features=tuple(data["features"]), mean=tuple(data["mean"]), scale=tuple(data["scale"]),
                 weights=tuple(data["weights"]), bias=float(data["bias"]), threshold=float(data["threshold"]),
-                about=dict(data.get("about", {})),
+                about=dict(data.get("about", {})), second_look=float(data.get("second_look", 0.5)),
             )
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise ConfigError(f"cannot read the answerability model {path} ({exc})") from exc
         if model.features != FEATURES or not (
                 len(model.mean) == len(model.scale) == len(model.weights) == len(FEATURES)):
             raise ConfigError(
-                f"the answerability model {path} was fitted on other features: run 'eksbot calibrate "
-                "tests/eval/fit.jsonl tests/eval/fit-styles.jsonl' (make calibrate)"
+                f"the answerability model {path} was fitted on other features: run 'make calibrate' (eksbot "
+                "calibrate on tests/eval/fit.jsonl, fit-styles.jsonl and fit-authors-*.jsonl)"
             )
         return model
 
@@ -131,7 +137,8 @@ class Model:
         data = {
             "features": list(self.features), "mean": [round(v, 6) for v in self.mean],
             "scale": [round(v, 6) for v in self.scale], "weights": [round(v, 6) for v in self.weights],
-            "bias": round(self.bias, 6), "threshold": self.threshold, "about": self.about,
+            "bias": round(self.bias, 6), "threshold": self.threshold, "second_look": self.second_look,
+            "about": self.about,
         }
         path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
@@ -183,6 +190,24 @@ class Judge:
             related=related, features=values,
         )
 
+    def second_look(self, retrieval: Retrieval, own: Retrieval | None = None) -> tuple[Retrieval, Judgement] | None:
+        """When the first question does not answer: the retrieval led by the question ranked just below it
+        (up to `SECOND_LOOK_AMONG`) that the model finds most likely to answer, and its judgement, when that
+        is at least the model's `second_look` probability; else None.
+
+        Retrieval ranks by closeness; the model judges what answers. "EFA or InfiniBand for multi-node
+        bandwidth?" is closest to the Karpenter question (nodes, placement) and is answered by the EFA one.
+        A question ranked lower answers only on stronger evidence than the first needs (the model is fitted
+        on first-ranked questions; the second look asks more of it)."""
+        found: tuple[Retrieval, Judgement] | None = None
+        for scored in retrieval.ranked[1:SECOND_LOOK_AMONG]:
+            led = retrieval.led_by(frozenset({scored.key}))
+            judgement = self.judge(led, own)
+            if judgement.probability >= self.model.second_look and (
+                    found is None or judgement.probability > found[1].probability):
+                found = (led, judgement)
+        return found
+
     def _kinds(self, retrieval: Retrieval, best: object) -> list[str]:
         """Kinds of a thing the best question does not name ("sequence parallelism": `other_kinds`)."""
         if not isinstance(best, tuple):
@@ -212,6 +237,8 @@ class Judge:
         aspect = {w.position: broad[w.position] for w in words if not w.named}
         values["named_unknown"] = float(min(3, sum(1 for w in words if not w.known and names_a_thing(w))))
         values["broad_found"] = _share(broad, here)
+        values["literal"] = float(any(is_code_name(w.text) and here[w.position] and w.specificity >= THRESHOLDS.specific
+                                      for w in words))
         values["aspect_unknown"] = _share(aspect, known, negate=True)
         values["dense_es" if retrieval.language == "es" else "dense_en"] = top.dense
         best_sentence, mean_sentence = self.retriever.sentence_similarity(retrieval.vector, top.key)

@@ -193,8 +193,13 @@ class Assistant:
         lang = retrieval.language
         judgement = self.judge.judge(retrieval, own)
         if referred:  # the message names the quiz question: that one answers it
-            retrieval = _first(retrieval, referred)
+            retrieval = retrieval.led_by(referred)
             judgement = replace(judgement, probability=1.0, answerable=True, uncovered=())
+        elif judgement.probability < self.threshold:
+            # The first question does not answer it: one ranked just below may (`Judge.second_look`).
+            second = self.judge.second_look(retrieval, own)
+            if second is not None:
+                retrieval, judgement = second
         ranked = [s.key[1] for s in retrieval.ranked]
         if not retrieval.ranked or judgement.probability < self.threshold:
             return self._dont_know(lang, retrieval, judgement, ranked)
@@ -321,14 +326,6 @@ class Assistant:
     def _url_of(self, question: Question) -> str | None:
         document = self.knowledge.editions(question.doc_id).get(question.lang)
         return document.source_url if document else None
-
-def _first(retrieval: Retrieval, referred: frozenset[QuestionKey]) -> Retrieval:
-    """The retrieval with the named question first (the best ranked of them, when a subject names several)."""
-    scored = next((s for s in retrieval.ranked if s.key in referred), None)
-    if scored is None:
-        scored = ScoredQuestion(key=min(referred), score=0.0, dense=0.0, lexical=0.0, specific=0.0)
-    return replace(retrieval, ranked=[scored, *(s for s in retrieval.ranked if s.key != scored.key)])
-
 
 def _join_terms(terms: tuple[str, ...] | list[str], lang: str) -> str:
     quoted = [f"«{t}»" if lang == "es" else f"\u201c{t}\u201d" for t in terms]

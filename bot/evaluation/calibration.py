@@ -3,7 +3,12 @@
 A line is a positive example when the best quiz question the retrieval finds is one of its `expect`
 numbers (that question answers it), a negative one otherwise: every out-of-scope line, and in-scope
 lines whose best question is a wrong one. Positives and negatives weigh the same in total, so the
-probability reads as "answers" against "does not" on an even prior, and the bot answers at 0.5.
+probability reads as "answers" against "does not" on an even prior.
+
+The bot answers from a probability of 1/3: a fair question declined costs twice what an answer to a question
+the knowledge does not cover costs, because that answer still says what it does not cover, and the reader
+sees the cited question, while a decline leaves them with nothing. With those costs, answering is the better
+bet from p * 2 > (1 - p) * 1.
 The report gives stratified k-fold cross-validated abstention and false abstention per kind, and the
 log loss and Brier score of the probabilities.
 """
@@ -24,7 +29,11 @@ from bot.answering.exemplars import Exemplars, text_key
 from bot.evaluation.queries import EvalQuery
 from bot.retrieval.hybrid import Retrieval
 
-THRESHOLD = 0.5
+FALSE_DECLINE_COST = 2.0  # a fair question declined, against an answer the knowledge does not cover (1)
+THRESHOLD = 1.0 / (1.0 + FALSE_DECLINE_COST)
+# A question retrieval ranked below the first answers when it is more likely than not to (the even prior): the
+# model was fitted on first-ranked questions, and a second look asks more of it (`Judge.second_look`).
+SECOND_LOOK = 0.5
 L2 = 1.0
 FOLDS = 5
 
@@ -68,7 +77,7 @@ def fit(data: Examples, *, l2: float = L2, threshold: float = THRESHOLD, about: 
     weights, bias = fit_logistic((data.x - mean) / scale, data.y, _balanced(data.y), l2=l2)
     return Model(
         features=FEATURES, mean=tuple(float(v) for v in mean), scale=tuple(float(v) for v in scale),
-        weights=tuple(float(v) for v in weights), bias=bias, threshold=threshold,
+        weights=tuple(float(v) for v in weights), bias=bias, threshold=threshold, second_look=SECOND_LOOK,
         about={"fitted_at": datetime.now(UTC).isoformat(timespec="seconds"), "examples": len(data.y),
                "positives": int(data.y.sum()), "l2": l2, **(about or {})},
     )

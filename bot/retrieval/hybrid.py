@@ -73,6 +73,14 @@ class Retrieval:
     # the ids of each question's chunks, in order (the retriever's grouping: no pass over every chunk)
     chunks_of: Callable[[QuestionKey], Iterable[int]] | None = field(default=None, repr=False, compare=False)
 
+    def led_by(self, keys: frozenset[QuestionKey]) -> Retrieval:
+        """This retrieval with one of `keys` first (the best ranked of them; one not ranked at all, with no
+        score, when none is), the others in their order."""
+        scored = next((s for s in self.ranked if s.key in keys), None)
+        if scored is None:
+            scored = ScoredQuestion(key=min(keys), score=0.0, dense=0.0, lexical=0.0, specific=0.0)
+        return replace(self, ranked=[scored, *(s for s in self.ranked if s.key != scored.key)])
+
     def best_chunk(self, chunks: list[Chunk], key: QuestionKey, kinds: tuple[str, ...]) -> Chunk | None:
         """The chunk of that question and kind that matches the query best (dense and lexical)."""
         lexical_max = float(self.chunk_lexical.max()) or 1.0
