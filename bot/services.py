@@ -213,6 +213,11 @@ class Services:
         else:
             reading = self.conversation.read(question, (), lang)  # validation only: no thread needed
         answer = await self.answer(reading.text, reading.language)
+        if not answer.answered and reading.fallback is not None:
+            # Declined alone: the earlier turns may say what it is about.
+            again = await self.answer(reading.fallback.text, reading.fallback.language)
+            if await self.model.run(self.conversation.takes_fallback, reading, again):
+                answer, reading = again, reading.fallback
         if self.gaps.shows_gap(answer):  # most answers show none: nothing to write
             self.later(self.gaps.record_answer, question, answer)  # the person's own words, not the reading
         if conversation is not None:

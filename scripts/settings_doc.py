@@ -35,7 +35,7 @@ COMMAND = ".venv/bin/python scripts/settings_doc.py"
 DEFAULT_IN_WORDS = {
     "database_url": "`sqlite:///<data dir>/eksbot.db`",
     "default_lang": "the locale's",
-    "abstain_threshold": "the model's (`0.5`)",
+    "abstain_threshold": "the model's (`1/3`)",
 }
 
 HEADER = f"""\

@@ -8,7 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from bot.answering.assistant import Assistant
 from bot.cli.main import main
+from bot.evaluation.conversations import evaluate_conversations
+from bot.evaluation.queries import EvalQuery
 from tests.conftest import FOLLOWUPS, KNOWLEDGE
 
 pytestmark = pytest.mark.slow
@@ -36,3 +39,20 @@ def test_follow_ups_are_answered_in_context_and_off_topic_ones_are_not(
     rows = lines[:-1]
     assert all(r["read_as"].startswith(r["turns"][-1]) for r in rows)
     assert not [r["turns"] for r in rows if r["kind"] == "off-topic" and r["followup"]]
+
+
+@pytest.mark.parametrize(("turns", "number"), [
+    (["How does gradient checkpointing save memory?", "does the extra compute pay off?"], 11),
+    (["¿Para qué sirve optimum-neuron?", "¿qué clase de HuggingFace sustituye?"], 7),
+    (["Which DeepSpeed ZeRO stage offloads parameters to CPU?", "how often should we rotate the AWS access keys?"],
+     None),
+])
+def test_a_message_declined_alone_is_answered_with_the_earlier_turns_only_when_it_keeps_to_them(
+        assistant: Assistant, turns: list[str], number: int | None) -> None:
+    """A message that reads as self-contained but says what it is about only with the thread: declined alone,
+    answered with the earlier turns; one about something else stays declined."""
+    (result,) = evaluate_conversations(assistant, [(turns, EvalQuery(turns[-1], "en", [number] if number else []))])
+    assert not result.alone.answered
+    assert result.in_context.answered == (number is not None)
+    if number is not None:
+        assert result.reading.reason == "declined-alone" and result.in_context.ranked[0] == number

@@ -15,7 +15,9 @@ For a message with earlier turns (`Conversation.read`), in this order:
 3. it is short and points back ("it", "them", "eso", "activarlo") or adds to what was asked ("also",
    "también"): a follow-up;
 4. it is short and has no subject of its own ("how many should I keep?"): a follow-up;
-5. otherwise it is self-contained: alone.
+5. otherwise it is self-contained: alone; when the bot declines it alone, it is answered as read with the
+   earlier turns instead, if that is answered by a question that uses most of the message's own words
+   (`Reading.fallback`, `Conversation.takes_fallback`).
 
 A follow-up that names its own subject without pointing back ("¿y en Trainium?", "and with ZeRO-3?")
 takes only what was asked from the earlier turns (their words that name nothing), not their subject; any
@@ -28,7 +30,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from bot.answering.assistant import Assistant
+from bot.answering.assistant import Answer, Assistant
 from bot.lang import Lang
 from bot.retrieval.knowledge_terms import KeySet
 from bot.retrieval.terms import Analysis, QueryWord
@@ -62,6 +64,9 @@ class Reading:
     carried: tuple[str, ...] = ()  # the words taken from the earlier turns
     reason: str = "self-contained"  # or "no-context", "unknown-subject", "unknown-words" (alone), and
     # "continuation", "points-back", "no-subject" (a follow-up, unless nothing could be carried over)
+    # A self-contained message's reading with the earlier turns: what is answered instead when the message
+    # alone is declined ("¿compensa el cómputo extra?" after a question on gradient checkpointing).
+    fallback: Reading | None = None
 
     def topic(self, assistant: Assistant) -> str:
         """What the conversation is about after this message: its content words and those carried,
@@ -100,16 +105,38 @@ class Conversation:
         elif not subjects and len(own) <= SHORT:
             reason = "no-subject"
         else:
-            return Reading(text, language, followup=False)
+            return Reading(text, language, followup=False, fallback=self._with_turns(
+                text, language, turns, analysis, subjects, reason="declined-alone"))
         # "¿y en Trainium?" asks the same of another subject: only what was asked is carried over.
-        carried = self._carried(turns, analysis, language, aspects_only=bool(subjects) and not (points_back or adds),
+        followup = self._with_turns(text, language, turns, analysis, subjects, reason=reason,
+                                    aspects_only=bool(subjects) and not (points_back or adds))
+        return followup or Reading(text, language, followup=False, reason=reason)
+
+    def _with_turns(self, text: str, language: Lang, turns: list[str], analysis: Analysis,
+                    subjects: list[QueryWord], *, reason: str, aspects_only: bool = False) -> Reading | None:
+        """The message read with the earlier turns' words (`_carried`), or None when none is carried or the
+        whole is too long to ask."""
+        carried = self._carried(turns, analysis, language, aspects_only=aspects_only,
                                 beside=KeySet.union(*(w.where for w in subjects)))
-        if not carried:
-            return Reading(text, language, followup=False, reason=reason)
         composed = f"{text} {' '.join(carried)}"
-        if len(composed) > self.assistant.max_chars:
-            return Reading(text, language, followup=False, reason=reason)
+        if not carried or len(composed) > self.assistant.max_chars:
+            return None
         return Reading(composed, language, followup=True, carried=tuple(carried), reason=reason)
+
+    def takes_fallback(self, reading: Reading, answer: Answer) -> bool:
+        """Whether an answer to `reading.fallback` (the message with the earlier turns) stands: the cited
+        question must use most of the message's own words (weighed by specificity), or the earlier turns
+        answered a question the message does not ask ("and how do I rotate my AWS access keys?" after one on
+        ZeRO is not about ZeRO)."""
+        if not answer.answered or not answer.citations:
+            return False
+        top = answer.citations[0]
+        key = (top.doc_id, top.question)
+        words = [w for w in self.assistant.retriever.analyze(reading.text, reading.language).words
+                 if fold(w.text) not in pointer_words()]
+        weights = [(max(w.specificity, MIN_WEIGHT), key in w.where) for w in words]
+        total = sum(weight for weight, _ in weights)
+        return bool(words) and sum(weight for weight, found in weights if found) >= KNOWN_SHARE * total
 
     def _known(self, word: QueryWord) -> bool:
         return word.found_in(self.vocabulary.everywhere)
