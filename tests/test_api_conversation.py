@@ -103,3 +103,19 @@ def test_a_follow_up_records_its_own_words_as_a_gap_not_the_reading(
     asked = asyncio.run(services.ask(question, "en", earlier=[ZERO]))
     assert asked.reading.followup and asked.reading.text != question  # read with the earlier turn
     assert services.settle() and recorded == [question]
+
+
+
+@pytest.mark.slow
+def test_a_question_declined_alone_is_answered_with_the_history_when_it_keeps_to_it(settings: Settings,
+                                                                                      real_services: Services) -> None:
+    client = client_for(settings, real_services, api_tokens_raw=SecretStr("admin-token"))
+    question = "¿qué clase de HuggingFace sustituye?"
+    assert client.post("/v1/query", headers=ADMIN, json={"question": question}).json()["answered"] is False
+    body = client.post("/v1/query", headers=ADMIN, json={
+        "question": question, "history": ["¿Para qué sirve optimum-neuron?"]}).json()
+    assert body["answered"] is True and body["citations"][0]["question"] == 7
+    assert body["read_as"].startswith(question) and "optimum-neuron" in body["read_as"]
+    other = "how often should we rotate the AWS access keys?"  # about something else: the history does not answer it
+    body = client.post("/v1/query", headers=ADMIN, json={"question": other, "history": [ZERO]}).json()
+    assert body["answered"] is False and body["read_as"] == other
