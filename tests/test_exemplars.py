@@ -90,3 +90,22 @@ def test_the_bundled_exemplars_are_only_compared_with_vectors_of_their_own_model
     text, lang = fake_assistant.prepare("How does ZeRO-3 offload parameters?")
     retrieval = fake_assistant.retrieve_many([(text, lang)])[0]
     assert fake_assistant.judge.features(retrieval)["exemplar"] == 0.0
+
+
+def test_calibrating_by_file_reports_each_files_lines_on_their_own(fake_assistant: Assistant) -> None:
+    """`eksbot calibrate --by-file`: each author's lines judged by a model fitted on the others' lines, with only
+    theirs as exemplars."""
+    from bot.evaluation import calibration
+    from bot.evaluation.queries import EvalQuery
+
+    first = [EvalQuery("How do I request EFA devices in a pod?", "en", [5]),
+             EvalQuery("What is the capital of Australia?", "en", [], "far"),
+             EvalQuery("¿Qué CRD de Slinky define los nodos?", "es", [4])]
+    second = [EvalQuery("What does slotsPerWorker set in an MPIJob?", "en", [13]),
+              EvalQuery("Who won the 2010 world cup?", "en", [], "far"),
+              EvalQuery("¿Cómo descargo los parámetros a la CPU con ZeRO?", "es", [12])]
+    figures = calibration.cross_validate_by_group(fake_assistant, [*first, *second], ["a"] * 3 + ["b"] * 3)
+    assert list(figures) == ["a", "b"]
+    for report in figures.values():
+        kinds = report["by_kind"]
+        assert isinstance(kinds, dict) and kinds["in-scope"]["queries"] == 2 and kinds["far"]["queries"] == 1

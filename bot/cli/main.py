@@ -175,6 +175,10 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         queries += read_queries(path)
     settings = settings_from_args(args)
     base = Assistant.from_settings(settings, model=Model.untrained())
+    if args.by_file:
+        groups = [Path(name).name for name in args.files for _ in read_queries(Path(name))]
+        print(json.dumps(calibration.cross_validate_by_group(base, queries, groups), ensure_ascii=False, indent=1))
+        return 0
     data = calibration.examples(base, queries)
     report = calibration.cross_validate(data)
     model = calibration.fit(data, about={"files": [Path(f).name for f in args.files],
@@ -220,6 +224,9 @@ def build_parser() -> argparse.ArgumentParser:
     cal.add_argument("files", nargs="+", help="JSONL files of labelled questions (the same shape as for eval)")
     cal.add_argument("--out", help="where to write the model (default: the bundled bot/data/answerability.json); "
                                    "its exemplars go beside it (NAME-exemplars.npz)")
+    cal.add_argument("--by-file", action="store_true",
+                     help="write no model: judge each file's lines with a model fitted on the other files (each "
+                          "file one author or way of writing) and print the figures per file")
     cal.set_defaults(func=cmd_calibrate)
 
     for register in _extensions():

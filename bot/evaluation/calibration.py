@@ -49,10 +49,42 @@ class Examples:
 def examples(assistant: Assistant, queries: list[EvalQuery], batch: int = 64) -> Examples:
     """Features and labels of labelled queries. The queries are also the exemplars: each one's features are
     computed with itself (and any copy of its text) left out, as a new question would see them."""
+    return _examples(assistant, queries, _retrieve(assistant, queries, batch))
+
+
+def cross_validate_by_group(assistant: Assistant, queries: list[EvalQuery], groups: list[str]
+                            ) -> dict[str, dict[str, object]]:
+    """Each group's lines (a file: one author, one way of writing) judged by a model fitted on the other
+    groups, with only their lines as exemplars: how the decision does on questions written by someone whose
+    writing it never saw, against the k-fold figures, where every author is seen."""
+    retrievals = _retrieve(assistant, queries)
+    out: dict[str, dict[str, object]] = {}
+    for name in dict.fromkeys(groups):
+        train = [i for i, group in enumerate(groups) if group != name]
+        test = [i for i, group in enumerate(groups) if group == name]
+        if not train:
+            continue
+        data = _examples(assistant, [queries[i] for i in train], [retrievals[i] for i in train])
+        model = fit(data)
+        judge = Judge(assistant.retriever, assistant.judge.definitions, model, data.exemplars)
+        rows = [judge.features(retrievals[i], leave_out=text_key(retrievals[i].analysis.search_text)) for i in test]
+        labels = [float(bool(retrievals[i].ranked) and retrievals[i].ranked[0].key[1] in queries[i].expect)
+                  for i in test]
+        held = Examples([queries[i] for i in test], np.array([[r[f] for f in FEATURES] for r in rows]),
+                        np.array(labels))
+        out[name] = report(held, np.array([model.probability(r) for r in rows]), model.threshold)
+    return out
+
+
+def _retrieve(assistant: Assistant, queries: list[EvalQuery], batch: int = 64) -> list[Retrieval]:
     retrievals: list[Retrieval] = []
     for start in range(0, len(queries), batch):
         part = queries[start : start + batch]
         retrievals += assistant.retrieve_many([assistant.prepare(q.q, None) for q in part])
+    return retrievals
+
+
+def _examples(assistant: Assistant, queries: list[EvalQuery], retrievals: list[Retrieval]) -> Examples:
     texts = [r.analysis.search_text for r in retrievals]
     exemplars = Exemplars.of(assistant.embedder.model_id, np.array([r.vector for r in retrievals]), texts,
                              [q.expect for q in queries], [r.ranked[0].key[1] if r.ranked else -1 for r in retrievals]
