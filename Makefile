@@ -20,6 +20,8 @@ index:
 
 eval:
 	.venv/bin/eksbot eval tests/eval/holdout.jsonl
+	.venv/bin/eksbot eval tests/eval/styles-holdout.jsonl
+	for f in tests/eval/holdout-authors-*.jsonl; do .venv/bin/eksbot eval $$f || exit 1; done
 	.venv/bin/eksbot eval tests/eval/queries.jsonl
 	[ ! -f ../shared/eval/dev-queries.jsonl ] || .venv/bin/eksbot eval ../shared/eval/dev-queries.jsonl
 	[ ! -f ../shared/eval/dev-near-negatives.jsonl ] || .venv/bin/eksbot eval ../shared/eval/dev-near-negatives.jsonl
