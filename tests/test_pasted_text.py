@@ -113,6 +113,7 @@ def test_output_pasted_without_fences_is_code_and_the_question_is_the_persons_ow
 @pytest.mark.parametrize("message", [
     "We run 4 p5 nodes on EKS.\nNCCL logs show plain TCP sockets.\nWhat is missing in the pods?",  # prose lines
     "efa nccl env?",  # one line, however terse
+    "we run  volcano  for the gang scheduling\nwhy do the workers not start?",  # double spaces are no table
     "NAME    STATUS    MINMEMBER\npg-1    Pending   4",  # all output: it is all the person wrote
     "```\n$ kubectl get pods\n```\nwhy pending?",  # fenced already
 ])

@@ -33,7 +33,11 @@ _TRACE = re.compile(r'^\s*(?:Traceback \(most recent call last\)|File "[^"]+", l
                     r"[\w.]*(?:Error|Exception|Warning)(?:\[\w+\])?: \S)")
 _LOG = re.compile(r"\d{1,2}:\d{2}:\d{2}|\d{4}-\d{2}-\d{2}|\[(?:INFO|WARN(?:ING)?|ERROR|DEBUG|FATAL|CRITICAL)\]|"
                   r"\b(?:INFO|WARN|WARNING|ERROR|DEBUG|FATAL)\b(?=[ :])")
-_COLUMNS = re.compile(r"\S(?: {2,}|\t)\S+(?: {2,}|\t)\S")  # a table's row: runs of spaces between columns
+# A table's row: columns apart by runs of spaces, four or more, or three of which none is a lower-case word
+# (a header: "NAME    STATUS    AGE"); a sentence typed with two double spaces is no table.
+_COLUMNS = re.compile(r"\S(?:(?: {2,}|\t)\S+){3}")
+_HEADER = re.compile(r"\S(?:(?: {2,}|\t)\S+){2}")
+_LOWER_WORD = re.compile(r"(?<!\S)[a-záéíóúñü]{2,}(?!\S)")
 _INDENTED_CODE = re.compile(r"^(?: {4,}|\t)\S.*[(){}\[\]=;]")
 _MACHINE_TOKEN = re.compile(r"\w[./:=@]\w|^[\d.,%]+\w{0,3}$|^[-=_*#~]{3,}$")  # "0/4", "p4d.24xlarge", "12G", "----"
 MACHINE_SHARE = 0.3  # a line this much of machine tokens is output, not prose (as a sentence: `bot.retrieval.terms`)
@@ -103,7 +107,8 @@ def is_machine_line(line: str) -> bool:
     tokens = stripped.split()
     if len(tokens) < MACHINE_LINE_TOKENS:
         return False
-    if _LOG.search(stripped) or _COLUMNS.search(stripped):
+    if _LOG.search(stripped) or _COLUMNS.search(stripped) or (
+            _HEADER.search(stripped) and not _LOWER_WORD.search(stripped)):
         return True
     return sum(1 for t in tokens if _MACHINE_TOKEN.search(t)) >= MACHINE_SHARE * len(tokens)
 
