@@ -143,3 +143,11 @@ def test_pasting_the_output_never_lowers_the_confidence_in_the_question(assistan
     assert pasted.ranked[0] == alone.ranked[0]
     assert pasted.answered or not alone.answered
     assert pasted.confidence >= alone.confidence - 0.05
+
+
+def test_a_name_of_letters_and_digits_the_knowledge_never_writes_is_unknown(fake_assistant: Assistant) -> None:
+    """"g5" is no "g" and a "5" the knowledge writes elsewhere; "zero3" is ZeRO-3, found as its two halves."""
+    _, uncovered = read(fake_assistant, "does EFA work on g5 instances?")
+    assert uncovered == ["g5"]
+    words, uncovered = read(fake_assistant, "what does zero3 offload?")
+    assert "zero3" in words and uncovered == []

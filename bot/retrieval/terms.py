@@ -262,8 +262,11 @@ class Vocabulary:
             correction = self._typos.closest(folded) or self._typos.ending(folded)
             if correction and not _is_common(folded, langs, frequency):
                 readings.append(correction)
-        if _LETTERS_DIGITS.search(raw) and not self._known(folded, langs):
-            readings.append(_LETTERS_DIGITS.sub(" ", raw))  # "zero3" -> "zero 3"
+        spaced = _LETTERS_DIGITS.sub(" ", raw)
+        if spaced != raw and not self._known(folded, langs) and all(
+                len(piece) > 1 or piece.isdigit() for piece in spaced.split()):
+            # "zero3" -> "zero 3", found where both are; never "g5" -> "g 5", which a lone "5" would find
+            readings.append(spaced)
         zipf = max(_zipf(fold(reading), langs, frequency) for reading in readings)
         if zipf < RARE_ZIPF and not extra and not identifier and len(readings) == 1 and (opens or raw.islower()):
             slip = meant(folded, langs, frequency)  # a misspelt ordinary word: "modle", "nesesito"
