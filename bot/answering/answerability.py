@@ -199,14 +199,20 @@ class Judge:
         bandwidth?" is closest to the Karpenter question (nodes, placement) and is answered by the EFA one.
         A question ranked lower answers only on stronger evidence than the first needs (the model is fitted
         on first-ranked questions; the second look asks more of it)."""
-        found: tuple[Retrieval, Judgement] | None = None
+        best: tuple[float, Retrieval] | None = None
+        own_first = own.ranked[0].key if own is not None and own.ranked else None
         for scored in retrieval.ranked[1:SECOND_LOOK_AMONG]:
             led = retrieval.led_by(frozenset({scored.key}))
-            judgement = self.judge(led, own)
-            if judgement.probability >= self.model.second_look and (
-                    found is None or judgement.probability > found[1].probability):
-                found = (led, judgement)
-        return found
+            # Probabilities only, as `judge` weighs them; the whole judgement only for the one kept.
+            probability = self.model.probability(self.features(led))
+            if own is not None and scored.key == own_first:
+                probability = max(probability, self.model.probability(self.features(own)))
+            if probability >= self.model.second_look and (best is None or probability > best[0]):
+                best = (probability, led)
+        if best is None:
+            return None
+        judgement = self.judge(best[1], own)
+        return (best[1], judgement) if judgement.probability >= self.model.second_look else None
 
     def _kinds(self, retrieval: Retrieval, best: object) -> list[str]:
         """Kinds of a thing the best question does not name ("sequence parallelism": `other_kinds`)."""
