@@ -45,6 +45,10 @@ from bot.text.identifiers import is_code_name
 MODEL_FILE = Path(__file__).resolve().parent.parent / "data" / "answerability.json"
 log = logging.getLogger(__name__)
 SECOND_LOOK_AMONG = 3  # a second look judges the questions ranked second and third
+# A question ranked below the first answers from this probability: more likely than not (the even prior), where
+# the first needs only the model's threshold. The model is fitted on first-ranked questions; a second look asks
+# more of it.
+SECOND_LOOK = 0.5
 BROAD_COMMON_ZIPF = 6.5  # in the broad coverage features, words weigh from 0 (this common) to 1 (rare)
 
 
@@ -99,9 +103,7 @@ class Model:
     bias: float
     threshold: float
     about: dict[str, object] = field(default_factory=dict, compare=False)
-    # A question ranked below the first answers from this probability (`Judge.second_look`): more likely than
-    # not, where the first needs only `threshold`.
-    second_look: float = 0.5
+    second_look: float = SECOND_LOOK  # a question ranked below the first answers from this (`Judge.second_look`)
 
     @classmethod
     def read(cls, path: Path) -> Model:
@@ -110,7 +112,7 @@ class Model:
             model = cls(
                 features=tuple(data["features"]), mean=tuple(data["mean"]), scale=tuple(data["scale"]),
                 weights=tuple(data["weights"]), bias=float(data["bias"]), threshold=float(data["threshold"]),
-                about=dict(data.get("about", {})), second_look=float(data.get("second_look", 0.5)),
+                about=dict(data.get("about", {})), second_look=float(data.get("second_look", SECOND_LOOK)),
             )
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise ConfigError(f"cannot read the answerability model {path} ({exc})") from exc
@@ -200,13 +202,16 @@ class Judge:
         A question ranked lower answers only on stronger evidence than the first needs (the model is fitted
         on first-ranked questions; the second look asks more of it)."""
         best: tuple[float, Retrieval] | None = None
+        # The own words' reading weighs for the question it ranks first, as in `judge`: read once.
         own_first = own.ranked[0].key if own is not None and own.ranked else None
+        own_probability = self.model.probability(self.features(own)) if own is not None and any(
+            s.key == own_first for s in retrieval.ranked[1:SECOND_LOOK_AMONG]) else 0.0
         for scored in retrieval.ranked[1:SECOND_LOOK_AMONG]:
             led = retrieval.led_by(frozenset({scored.key}))
             # Probabilities only, as `judge` weighs them; the whole judgement only for the one kept.
             probability = self.model.probability(self.features(led))
-            if own is not None and scored.key == own_first:
-                probability = max(probability, self.model.probability(self.features(own)))
+            if scored.key == own_first:
+                probability = max(probability, own_probability)
             if probability >= self.model.second_look and (best is None or probability > best[0]):
                 best = (probability, led)
         if best is None:

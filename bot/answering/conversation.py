@@ -134,9 +134,7 @@ class Conversation:
         key = (top.doc_id, top.question)
         words = [w for w in self.assistant.retriever.analyze(reading.text, reading.language).words
                  if fold(w.text) not in pointer_words()]
-        weights = [(max(w.specificity, MIN_WEIGHT), key in w.where) for w in words]
-        total = sum(weight for weight, _ in weights)
-        return bool(words) and sum(weight for weight, found in weights if found) >= KNOWN_SHARE * total
+        return bool(words) and _weighed_share(words, lambda w: key in w.where) >= KNOWN_SHARE
 
     def _known(self, word: QueryWord) -> bool:
         return word.found_in(self.vocabulary.everywhere)
@@ -144,9 +142,7 @@ class Conversation:
     def _mostly_unknown(self, words: list[QueryWord]) -> bool:
         """Whether most of the message's words (weighed by specificity) are words the knowledge never uses:
         "how do I cook rice?" is about something else, whatever the thread was about."""
-        weights = [(max(w.specificity, MIN_WEIGHT), self._known(w)) for w in words]
-        total = sum(weight for weight, _ in weights)
-        return bool(words) and sum(weight for weight, known in weights if known) < KNOWN_SHARE * total
+        return bool(words) and _weighed_share(words, self._known) < KNOWN_SHARE
 
     def _is_subject(self, word: QueryWord) -> bool:
         """A specific word of the knowledge that pins one or two quiz questions down ("Trainium",
@@ -211,6 +207,12 @@ class ConversationMemory:
     def prune(self) -> int:
         """Forget the topics of the conversations not answered in within `MEMORY`; returns how many."""
         return self.store.prune(self.clock() - MEMORY)
+
+
+def _weighed_share(words: Sequence[QueryWord], holds: Callable[[QueryWord], bool]) -> float:
+    """The share of `words` (weighed by specificity, at least `MIN_WEIGHT` each) for which `holds` is true."""
+    weights = [(max(w.specificity, MIN_WEIGHT), holds(w)) for w in words]
+    return sum(weight for weight, held in weights if held) / sum(weight for weight, _ in weights)
 
 
 def _points_back(analysis: Analysis) -> bool:

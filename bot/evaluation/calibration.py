@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 
 import numpy as np
 
-from bot.answering.answerability import FEATURES, Judge, Model
+from bot.answering.answerability import FEATURES, SECOND_LOOK, Judge, Model
 from bot.answering.assistant import Assistant
 from bot.answering.exemplars import Exemplars, text_key
 from bot.evaluation.queries import EvalQuery
@@ -31,9 +31,6 @@ from bot.retrieval.hybrid import Retrieval
 
 FALSE_DECLINE_COST = 2.0  # a fair question declined, against an answer the knowledge does not cover (1)
 THRESHOLD = 1.0 / (1.0 + FALSE_DECLINE_COST)
-# A question retrieval ranked below the first answers when it is more likely than not to (the even prior): the
-# model was fitted on first-ranked questions, and a second look asks more of it (`Judge.second_look`).
-SECOND_LOOK = 0.5
 L2 = 1.0
 FOLDS = 5
 
@@ -67,12 +64,9 @@ def cross_validate_by_group(assistant: Assistant, queries: list[EvalQuery], grou
         data = _examples(assistant, [queries[i] for i in train], [retrievals[i] for i in train])
         model = fit(data)
         judge = Judge(assistant.retriever, assistant.judge.definitions, model, data.exemplars)
-        rows = [judge.features(retrievals[i], leave_out=text_key(retrievals[i].analysis.search_text)) for i in test]
-        labels = [float(bool(retrievals[i].ranked) and retrievals[i].ranked[0].key[1] in queries[i].expect)
-                  for i in test]
-        held = Examples([queries[i] for i in test], np.array([[r[f] for f in FEATURES] for r in rows]),
-                        np.array(labels))
-        out[name] = report(held, np.array([model.probability(r) for r in rows]), model.threshold)
+        held = _judged(judge, [queries[i] for i in test], [retrievals[i] for i in test])
+        probability = np.array([model.probability(dict(zip(FEATURES, row, strict=True))) for row in held.x])
+        out[name] = report(held, probability, model.threshold)
     return out
 
 
@@ -90,10 +84,17 @@ def _examples(assistant: Assistant, queries: list[EvalQuery], retrievals: list[R
                              [q.expect for q in queries], [r.ranked[0].key[1] if r.ranked else -1 for r in retrievals]
                              ) if retrievals else None
     judge = Judge(assistant.retriever, assistant.judge.definitions, assistant.judge.model, exemplars)
+    return _judged(judge, queries, retrievals, exemplars)
+
+
+def _judged(judge: Judge, queries: list[EvalQuery], retrievals: list[Retrieval],
+            exemplars: Exemplars | None = None) -> Examples:
+    """Each query's features as `judge` reads them (its own text left out of the exemplars) and its label: 1.0
+    when the best quiz question answers it."""
     rows: list[list[float]] = []
     labels: list[float] = []
-    for query, retrieval, text in zip(queries, retrievals, texts, strict=True):
-        values = judge.features(retrieval, leave_out=text_key(text))
+    for query, retrieval in zip(queries, retrievals, strict=True):
+        values = judge.features(retrieval, leave_out=text_key(retrieval.analysis.search_text))
         rows.append([values[name] for name in FEATURES])
         best = retrieval.ranked[0].key[1] if retrieval.ranked else None
         labels.append(float(best in query.expect))

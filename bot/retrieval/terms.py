@@ -35,7 +35,7 @@ from bot.retrieval.ordinary import meant
 from bot.retrieval.questions import QUESTION_END, definition_subject, referred_to_later
 from bot.retrieval.thresholds import THRESHOLDS
 from bot.text.identifiers import QUERY_WORD, is_code_name, is_hyphenated_word
-from bot.text.markup import context_spans
+from bot.text.markup import MACHINE_SHARE, context_spans
 from bot.text.normalise import fold, strip_accents
 from bot.text.rules import comparison, frame_words, rules, segment_break, slang, superlative_adjectives
 from bot.text.tokens import ALL_STOPWORDS, word_terms
@@ -53,7 +53,6 @@ _LETTERS_DIGITS = re.compile(r"(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])")
 _SENTENCE_OPENING = re.compile(r"[.?!:](?=\s)|[¿¡]|```")  # between two words: the second opens a sentence
 _MACHINE = re.compile(r"\w[./:=]\w|^\d+$")  # "0/4", "p4d.24xlarge", "10:14:07", "8"
 PASTED_MIN_TOKENS = 4
-PASTED_SHARE = 0.3
 _SENTENCE_BREAK = re.compile(r"[.?!](?=\s)|[¿¡]")  # between two words: a new sentence of a scenario
 _QUANTITY = re.compile(r"^~?\d+(?:[.,]\d+)?(?:[kmbtg]|gb|tb|mb|gib|tib|gbps|ms|x|h|m|s|b-?params?)?$")
 
@@ -347,7 +346,7 @@ def _pasted(tokens: list[str]) -> bool:
     """Whether a sentence reads as pasted output: a good share of its tokens are numbers, paths, hosts or
     other machine tokens."""
     machine = sum(1 for t in tokens if _MACHINE.search(t))
-    return len(tokens) >= PASTED_MIN_TOKENS and machine >= PASTED_SHARE * len(tokens)
+    return len(tokens) >= PASTED_MIN_TOKENS and machine >= MACHINE_SHARE * len(tokens)
 
 
 def _token(match: re.Match[str], text: str | None = None) -> str:

@@ -15,6 +15,7 @@ is left of a message without its pasted code: the person's own words.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 _SLACK_USER = re.compile(r"<@[UW][A-Z0-9]+(?:\|[^>]*)?>")
 _SLACK_CHANNEL = re.compile(r"<#[CG][A-Z0-9]+(?:\|([^>]*))?>")
@@ -85,14 +86,7 @@ def fence_pasted_lines(text: str) -> str:
     """`text` with quote markers taken off its lines and, in a message of several lines, runs of lines that read
     as machine output (`is_machine_line`) fenced as code. Fenced code stays as it is; a message whose every
     line reads as output is left as it is (it is all the person wrote)."""
-    parts: list[str] = []
-    last = 0
-    for match in _FENCED.finditer(text):
-        parts.append(_fence_lines(text[last : match.start()]))
-        parts.append(match.group(0))
-        last = match.end()
-    parts.append(_fence_lines(text[last:]))
-    return "".join(parts)
+    return _outside_code(text, _fence_lines, _FENCED)
 
 
 def is_machine_line(line: str) -> bool:
@@ -119,7 +113,7 @@ def _fence_lines(text: str) -> str:
     if len(lines) < 2:
         return text
     machine = [is_machine_line(line) for line in lines]
-    if all(machine[i] or not lines[i].strip() for i in range(len(lines))):
+    if all(pasted or not line.strip() for line, pasted in zip(lines, machine, strict=True)):
         return text
     out: list[str] = []
     run: list[str] = []
@@ -142,12 +136,13 @@ def _prose(text: str) -> str:
     return _FORMATTING.sub(r"\2", text)
 
 
-def _outside_code(text: str, change: object) -> str:
+def _outside_code(text: str, change: Callable[[str], str], code: re.Pattern[str] = _CODE) -> str:
+    """`text` with `change` applied to what is outside the matches of `code` (any code, or fenced blocks)."""
     out: list[str] = []
     last = 0
-    for match in _CODE.finditer(text):
-        out.append(change(text[last : match.start()]))  # type: ignore[operator]
+    for match in code.finditer(text):
+        out.append(change(text[last : match.start()]))
         out.append(match.group(0))
         last = match.end()
-    out.append(change(text[last:]))  # type: ignore[operator]
+    out.append(change(text[last:]))
     return "".join(out)
