@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from bot.text.identifiers import is_code_name, is_setting_name
 from bot.text.language import detect_language, edition_vocabulary
 from bot.text.markup import clean_question, context_spans, reading_text
 from bot.text.normalise import fold, strip_accents
@@ -45,6 +46,17 @@ def test_identifier_matches_its_spelling_in_a_sentence() -> None:
     knowledge = tokens("export FI_PROVIDER=efa", "en")
     assert "fi_provider" in question and "fi_provider" in knowledge
     assert "efa" in question and "efa" in knowledge
+
+
+@pytest.mark.parametrize(("name", "setting"), [
+    ("FI_PROVIDER", True), ("save_on_each_node", True), ("slotsPerWorker", True), ("vpc.amazonaws.com/efa", True),
+    ("minAvailable", True),
+    # names of a kind, a product or a part: prose writes them too, and a mention does not say what they are
+    ("StatefulSet", False), ("TensorFlow", False), ("H100", False), ("p5", False), ("multi-node", False),
+])
+def test_a_setting_name_is_one_only_code_and_configuration_write(name: str, setting: bool) -> None:
+    assert is_setting_name(name) is setting
+    assert is_code_name(name) is (name != "multi-node")
 
 
 @pytest.mark.parametrize(

@@ -40,7 +40,7 @@ from bot.retrieval.lexicon import RARE_ZIPF
 from bot.retrieval.terms import QueryWord, Vocabulary
 from bot.retrieval.thresholds import THRESHOLDS
 from bot.retrieval.uncovered import names_a_thing, other_kinds, uncovered_terms
-from bot.text.identifiers import is_code_name
+from bot.text.identifiers import is_code_name, is_setting_name
 
 MODEL_FILE = Path(__file__).resolve().parent.parent / "data" / "answerability.json"
 log = logging.getLogger(__name__)
@@ -263,7 +263,7 @@ class Judge:
             values["exemplar"] = self.exemplars.margin(retrieval.vector, top.key[1], leave_out=leave_out)
         # "what is X?": the best question must explain X, or use X literally, a name of its code or configuration
         # (`slotsPerWorker`, `FI_PROVIDER`), which its snippet shows in use.
-        literal = all(is_code_name(w.text) and top.key in w.where for w in analysis.definition_of)
+        literal = all(is_setting_name(w.text) and top.key in w.where for w in analysis.definition_of)
         if analysis.definition_of and not literal and not self.definitions.defines(top.key, analysis.definition_of):
             values["undefined"] = 1.0
         return values

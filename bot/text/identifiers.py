@@ -13,6 +13,7 @@ WORD_PATTERN = r"[A-Za-z0-9]+(?:[_.\-/][A-Za-z0-9]+)*"
 WORD = re.compile(WORD_PATTERN)
 QUERY_WORD = re.compile(WORD_PATTERN + "/?")
 _CAMEL = re.compile(r"[a-z][A-Z]")
+_LOWER_CAMEL = re.compile(r"[a-z]+[A-Z]")
 _PARTS = re.compile(r"[_.\-/]|(?<=[a-z])(?=[A-Z])")
 
 
@@ -33,6 +34,13 @@ def is_hyphenated_word(raw: str) -> bool:
 def is_code_name(raw: str) -> bool:
     """An identifier that is not merely a hyphenated word: a name in code or configuration."""
     return is_identifier(raw) and not is_hyphenated_word(raw)
+
+
+def is_setting_name(raw: str) -> bool:
+    """A name only code and configuration write: `FI_PROVIDER`, `save_on_each_node`, `slotsPerWorker`,
+    `vpc.amazonaws.com/efa`. Not the name of a product, a kind or a part (`StatefulSet`, `TensorFlow`, `H100`),
+    which prose also writes, and which a passage can mention without saying what it is."""
+    return is_code_name(raw) and (any(c in raw for c in "_./") or bool(_LOWER_CAMEL.match(raw)))
 
 
 def parts(raw: str) -> list[str]:
