@@ -163,6 +163,9 @@ def test_an_unknown_thing_beside_an_explained_one_is_set_aside(
     ("BF16 vs FP8 on H100 for training", ["FP8"]),
     ("How do I use IRSA and Pod Identity with DCGM?", ["IRSA", "Pod Identity", "DCGM"]),
     ("Which DeepSpeed ZeRO stage offloads parameters to CPU?", []),
+    # a wrong option writes it: the quiz mentions it, and the question that offers it answers why it is wrong
+    ("why not EBS gp3 for the training data?", []),
+    ("in the Karpenter one, why is consolidationPolicy: WhenEmpty wrong?", []),
 ])
 def test_terms_the_knowledge_never_mentions_are_named_as_written(
     fake_assistant: Assistant, question: str, terms: list[str]
@@ -181,3 +184,11 @@ def test_an_ordinary_spanish_word_in_an_english_question_is_read_as_spanish(fake
     assert not memoria.named and known(fake_assistant, memoria)
     assert not uncovered.uncovered_terms(a, fake_assistant.retriever.vocabulary)
     assert word(read(fake_assistant, "how do I enable Zeppelin checkpointing?", "en"), "Zeppelin").named
+
+
+def test_a_word_only_a_wrong_option_writes_is_offered_not_known(fake_assistant: Assistant) -> None:
+    """A distractor is not knowledge ("gp3" finds no question), but the quiz writes it: it is no unheard-of thing."""
+    a = read(fake_assistant, "is EBS gp3 fine for Zorblax checkpoints?")
+    gp3, zorblax = word(a, "gp3"), word(a, "Zorblax")
+    assert not gp3.known and gp3.offered and not gp3.unheard
+    assert not zorblax.offered and zorblax.unheard

@@ -63,7 +63,7 @@ FEATURES = (
     # What the best quiz question says of the question's words. A named thing the knowledge never
     # mentions, asked about beside one it explains ("MPIJob or PyTorchJob?"), was set aside before
     # retrieval (`bot.retrieval.uncovered`): these judge the rest, which an answer can cover.
-    "named_unknown",  # named things the knowledge never mentions (at most 3)
+    "named_unknown",  # named things the quiz never writes, not even as an option (at most 3)
     "broad_found",  # share of all content words (weighed from common to rare) the best question uses
     "literal",  # the question writes a name of code or configuration (`save_on_each_node`, `FI_PROVIDER`,
                 # `SlurmNodeSet`) that the best question has: evidence however the question is phrased around it
@@ -246,7 +246,7 @@ class Judge:
         known = {w.position: w.known for w in words}
         broad = {w.position: _broad_weight(w) for w in words}
         aspect = {w.position: broad[w.position] for w in words if not w.named}
-        values["named_unknown"] = float(min(3, sum(1 for w in words if not w.known and names_a_thing(w))))
+        values["named_unknown"] = float(min(3, sum(1 for w in words if w.unheard and names_a_thing(w))))
         values["broad_found"] = _share(broad, here)
         values["literal"] = float(any(is_code_name(w.text) and here[w.position] and w.specificity >= THRESHOLDS.specific
                                       for w in words))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from sys import intern
 
@@ -29,6 +29,7 @@ from bot.retrieval.lexicon import Glossary, WordFrequency
 from bot.retrieval.sentence_groups import SentenceGroups
 from bot.retrieval.terms import Analysis, Vocabulary
 from bot.text.normalise import fold
+from bot.text.tokens import word_terms
 
 QuestionKey = tuple[str, int]
 _LONGER_WORD = re.compile(r"[^\W\d_]{3,}")  # the words `bot.text.language.edition_vocabulary` reads
@@ -135,7 +136,7 @@ class HybridRetriever:
         self.vocabulary = Vocabulary(KnowledgeTerms(
             titles=[(d.lang, d.title) for d in index.knowledge.documents],
             previous=previous.vocabulary.terms if previous else None, texts_of=texts_of, keys=in_order,
-        ))
+        ), offered=_offered_terms(self.chunks))
         table = self.vocabulary.terms.table  # each key's place in `keys`, by its number in the vocabulary
         self._place_of = np.full(len(table.keys), -1, dtype=np.int64)
         self._place_of[[table.id_of[key] for key in keys]] = np.arange(len(keys))
@@ -287,6 +288,21 @@ def _words_of(chunks: list[Chunk]) -> dict[str, tuple[str, ...]]:
 
 
 _OPTION_LINE = re.compile(r"^[A-Z]\)\s")
+
+
+def _offered_terms(chunks: Sequence[Chunk]) -> dict[str, frozenset[str]]:
+    """Per language, the terms of the quiz's wrong options ("Amazon EBS gp3", "consolidationPolicy: WhenEmpty"):
+    not knowledge, but words the quiz writes, which a question about an option repeats."""
+    out: dict[str, set[str]] = {}
+    for chunk in chunks:
+        if chunk.kind != "question":
+            continue
+        lines = chunk.text.split("\n")
+        terms = out.setdefault(chunk.lang, set())
+        for i, line in enumerate(lines):
+            if _OPTION_LINE.match(line) and i != len(lines) - 1:
+                terms.update(t for word in word_terms(line[3:], chunk.lang) for t in word)
+    return {lang: frozenset(terms) for lang, terms in out.items()}
 
 
 def _knowledge_text(chunk: Chunk) -> str:

@@ -70,11 +70,17 @@ class QueryWord:
     zipf: float = 0.0  # how common it is in general language (Zipf scale; 0 for names and identifiers)
     where: KeySet = field(default_factory=KeySet)  # the quiz questions (keys) that use it, in either edition
     opens: bool = True  # it begins a sentence, where a capital letter names nothing
+    offered: bool = False  # only a wrong option of the quiz writes it ("EBS gp3"): not knowledge, not unheard of
 
     @property
     def known(self) -> bool:
         """Whether the knowledge uses the word anywhere."""
         return self.where.ids.size > 0
+
+    @property
+    def unheard(self) -> bool:
+        """Whether the quiz never writes the word, not even as an option: a thing the answer does not cover."""
+        return not self.known and not self.offered
 
     def found_in(self, present: Mapping[str, AbstractSet[str]]) -> bool:
         """Whether any reading of the word is among the terms `present` (per language)."""
@@ -108,8 +114,10 @@ class Analysis:
 class Vocabulary:
     """The terms of the knowledge, per language and per question, and its words for mending typos."""
 
-    def __init__(self, terms: KnowledgeTerms) -> None:
+    def __init__(self, terms: KnowledgeTerms, offered: Mapping[str, AbstractSet[str]] | None = None) -> None:
+        """`offered`: per language, the terms of the quiz's wrong options (see `QueryWord.offered`)."""
         self.terms = terms
+        self.offered = dict(offered or {})
         self.domain = terms.domain
         self.everywhere = terms.everywhere
         self._keys_of = terms.keys_of
@@ -290,8 +298,11 @@ class Vocabulary:
         capitalised = not opens and raw[:1].isupper() and zipf < CAPITALISED_NAMED_ZIPF  # "S3 Connector"
         quantity = folded.isdigit() or bool(_QUANTITY.match(folded))  # "64", "120B", "400gbps"
         named = not quantity and (identifier or _is_acronym(raw) or capitalised or zipf < RARE_ZIPF)
+        where = self._where(forms)
+        offered = not where.ids.size and any(_form_in(form, self.offered.get(lang, frozenset()))
+                                             for lang, lang_forms in forms.items() for form in lang_forms)
         return QueryWord(text=raw, readings=tuple(readings[1:]), forms=forms, specificity=spec, named=named,
-                         position=position, zipf=commonness, where=self._where(forms), opens=opens)
+                         position=position, zipf=commonness, where=where, opens=opens, offered=offered)
 
     def _borrowed(self, folded: str, langs: list[str], frequency: WordFrequency) -> list[str]:
         """The languages to read a word of an English question in: Spanish too when it is an ordinary Spanish

@@ -43,8 +43,7 @@ def set_aside(analysis: Analysis, vocabulary: Vocabulary) -> Aside:
     """
     words = analysis.words
     in_knowledge = [w.known for w in words]
-    unknown = {w.position for w, known in zip(words, in_knowledge, strict=True)
-               if not known and w.named and w.specificity >= THRESHOLDS.specific}
+    unknown = {w.position for w in words if w.unheard and w.named and w.specificity >= THRESHOLDS.specific}
     if not unknown:
         return Aside(frozenset(), frozenset())
     distinctive = {w.position for w, known in zip(words, in_knowledge, strict=True)
@@ -79,12 +78,13 @@ def set_aside(analysis: Analysis, vocabulary: Vocabulary) -> Aside:
 def uncovered_terms(analysis: Analysis, vocabulary: Vocabulary, only: set[int] | None = None) -> list[str]:
     """Terms of the question that the knowledge never mentions, as written ("PyTorchJob", "FSx for
     NetApp ONTAP", "sequence parallelism"): each specific named word it never uses, with the words
-    around it that belong to the same name."""
+    around it that belong to the same name. A word a wrong option writes ("EBS gp3") is not one: the quiz
+    mentions it, and a question about that option is answered by the question that offers it."""
     known = {w.position: w.known for w in analysis.words}
     by_position = {w.position: w for w in analysis.words}
     cores = [
         w for w in analysis.words
-        if (only is None or w.position in only) and not known[w.position] and (
+        if (only is None or w.position in only) and w.unheard and (
             names_a_thing(w) or _modifies_specific(w, by_position)
         )
     ]
