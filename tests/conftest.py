@@ -46,8 +46,8 @@ DEV_NEAR_NEGATIVES = PROJECT_ROOT.parent / "shared" / "eval" / "dev-near-negativ
 OWN_QUERIES = PROJECT_ROOT / "tests" / "eval" / "queries.jsonl"
 FIT = PROJECT_ROOT / "tests" / "eval" / "fit.jsonl"  # fits the answerability model (eksbot calibrate)
 FIT_STYLES = PROJECT_ROOT / "tests" / "eval" / "fit-styles.jsonl"  # and these, in other writing styles
-# and these, written by four other authors from the knowledge alone, each in the styles of a kind of user
-FIT_AUTHORS = tuple(PROJECT_ROOT / "tests" / "eval" / f"fit-authors-{n}.jsonl" for n in (1, 2, 3, 4))
+# and these, written by other authors from the knowledge alone, each in the styles of a kind of user
+FIT_AUTHORS = tuple(sorted((PROJECT_ROOT / "tests" / "eval").glob("fit-authors-*.jsonl")))
 FIT_FILES = (FIT, FIT_STYLES, *FIT_AUTHORS)  # what `make calibrate` fits on, in its order
 HOLDOUT = PROJECT_ROOT / "tests" / "eval" / "holdout.jsonl"  # never fitted or tuned on
 FOLLOWUPS = PROJECT_ROOT / "tests" / "eval" / "followups.jsonl"  # two-turn conversations
