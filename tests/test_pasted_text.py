@@ -128,6 +128,14 @@ def test_quote_markers_are_taken_off_and_a_quoted_log_line_is_code() -> None:
     assert own_text(quoted) == "why no EFA?"
 
 
+def test_a_quoted_line_beside_the_persons_own_words_is_context_unless_it_asks() -> None:
+    """Someone else's words or an output quoted in Slack: its names are no unknown things asked about."""
+    message = clean_question("&gt; Job llm-ft is Pending, podgroup Inqueue\nnothing crashes, is this gang scheduling?")
+    assert own_text(message) == "nothing crashes, is this gang scheduling?"
+    asking = clean_question("&gt; does Volcano need minAvailable?\nsomeone asked this in #ml-infra")
+    assert own_text(asking) == asking
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(("log", "question"), [
     ('Traceback (most recent call last):\n  File "/srv/ft.py", line 41, in <module>\n    model(batch)\n'

@@ -84,8 +84,8 @@ def own_text(text: str) -> str:
 
 def fence_pasted_lines(text: str) -> str:
     """`text` with quote markers taken off its lines and, in a message of several lines, runs of lines that read
-    as machine output (`is_machine_line`) fenced as code. Fenced code stays as it is; a message whose every
-    line reads as output is left as it is (it is all the person wrote)."""
+    as machine output (`is_machine_line`) or were quoted (and do not ask) fenced as code. Fenced code stays as
+    it is; a message whose every line reads as output is left as it is (it is all the person wrote)."""
     return _outside_code(text, _fence_lines, _FENCED)
 
 
@@ -108,11 +108,17 @@ def is_machine_line(line: str) -> bool:
 
 
 def _fence_lines(text: str) -> str:
+    # A quoted line beside the person's own lines is someone else's words or pasted output: context, unless it
+    # asks. A message all quoted is all the person wrote.
+    quoted = [bool(_QUOTE.match(line)) for line in text.split("\n")]
+    if all(q or not line.strip() for q, line in zip(quoted, text.split("\n"), strict=True)):
+        quoted = [False] * len(quoted)
     text = _QUOTE.sub("", text)
     lines = text.split("\n")
     if len(lines) < 2:
         return text
-    machine = [is_machine_line(line) for line in lines]
+    machine = [is_machine_line(line) or (was_quoted and bool(line.strip()) and not line.strip().endswith("?"))
+               for line, was_quoted in zip(lines, quoted, strict=True)]
     if all(pasted or not line.strip() for line, pasted in zip(lines, machine, strict=True)):
         return text
     out: list[str] = []
