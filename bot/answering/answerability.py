@@ -68,7 +68,7 @@ FEATURES = (
     "literal",  # the question writes a name of code or configuration (`save_on_each_node`, `FI_PROVIDER`,
                 # `SlurmNodeSet`) that the best question has: evidence however the question is phrased around it
     "aspect_unknown",  # the share of the words that name nothing (what is asked: "back up", "cost") the
-                       # knowledge never uses
+                       # quiz never writes (a wrong option's words are written: "is BioNeMo for monitoring GPUs?")
     # Closeness in meaning.
     "dense_en",  # cosine of the best question's closest chunk, for an English question
     "dense_es",  # the same for a Spanish one (the embedding model is English: it means less)
@@ -243,7 +243,7 @@ class Judge:
         top, second = ranked[0], ranked[1] if len(ranked) > 1 else ranked[0]
         words = analysis.words
         here = {w.position: top.key in w.where for w in words}
-        known = {w.position: w.known for w in words}
+        known = {w.position: w.known or w.offered for w in words}
         broad = {w.position: _broad_weight(w) for w in words}
         aspect = {w.position: broad[w.position] for w in words if not w.named}
         values["named_unknown"] = float(min(3, sum(1 for w in words if w.unheard and names_a_thing(w))))
