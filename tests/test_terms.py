@@ -166,6 +166,7 @@ def test_an_unknown_thing_beside_an_explained_one_is_set_aside(
     # a wrong option writes it: the quiz mentions it, and the question that offers it answers why it is wrong
     ("why not EBS gp3 for the training data?", []),
     ("in the Karpenter one, why is consolidationPolicy: WhenEmpty wrong?", []),
+    ("On Q9 I went with D. Does Volcano ask Karpenter for nodes?", []),  # the quiz's own numbering
 ])
 def test_terms_the_knowledge_never_mentions_are_named_as_written(
     fake_assistant: Assistant, question: str, terms: list[str]

@@ -37,7 +37,15 @@ from bot.retrieval.thresholds import THRESHOLDS
 from bot.text.identifiers import QUERY_WORD, is_code_name, is_hyphenated_word
 from bot.text.markup import MACHINE_SHARE, context_spans
 from bot.text.normalise import fold, strip_accents
-from bot.text.rules import comparison, frame_words, rules, segment_break, slang, superlative_adjectives
+from bot.text.rules import (
+    comparison,
+    frame_words,
+    names_a_quiz_question,
+    rules,
+    segment_break,
+    slang,
+    superlative_adjectives,
+)
 from bot.text.tokens import ALL_STOPWORDS, word_terms
 
 NAMED_ZIPF = 3.2  # rarer than this: not a common word (a typo of a knowledge word may be meant)
@@ -289,14 +297,15 @@ class Vocabulary:
             for lang in langs
         }
         commonness = 0.0 if (identifier and len(readings) == 1) else zipf
-        if folded.isdigit() or _QUANTITY.match(folded):
+        quiz_number = names_a_quiz_question(raw)  # "Q9": the quiz's own numbering, no named thing
+        if folded.isdigit() or _QUANTITY.match(folded) or quiz_number:
             spec = NUMBER_SPECIFICITY
         elif identifier and len(readings) == 1:
             spec = 1.0
         else:
             spec = specificity(zipf)
         capitalised = not opens and raw[:1].isupper() and zipf < CAPITALISED_NAMED_ZIPF  # "S3 Connector"
-        quantity = folded.isdigit() or bool(_QUANTITY.match(folded))  # "64", "120B", "400gbps"
+        quantity = folded.isdigit() or bool(_QUANTITY.match(folded)) or quiz_number  # "64", "120B", "400gbps"
         named = not quantity and (identifier or _is_acronym(raw) or capitalised or zipf < RARE_ZIPF)
         where = self._where(forms)
         offered = not where.ids.size and any(_form_in(form, self.offered.get(lang, frozenset()))

@@ -86,6 +86,17 @@ def slang(lang: str, word: str) -> str | None:
 
 
 @cache
+def _quiz_number_patterns() -> tuple[re.Pattern[str], ...]:
+    return tuple(p for lang in LANGUAGES for p in rules(lang).quiz_reference.number_with_quiz_word)
+
+
+def names_a_quiz_question(word: str) -> bool:
+    """Whether a word alone is a quiz question's number as people write it ("Q9", "q11"): a reference to the
+    quiz, never a thing the knowledge does not cover."""
+    return any(p.fullmatch(word) for p in _quiz_number_patterns())
+
+
+@cache
 def frame_words() -> frozenset[str]:
     """The words that frame a question, in every language (people mix them)."""
     return frozenset().union(*(rules(lang).frame_words for lang in LANGUAGES))
