@@ -42,7 +42,7 @@ def test_follow_ups_are_answered_in_context_and_off_topic_ones_are_not(
 
 
 @pytest.mark.parametrize(("turns", "number"), [
-    (["How does gradient checkpointing save memory?", "does the extra compute pay off?"], 11),
+    (["How does gradient checkpointing save memory?", "is the recomputation cost worth paying?"], 11),
     (["¿Para qué sirve optimum-neuron?", "¿qué clase de HuggingFace sustituye?"], 7),
     (["Which DeepSpeed ZeRO stage offloads parameters to CPU?", "how often should we rotate the AWS access keys?"],
      None),
