@@ -213,11 +213,10 @@ class Services:
         else:
             reading = self.conversation.read(question, (), lang)  # validation only: no thread needed
         answer = await self.answer(reading.text, reading.language)
-        if not answer.answered and reading.fallback is not None:
-            # Declined alone: the earlier turns may say what it is about.
-            again = await self.answer(reading.fallback.text, reading.fallback.language)
-            if await self.model.run(self.conversation.takes_fallback, reading, again):
-                answer, reading = again, reading.fallback
+        fallback = self.conversation.fallback_for(reading, answer)
+        if fallback is not None:  # declined alone: the earlier turns may say what it is about
+            again = await self.answer(fallback.text, fallback.language)
+            answer, reading = await self.model.run(self.conversation.settle, reading, answer, again)
         if self.gaps.shows_gap(answer):  # most answers show none: nothing to write
             self.later(self.gaps.record_answer, question, answer)  # the person's own words, not the reading
         if conversation is not None:

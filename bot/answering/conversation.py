@@ -123,6 +123,19 @@ class Conversation:
             return None
         return Reading(composed, language, followup=True, carried=tuple(carried), reason=reason)
 
+    @staticmethod
+    def fallback_for(reading: Reading, answer: Answer) -> Reading | None:
+        """The reading to answer again when a message read alone was declined: the message with the earlier
+        turns (`Reading.fallback`), or None."""
+        return reading.fallback if not answer.answered else None
+
+    def settle(self, reading: Reading, answer: Answer, again: Answer) -> tuple[Answer, Reading]:
+        """The answer and reading that stand once the message's fallback (`fallback_for`) was answered too:
+        the fallback's when `takes_fallback`, else the message's own."""
+        if reading.fallback is not None and self.takes_fallback(reading, again):
+            return again, reading.fallback
+        return answer, reading
+
     def takes_fallback(self, reading: Reading, answer: Answer) -> bool:
         """Whether an answer to `reading.fallback` (the message with the earlier turns) stands: the cited
         question must use most of the message's own words (weighed by specificity), or the earlier turns

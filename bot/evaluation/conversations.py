@@ -82,12 +82,11 @@ def evaluate_conversations(assistant: Assistant, conversations: list[tuple[list[
         readings = [reader.read(turns[-1], turns[:-1]) for turns, _ in part]
         in_context = assistant.answer_many([(r.text, r.language) for r in readings])
         # As `Services.ask` does: a self-contained message declined alone is answered with the earlier turns.
-        again = [i for i, (r, a) in enumerate(zip(readings, in_context, strict=True))
-                 if not a.answered and r.fallback is not None]
-        for i, answer in zip(again, assistant.answer_many(
-                [(f.text, f.language) for f in (readings[i].fallback for i in again) if f is not None]), strict=True):
-            if reader.takes_fallback(readings[i], answer):
-                readings[i], in_context[i] = readings[i].fallback or readings[i], answer
+        again = [(i, f) for i, (r, a) in enumerate(zip(readings, in_context, strict=True))
+                 if (f := reader.fallback_for(r, a)) is not None]
+        for (i, _), answer in zip(again, assistant.answer_many([(f.text, f.language) for _, f in again]),
+                                  strict=True):
+            in_context[i], readings[i] = reader.settle(readings[i], in_context[i], answer)
         alone = assistant.answer_many([(query.q, None) for _, query in part])
         for (turns, query), reading, read, single in zip(part, readings, in_context, alone, strict=True):
             yield ConversationResult(
