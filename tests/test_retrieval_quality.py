@@ -95,6 +95,33 @@ def test_held_out_styles_set_meets_targets(assistant: Assistant) -> None:
     check_targets(assistant, STYLES_HOLDOUT, STYLES_TARGETS)
 
 
+# Floors under every other author's held-out set, whatever kinds of question it holds: in-scope and partly
+# covered lines wrongly declined, recall per language, and out-of-scope lines declined or answered with what
+# the knowledge does not cover named ("handled"); off-domain ones always declined.
+AUTHOR_FLOORS = {"max_false_abstention": 0.08, "recall@1": 0.92, "recall@3": 1.0, "handled": 0.9, "far": 1.0,
+                 "generic": 0.8}
+
+
+@pytest.mark.parametrize("path", HOLDOUT_AUTHORS, ids=lambda p: p.name)
+def test_each_other_authors_held_out_set_stays_above_its_floors(assistant: Assistant, path: Path) -> None:
+    summary = summarize(list(evaluate(assistant, read_queries(path))))
+    figures = json.dumps(summary, indent=1)
+    floors = AUTHOR_FLOORS
+    by_language, by_kind = summary["by_language"], summary["by_kind"]
+    assert isinstance(by_language, dict) and isinstance(by_kind, dict), figures
+    failures = [f"{lang}: {key} {stats[key]}" for lang, stats in by_language.items()
+                for key in ("recall@1", "recall@3") if stats[key] < floors[key]]
+    declined, handled = summary["false_abstention"], summary["handled"]
+    assert isinstance(declined, float) and isinstance(handled, float), figures
+    if declined > floors["max_false_abstention"]:
+        failures.append(f"false abstention {declined}")
+    if handled < floors["handled"]:
+        failures.append(f"handled {handled}")
+    failures += [f"{kind}: abstention {by_kind[kind]['abstention']}" for kind in ("far", "generic")
+                 if kind in by_kind and by_kind[kind]["abstention"] < floors[kind]]
+    assert not failures, f"{path.name} is below its floors:\n" + "\n".join(failures) + f"\n{figures}"
+
+
 def test_a_false_decline_mostly_suggests_the_right_question_and_off_domain_ones_get_none(
         assistant: Assistant) -> None:
     """"Closest I know": for in-scope questions declined, the right one; for off-domain questions, nothing."""
