@@ -12,14 +12,15 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
 
-from bot.retrieval.lexicon import WordFrequency
+import numpy as np
+
+from bot.retrieval.lexicon import WordFrequency, term_key
 from bot.text.rules import rules
 
 VOWELS = "aeiou"
 MIN_LENGTH = 5  # shorter words are too close to too many others
 TWO_EDITS_LENGTH = 8  # words this long may hold two slips ("reccomended")
 CACHED = 20_000
-NO_STEM = "\x00"
 
 
 def meant(folded: str, langs: Sequence[str], frequency: WordFrequency) -> tuple[str, float] | None:
@@ -32,14 +33,18 @@ def meant(folded: str, langs: Sequence[str], frequency: WordFrequency) -> tuple[
 @lru_cache(maxsize=CACHED)
 def _meant(folded: str, langs: tuple[str, ...], frequency: WordFrequency) -> tuple[str, float] | None:
     best: tuple[float, str] | None = None
+    keys: dict[str, int] = {}  # each candidate hashed once, whichever languages propose it
     for lang in langs:
         typos = rules(lang).typos
         first = set(_edits(folded, typos.swaps))
-        candidates = first | ({e for word in first for e in _edits(word, typos.swaps)}
-                              if len(folded) >= TWO_EDITS_LENGTH else set())
-        for candidate in candidates - {folded}:
-            zipf = frequency.zipf(candidate, NO_STEM, lang)  # the word itself: a stem is shared too widely
-            if zipf >= typos.common_zipf and (best is None or (zipf, candidate) > best):
+        candidates = sorted((first | ({e for word in first for e in _edits(word, typos.swaps)}
+                                      if len(folded) >= TWO_EDITS_LENGTH else set())) - {folded})
+        hashed = np.fromiter((keys[c] if c in keys else keys.setdefault(c, term_key(c)) for c in candidates),
+                             dtype=np.uint64, count=len(candidates))
+        zipfs = frequency.words_zipf(hashed, lang)  # the word itself: a stem is shared too widely
+        for i in np.flatnonzero(zipfs >= typos.common_zipf):
+            zipf, candidate = float(zipfs[i]), candidates[i]
+            if best is None or (zipf, candidate) > best:
                 best = (zipf, candidate)
     return (best[1], best[0]) if best else None
 

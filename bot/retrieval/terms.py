@@ -133,6 +133,11 @@ class Vocabulary:
         self._typos = terms.spelling
         self._read: dict[tuple[object, ...], QueryWord] = {}  # words already read (a question's words recur)
 
+    def forget_words(self) -> None:
+        """Forget the words read so far (they are read again when asked): what a benchmark of new questions
+        needs."""
+        self._read.clear()
+
     def questions_using(self, word: QueryWord) -> int:
         """In how many quiz questions the word appears (any edition)."""
         return len(word.where)
@@ -283,7 +288,8 @@ class Vocabulary:
             # "zero3" -> "zero 3", found where both are; never "g5" -> "g 5", which a lone "5" would find
             readings.append(spaced)
         zipf = max(_zipf(fold(reading), langs, frequency) for reading in readings)
-        if zipf < RARE_ZIPF and not extra and not identifier and len(readings) == 1 and (opens or raw.islower()):
+        if (zipf < RARE_ZIPF and not extra and not identifier and len(readings) == 1 and (opens or raw.islower())
+                and not self._known(folded, langs)):  # a word the knowledge writes ("karpenter") is no slip
             slip = meant(folded, langs, frequency)  # a misspelt ordinary word: "modle", "nesesito"
             if slip is not None:
                 readings.append(slip[0])
