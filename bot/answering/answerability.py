@@ -67,6 +67,8 @@ FEATURES = (
     "broad_found",  # share of all content words (weighed from common to rare) the best question uses
     "literal",  # the question writes a name of code or configuration (`save_on_each_node`, `FI_PROVIDER`,
                 # `SlurmNodeSet`) that the best question has: evidence however the question is phrased around it
+    "segment_found",  # the best share of one sentence's or question's own words (context aside) that the best
+                      # question uses: "what does ZeRO-3 offload? and is FSDP the same?" has a question it answers
     "aspect_unknown",  # the share of the words that name nothing (what is asked: "back up", "cost") the
                        # quiz never writes (a wrong option's words are written: "is BioNeMo for monitoring GPUs?")
     # Closeness in meaning.
@@ -248,6 +250,12 @@ class Judge:
         aspect = {w.position: broad[w.position] for w in words if not w.named}
         values["named_unknown"] = float(min(3, sum(1 for w in words if w.unheard and names_a_thing(w))))
         values["broad_found"] = _share(broad, here)
+        by_segment: dict[int, dict[int, float]] = {}
+        for w in words:
+            if w.position not in analysis.context:
+                by_segment.setdefault(analysis.segments[w.position], {})[w.position] = broad[w.position]
+        values["segment_found"] = max((_share(part, here) for part in by_segment.values()),
+                                      default=values["broad_found"])
         values["literal"] = float(any(is_code_name(w.text) and here[w.position] and w.specificity >= THRESHOLDS.specific
                                       for w in words))
         values["aspect_unknown"] = _share(aspect, known, negate=True)

@@ -117,6 +117,7 @@ class Analysis:
     comparison: bool  # "X vs Y", "diferencia entre", "or ... ?": asks about two things
     questions: int = 1  # how many questions the message asks ("...? and ...?")
     set_aside: tuple[str, ...] = ()  # named things the knowledge never mentions, left out of this reading
+    context: frozenset[int] = frozenset()  # positions of tokens read as context (pasted text, a scenario's telling)
 
 
 class Vocabulary:
@@ -207,7 +208,7 @@ class Vocabulary:
             words=tuple(words), tokens=tuple(raw_tokens), spans=tuple(m.span() for m in matches),
             segments=segments, search_text=" ".join(search),
             definition_of=_subject_words(question, words), comparison=bool(comparison().search(question)),
-            questions=max(1, len(QUESTION_END.findall(question))),
+            questions=max(1, len(QUESTION_END.findall(question))), context=frozenset(in_context),
         )
 
     def _english(self, tokens: list[str], glossary: Glossary) -> dict[int, list[str]]:
