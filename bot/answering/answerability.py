@@ -5,8 +5,9 @@ between Karpenter and the Cluster Autoscaler?" is close to the Karpenter questio
 to any passage that says "AWS". The decision weighs signals that tell those apart:
 
 - **words**: the share of the question's words (weighed by how rare they are in general language,
-  `bot.retrieval.terms`) that the best quiz question uses; the share of the words that say what is asked
-  ("back up", "cost", "upgrade") that the knowledge never uses; named things it never mentions;
+  `bot.retrieval.terms`) that the best quiz question uses, overall and in the best-covered sentence; the share
+  of the words that say what is asked ("back up", "cost", "upgrade") that the knowledge never uses; named
+  things it never mentions;
 - **definitions**: a "what is X?" question needs a passage that explains X, not a passing mention
   (`bot.answering.definitions`);
 - **closeness in meaning**: the best chunk's and the best sentence's cosine, whether one fact stands out
