@@ -22,7 +22,6 @@ from bot.config import load_settings  # noqa: E402
 from bot.embedding.backends import load_embedder
 from bot.knowledge import load_knowledge  # noqa: E402
 from bot.retrieval.artifacts import build_index, load_index  # noqa: E402
-from bot.retrieval.ordinary import _meant  # noqa: E402
 
 
 def main() -> None:
@@ -46,7 +45,6 @@ def main() -> None:
         assistant.answer(q)
     # The first time a word is read costs more (its commonness, whether it is a slip of a common word): what a
     # new question pays. The words read during the warm-up are forgotten, then each query is answered once.
-    _meant.cache_clear()
     assistant.retriever.vocabulary.forget_words()
     first: list[float] = []
     for q in qs:

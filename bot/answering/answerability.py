@@ -246,7 +246,7 @@ class Judge:
         top, second = ranked[0], ranked[1] if len(ranked) > 1 else ranked[0]
         words = analysis.words
         here = {w.position: top.key in w.where for w in words}
-        known = {w.position: w.known or w.offered for w in words}
+        known = {w.position: not w.unheard for w in words}
         broad = {w.position: _broad_weight(w) for w in words}
         aspect = {w.position: broad[w.position] for w in words if not w.named}
         values["named_unknown"] = float(min(3, sum(1 for w in words if w.unheard and names_a_thing(w))))

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from sys import intern
 
 import faiss
 import numpy as np
 
+from bot.knowledge import KnowledgeBase
 from bot.knowledge.chunks import Chunk
 from bot.lang import LANGUAGES, Lang
 from bot.retrieval import uncovered
@@ -136,7 +137,7 @@ class HybridRetriever:
         self.vocabulary = Vocabulary(KnowledgeTerms(
             titles=[(d.lang, d.title) for d in index.knowledge.documents],
             previous=previous.vocabulary.terms if previous else None, texts_of=texts_of, keys=in_order,
-        ), offered=_offered_terms(self.chunks))
+        ), offered=_offered_terms(index.knowledge))
         table = self.vocabulary.terms.table  # each key's place in `keys`, by its number in the vocabulary
         self._place_of = np.full(len(table.keys), -1, dtype=np.int64)
         self._place_of[[table.id_of[key] for key in keys]] = np.arange(len(keys))
@@ -290,18 +291,16 @@ def _words_of(chunks: list[Chunk]) -> dict[str, tuple[str, ...]]:
 _OPTION_LINE = re.compile(r"^[A-Z]\)\s")
 
 
-def _offered_terms(chunks: Sequence[Chunk]) -> dict[str, frozenset[str]]:
+def _offered_terms(knowledge: KnowledgeBase) -> dict[str, frozenset[str]]:
     """Per language, the terms of the quiz's wrong options ("Amazon EBS gp3", "consolidationPolicy: WhenEmpty"):
     not knowledge, but words the quiz writes, which a question about an option repeats."""
     out: dict[str, set[str]] = {}
-    for chunk in chunks:
-        if chunk.kind != "question":
-            continue
-        lines = chunk.text.split("\n")
-        terms = out.setdefault(chunk.lang, set())
-        for i, line in enumerate(lines):
-            if _OPTION_LINE.match(line) and i != len(lines) - 1:
-                terms.update(t for word in word_terms(line[3:], chunk.lang) for t in word)
+    for document in knowledge.documents:
+        for question in document.questions:
+            for option in question.options:
+                if option.key != question.answer:
+                    out.setdefault(question.lang, set()).update(
+                        t for word in word_terms(option.text, question.lang) for t in word)
     return {lang: frozenset(terms) for lang, terms in out.items()}
 
 

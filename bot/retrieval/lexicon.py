@@ -42,6 +42,9 @@ class WordFrequency:
                            arrays[f"{lang}_{kind}_zipf"].astype(np.uint8).tobytes())
             for lang in STOPWORDS for kind in ("w", "s", "l")
         }
+        # The same memory as numpy arrays, for looking many words up at once (`words_zipf`).
+        self._arrays = {name: (np.frombuffer(keys, dtype=np.uint64), np.frombuffer(zipfs, dtype=np.uint8))
+                        for name, (keys, zipfs) in self._tables.items()}
 
     @classmethod
     @cache
@@ -60,13 +63,11 @@ class WordFrequency:
         thousands)."""
         out = np.zeros(len(keys), dtype=np.float64)
         for kind in ("w", "l"):
-            table, zipfs = self._tables[(lang, kind)]
-            known = np.frombuffer(table, dtype=np.uint64)  # a view of the same memory
+            known, zipfs = self._arrays[(lang, kind)]
             if not len(known):
                 continue
             at = np.minimum(np.searchsorted(known, keys), len(known) - 1)
-            found = known[at] == keys
-            out = np.maximum(out, np.where(found, np.frombuffer(zipfs, dtype=np.uint8)[at], 0) / 10)
+            out = np.maximum(out, np.where(known[at] == keys, zipfs[at], 0) / 10)
         return out
 
     def _lookup(self, lang: str, kind: str, term: str) -> int:

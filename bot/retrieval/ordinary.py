@@ -39,14 +39,21 @@ def _meant(folded: str, langs: tuple[str, ...], frequency: WordFrequency) -> tup
         first = set(_edits(folded, typos.swaps))
         candidates = sorted((first | ({e for word in first for e in _edits(word, typos.swaps)}
                                       if len(folded) >= TWO_EDITS_LENGTH else set())) - {folded})
-        hashed = np.fromiter((keys[c] if c in keys else keys.setdefault(c, term_key(c)) for c in candidates),
-                             dtype=np.uint64, count=len(candidates))
+        for candidate in candidates:
+            if candidate not in keys:
+                keys[candidate] = term_key(candidate)
+        hashed = np.fromiter((keys[c] for c in candidates), dtype=np.uint64, count=len(candidates))
         zipfs = frequency.words_zipf(hashed, lang)  # the word itself: a stem is shared too widely
         for i in np.flatnonzero(zipfs >= typos.common_zipf):
             zipf, candidate = float(zipfs[i]), candidates[i]
             if best is None or (zipf, candidate) > best:
                 best = (zipf, candidate)
     return (best[1], best[0]) if best else None
+
+
+def forget_slips() -> None:
+    """Forget the slips found so far (each word is searched again when read)."""
+    _meant.cache_clear()
 
 
 def _edits(word: str, swaps: tuple[tuple[str, str], ...]) -> Iterator[str]:

@@ -31,7 +31,7 @@ from bot.retrieval.lexicon import (
     WordFrequency,
     specificity,
 )
-from bot.retrieval.ordinary import meant
+from bot.retrieval.ordinary import forget_slips, meant
 from bot.retrieval.questions import QUESTION_END, definition_subject, referred_to_later
 from bot.retrieval.thresholds import THRESHOLDS
 from bot.text.identifiers import QUERY_WORD, is_code_name, is_hyphenated_word
@@ -135,9 +135,10 @@ class Vocabulary:
         self._read: dict[tuple[object, ...], QueryWord] = {}  # words already read (a question's words recur)
 
     def forget_words(self) -> None:
-        """Forget the words read so far (they are read again when asked): what a benchmark of new questions
-        needs."""
+        """Forget the words read so far and the slips found for them (they are read again when asked): what a
+        benchmark of new questions needs."""
         self._read.clear()
+        forget_slips()
 
     def questions_using(self, word: QueryWord) -> int:
         """In how many quiz questions the word appears (any edition)."""
@@ -279,18 +280,19 @@ class Vocabulary:
         identifier = is_code_name(raw)
         if not extra and not identifier:
             langs = self._borrowed(folded, langs, frequency)
-        if not extra and not identifier and not self._known(folded, langs):
+        written = self._known(folded, langs)  # the knowledge writes the word as it is
+        if not extra and not identifier and not written:
             correction = self._typos.closest(folded) or self._typos.ending(folded)
             if correction and not _is_common(folded, langs, frequency):
                 readings.append(correction)
         spaced = _LETTERS_DIGITS.sub(" ", raw)
-        if spaced != raw and not self._known(folded, langs) and all(
+        if spaced != raw and not written and all(
                 len(piece) > 1 or piece.isdigit() for piece in spaced.split()):
             # "zero3" -> "zero 3", found where both are; never "g5" -> "g 5", which a lone "5" would find
             readings.append(spaced)
         zipf = max(_zipf(fold(reading), langs, frequency) for reading in readings)
         if (zipf < RARE_ZIPF and not extra and not identifier and len(readings) == 1 and (opens or raw.islower())
-                and not self._known(folded, langs)):  # a word the knowledge writes ("karpenter") is no slip
+                and not written):  # a word the knowledge writes ("karpenter") is no slip
             slip = meant(folded, langs, frequency)  # a misspelt ordinary word: "modle", "nesesito"
             if slip is not None:
                 readings.append(slip[0])

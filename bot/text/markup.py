@@ -110,8 +110,9 @@ def is_machine_line(line: str) -> bool:
 def _fence_lines(text: str) -> str:
     # A quoted line beside the person's own lines is someone else's words or pasted output: context, unless it
     # asks. A message all quoted is all the person wrote.
-    quoted = [bool(_QUOTE.match(line)) for line in text.split("\n")]
-    if all(q or not line.strip() for q, line in zip(quoted, text.split("\n"), strict=True)):
+    written = text.split("\n")
+    quoted = [bool(_QUOTE.match(line)) for line in written]
+    if all(q or not line.strip() for q, line in zip(quoted, written, strict=True)):
         quoted = [False] * len(quoted)
     text = _QUOTE.sub("", text)
     lines = text.split("\n")
