@@ -159,3 +159,21 @@ def test_a_name_of_letters_and_digits_the_knowledge_never_writes_is_unknown(fake
     assert uncovered == ["g5"]
     words, uncovered = read(fake_assistant, "what does zero3 offload?")
     assert "zero3" in words and uncovered == []
+
+
+def test_what_the_person_tells_as_background_weighs_less_than_what_they_ask(fake_assistant: Assistant) -> None:
+    """"We already train in BF16. Which technique saves activation memory?": BF16 is background, not the subject.
+    In the share of the question's specific words a quiz question uses, a word of the context weighs half."""
+    from dataclasses import replace
+
+    text = "We already train in BF16 with loss scaling off. Which technique saves activation memory?"
+    analysis = fake_assistant.retriever.analyze(clean_question(text), "en")
+    bf16 = [w for w in analysis.words if w.text == "BF16"]
+    assert bf16 and bf16[0].position in analysis.context  # the scenario's telling is context
+    retriever = fake_assistant.retriever
+    place = {key: i for i, key in enumerate(retriever.keys)}
+    bf16_question = next(key for key in retriever.keys if key[1] == 10)
+    halved = retriever.specific_shares(analysis)[place[bf16_question]]
+    whole = Assistant(fake_assistant.index, fake_assistant.embedder, model=fake_assistant.judge.model,
+                      tuning=replace(retriever.tuning, context_weight=1.0))
+    assert whole.retriever.specific_shares(analysis)[place[bf16_question]] > halved > 0

@@ -53,6 +53,10 @@ class Tuning:
     dense_weight: dict[str, float] = field(default_factory=lambda: {"en": 1.0, "es": 0.5})
     other_edition_weight: float = 0.5  # BM25 on the edition in the other language counts half
     specific_weight: float = 1.0  # the share of the question's specificity that a quiz question uses
+    # In that share, a word of what the person pasted or told as background (`Analysis.context`: a log, "we
+    # already use bf16") weighs half one of their own question: "Ya usamos bf16 … ¿qué técnica ahorra memoria de
+    # activaciones?" asks about the activations, not about BF16.
+    context_weight: float = 0.5
 
 
 @dataclass(frozen=True)
@@ -215,14 +219,18 @@ class HybridRetriever:
         return _members(self._position.get(key), self._by_owner, self._group_starts)
 
     def specific_shares(self, analysis: Analysis) -> np.ndarray:
-        """Per question (in `keys` order), the share of the query's specificity whose words it uses."""
+        """Per question (in `keys` order), the share of the query's specificity whose words it uses (the words of
+        its context weigh `Tuning.context_weight`)."""
         shares = np.zeros(len(self.keys), dtype=np.float32)
-        total = sum(w.specificity for w in analysis.words)
+        context = self.tuning.context_weight
+        weight = {w.position: w.specificity * (context if w.position in analysis.context else 1.0)
+                  for w in analysis.words}
+        total = sum(weight.values())
         if not total:
             return shares
         for word in analysis.words:
             if word.where.ids.size:
-                shares[self._place_of[word.where.ids]] += word.specificity
+                shares[self._place_of[word.where.ids]] += weight[word.position]
         return shares / total
 
     def sentence_similarity(self, query_vector: np.ndarray, key: QuestionKey) -> tuple[float, float]:
