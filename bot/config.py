@@ -70,7 +70,9 @@ class Settings(BaseSettings):
     abstain_threshold: float | None = Field(
         default=None, ge=0.0, le=1.0,
         description="Below this confidence (a probability) the bot says it does not know (default: the calibrated "
-        "model's, 1/3: a fair question declined costs twice a wrong answer).",
+        "model's, 1/3: a fair question declined costs twice a wrong answer). A partly covered question, whose "
+        "answer names first what the knowledge does not cover, needs less, in the same proportion (0.2 against "
+        "the default 1/3).",
     )
     max_question_chars: int = Field(default=2000, ge=10, description="Longest question accepted.")
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(

@@ -20,7 +20,8 @@ to any passage that says "AWS". The decision weighs signals that tell those apar
 A logistic regression over these features gives `probability`: the estimated chance that the cited
 quiz question answers the question, fitted on our own labelled questions (`eksbot calibrate`, which
 reports cross-validated figures; the features are the ones backward elimination on that cross-validation
-kept). The bot answers when it is at least the model's threshold.
+kept). The bot answers when it is at least the model's threshold, or its lower `caveat_threshold` for a partly
+covered question, whose answer opens by naming what the knowledge does not cover (`Model.bar`).
 """
 
 from __future__ import annotations
@@ -50,6 +51,13 @@ SECOND_LOOK_AMONG = 3  # a second look judges the questions ranked second and th
 # the first needs only the model's threshold. The model is fitted on first-ranked questions; a second look asks
 # more of it.
 SECOND_LOOK = 0.5
+# A partly covered question, one that compares or offers as alternatives a thing the knowledge covers and one
+# it never mentions ("JobSet or a Volcano Job so that all the workers start together?"), is answered on the
+# covered side with the other named first ("The knowledge base says nothing about JobSet. On gang scheduling
+# with Volcano: …"). Such an answer costs half as much when it is wrong as one without that caveat: the reader
+# is told first where the knowledge stops. With a fair question declined costing 2 against 1/2, answering is the
+# better bet from p * 2 > (1 - p) * 1/2: p > 0.2, where other answers need 1/3 (`bot.evaluation.calibration`).
+CAVEAT_THRESHOLD = 0.2
 BROAD_COMMON_ZIPF = 6.5  # in the broad coverage features, words weigh from 0 (this common) to 1 (rare)
 
 
@@ -91,6 +99,9 @@ class Judgement:
     probability: float  # estimated probability that the best quiz question answers the question
     answerable: bool
     uncovered: tuple[str, ...]  # terms of the question the knowledge never mentions
+    # The question asks about something beside what `uncovered` names: it compares the two, offers them as
+    # alternatives, or asks of the uncovered thing in a question of its own (set aside before retrieval).
+    partial: bool
     related: bool  # the best quiz question shares a specific word with the question
     features: dict[str, float] = field(compare=False)
 
@@ -107,6 +118,7 @@ class Model:
     threshold: float
     about: dict[str, object] = field(default_factory=dict, compare=False)
     second_look: float = SECOND_LOOK  # a question ranked below the first answers from this (`Judge.second_look`)
+    caveat_threshold: float = CAVEAT_THRESHOLD  # a partly covered question is answered from this (`bar`)
 
     @classmethod
     def read(cls, path: Path) -> Model:
@@ -116,6 +128,7 @@ class Model:
                 features=tuple(data["features"]), mean=tuple(data["mean"]), scale=tuple(data["scale"]),
                 weights=tuple(data["weights"]), bias=float(data["bias"]), threshold=float(data["threshold"]),
                 about=dict(data.get("about", {})), second_look=float(data.get("second_look", SECOND_LOOK)),
+                caveat_threshold=float(data.get("caveat_threshold", data["threshold"])),
             )
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise ConfigError(f"cannot read the answerability model {path} ({exc})") from exc
@@ -142,10 +155,16 @@ class Model:
         data = {
             "features": list(self.features), "mean": [round(v, 6) for v in self.mean],
             "scale": [round(v, 6) for v in self.scale], "weights": [round(v, 6) for v in self.weights],
-            "bias": round(self.bias, 6), "threshold": self.threshold, "second_look": self.second_look,
+            "bias": round(self.bias, 6), "threshold": self.threshold, "caveat_threshold": self.caveat_threshold,
+            "second_look": self.second_look,
             "about": self.about,
         }
         path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+    def bar(self, partial: bool) -> float:
+        """The probability an answer needs: lower for a partly covered question (`Judgement.partial`), whose
+        answer opens by naming what the knowledge does not cover."""
+        return self.caveat_threshold if partial else self.threshold
 
     def probability(self, values: dict[str, float]) -> float:
         z = self.bias + sum(
@@ -183,17 +202,30 @@ class Judge:
                 values, probability = own_values, own_probability
         analysis = retrieval.analysis
         best = retrieval.ranked[0].key if retrieval.ranked else None
+        uncovered = self.uncovered(retrieval)
+        partial = bool(uncovered) and (analysis.comparison or bool(analysis.set_aside))
         # Related: the best quiz question uses a specific word of the question, and the question does not
         # ask what something is that the quiz only mentions in passing ("What is AWS?").
         related = best is not None and not values["undefined"] and any(
             w.specificity >= THRESHOLDS.specific and best in w.where for w in analysis.words
         )
         return Judgement(
-            probability=round(probability, 4), answerable=probability >= self.model.threshold,
-            uncovered=_merge_terms(analysis.set_aside, [*uncovered_terms(analysis, self.vocabulary), *self._kinds(
-                retrieval, best)]),
-            related=related, features=values,
+            probability=round(probability, 4), answerable=probability >= self.model.bar(partial),
+            uncovered=uncovered, partial=partial, related=related, features=values,
         )
+
+    def partial(self, retrieval: Retrieval) -> bool:
+        """Whether the question is partly covered (`Judgement.partial`), read without judging it."""
+        analysis = retrieval.analysis
+        return (analysis.comparison or bool(analysis.set_aside)) and bool(self.uncovered(retrieval))
+
+    def uncovered(self, retrieval: Retrieval) -> tuple[str, ...]:
+        """What the question asks that the knowledge never mentions, as the person wrote it: named things set
+        aside before retrieval, those it never writes, and kinds the best question does not name."""
+        best = retrieval.ranked[0].key if retrieval.ranked else None
+        analysis = retrieval.analysis
+        return _merge_terms(analysis.set_aside, [*uncovered_terms(analysis, self.vocabulary), *self._kinds(
+            retrieval, best)])
 
     def second_look(self, retrieval: Retrieval, own: Retrieval | None = None) -> tuple[Retrieval, Judgement] | None:
         """When the first question does not answer: the retrieval led by the question ranked just below it

@@ -87,7 +87,11 @@ class Assistant:
         self.judge = Judge(self.retriever, Definitions.of_index(
             index, self.retriever.sentences, self.retriever.chunks_of,
             previous=previous.judge.definitions if previous else None), model)
-        self.threshold = self.judge.model.threshold if threshold is None else threshold
+        model = self.judge.model
+        self.threshold = model.threshold if threshold is None else threshold
+        # A partly covered question needs less (`Model.caveat_threshold`), in the model's proportion to whatever
+        # threshold is set.
+        self.caveat_threshold = model.caveat_threshold * (self.threshold / model.threshold if model.threshold else 1.0)
         self.vocabulary = self.retriever.edition_words  # each edition's words, kept per section across refreshes
         self.excerpts = Excerpts(index, self.retriever.sentences,
                                  previous=previous.excerpts if previous else None)
@@ -201,7 +205,7 @@ class Assistant:
             if second is not None:
                 retrieval, judgement = second
         ranked = [s.key[1] for s in retrieval.ranked]
-        if not retrieval.ranked or judgement.probability < self.threshold:
+        if not retrieval.ranked or judgement.probability < self.bar(judgement):
             return self._dont_know(lang, retrieval, judgement, ranked)
         best = retrieval.ranked[0]
         related = [] if referred else [
@@ -228,6 +232,12 @@ class Assistant:
             answer_line=question.answer_line or None, confidence=judgement.probability,
             uncovered=list(judgement.uncovered), ranked=ranked, caveat=caveat, reference=reference,
         )
+
+    def bar(self, judgement: Judgement) -> float:
+        """The confidence an answer needs: lower for a partly covered question (`Judgement.partial`), whose
+        answer opens by naming what the knowledge does not cover ("The knowledge base says nothing about
+        “JobSet”. On gang scheduling with Volcano: …")."""
+        return self.caveat_threshold if judgement.partial else self.threshold
 
     def judge_retrieval(self, retrieval: Retrieval) -> Judgement:
         return self.judge.judge(retrieval)

@@ -8,7 +8,10 @@ probability reads as "answers" against "does not" on an even prior.
 The bot answers from a probability of 1/3: a fair question declined costs twice what an answer to a question
 the knowledge does not cover costs, because that answer still says what it does not cover, and the reader
 sees the cited question, while a decline leaves them with nothing. With those costs, answering is the better
-bet from p * 2 > (1 - p) * 1.
+bet from p * 2 > (1 - p) * 1. An answer that opens by naming what the knowledge does not cover costs half that
+when it is wrong, so a partly covered question (one side of a comparison or alternative covered, the other
+named) is answered from 0.2 (`bot.answering.answerability.CAVEAT_THRESHOLD`): the figures count each line
+against the bar the bot holds it to.
 The report gives stratified k-fold cross-validated abstention and false abstention per kind, and the
 log loss and Brier score of the probabilities.
 """
@@ -23,7 +26,7 @@ from datetime import UTC, datetime
 
 import numpy as np
 
-from bot.answering.answerability import FEATURES, SECOND_LOOK, Judge, Model
+from bot.answering.answerability import CAVEAT_THRESHOLD, FEATURES, SECOND_LOOK, Judge, Model
 from bot.answering.assistant import Assistant
 from bot.answering.exemplars import Exemplars, text_key
 from bot.evaluation.queries import EvalQuery
@@ -41,6 +44,7 @@ class Examples:
     x: np.ndarray  # one row of FEATURES per query
     y: np.ndarray  # 1.0 when the best quiz question answers the query
     exemplars: Exemplars | None = None  # the queries as exemplars (see `bot.answering.exemplars`)
+    partial: np.ndarray | None = None  # True for a partly covered question (`Judgement.partial`)
 
 
 def examples(assistant: Assistant, queries: list[EvalQuery], batch: int = 64) -> Examples:
@@ -66,7 +70,7 @@ def cross_validate_by_group(assistant: Assistant, queries: list[EvalQuery], grou
         judge = Judge(assistant.retriever, assistant.judge.definitions, model, data.exemplars)
         held = _judged(judge, [queries[i] for i in test], [retrievals[i] for i in test])
         probability = np.array([model.probability(dict(zip(FEATURES, row, strict=True))) for row in held.x])
-        out[name] = report(held, probability, model.threshold)
+        out[name] = report(held, probability, model)
     return out
 
 
@@ -93,13 +97,15 @@ def _judged(judge: Judge, queries: list[EvalQuery], retrievals: list[Retrieval],
     when the best quiz question answers it."""
     rows: list[list[float]] = []
     labels: list[float] = []
+    partial: list[bool] = []
     for query, retrieval in zip(queries, retrievals, strict=True):
         values = judge.features(retrieval, leave_out=text_key(retrieval.analysis.search_text))
         rows.append([values[name] for name in FEATURES])
         best = retrieval.ranked[0].key[1] if retrieval.ranked else None
         labels.append(float(best in query.expect))
+        partial.append(judge.partial(retrieval))
     return Examples(queries, np.array(rows, dtype=np.float64).reshape(len(rows), len(FEATURES)),
-                    np.array(labels, dtype=np.float64), exemplars)
+                    np.array(labels, dtype=np.float64), exemplars, np.array(partial, dtype=bool))
 
 
 def fit(data: Examples, *, l2: float = L2, threshold: float = THRESHOLD, about: dict[str, object] | None = None
@@ -111,6 +117,7 @@ def fit(data: Examples, *, l2: float = L2, threshold: float = THRESHOLD, about: 
     return Model(
         features=FEATURES, mean=tuple(float(v) for v in mean), scale=tuple(float(v) for v in scale),
         weights=tuple(float(v) for v in weights), bias=bias, threshold=threshold, second_look=SECOND_LOOK,
+        caveat_threshold=CAVEAT_THRESHOLD,
         about={"fitted_at": datetime.now(UTC).isoformat(timespec="seconds"), "examples": len(data.y),
                "positives": int(data.y.sum()), "l2": l2, **(about or {})},
     )
@@ -129,8 +136,13 @@ def cross_validate(data: Examples, *, folds: int = FOLDS, seed: int = 7, l2: flo
     return report(data, probability)
 
 
-def report(data: Examples, probability: np.ndarray, threshold: float = THRESHOLD) -> dict[str, object]:
-    answered = probability >= threshold
+def report(data: Examples, probability: np.ndarray, model: Model | None = None) -> dict[str, object]:
+    """Figures per kind of line, each line answered when its probability reaches the bar the bot holds it to
+    (`Model.bar`: lower for a partly covered question)."""
+    threshold = model.threshold if model else THRESHOLD
+    caveat_threshold = model.caveat_threshold if model else CAVEAT_THRESHOLD
+    partial = data.partial if data.partial is not None else np.zeros(len(probability), dtype=bool)
+    answered = probability >= np.where(partial, caveat_threshold, threshold)
     groups: dict[str, list[int]] = defaultdict(list)
     for i, q in enumerate(data.queries):
         groups[q.group].append(i)

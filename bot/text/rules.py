@@ -122,7 +122,8 @@ def addition() -> re.Pattern[str]:
 
 @cache
 def comparison() -> re.Pattern[str]:
-    """A question that weighs two things against each other ("vs", "diferencia entre")."""
+    """A question that weighs two things against each other or offers them as alternatives ("vs", "or",
+    "diferencia entre", "o")."""
     return re.compile(r"\b(?:" + "|".join(_all("comparison")) + r")\b", re.IGNORECASE)
 
 
