@@ -7,20 +7,25 @@ from collections.abc import Sequence
 
 from bot.text.identifiers import QUERY_WORD
 from bot.text.normalise import fold, strip_accents
-from bot.text.rules import definition_rules, points_back
+from bot.text.rules import DefinitionRules, definition_rules, points_back
 
 QUESTION_END = re.compile(r"\?+(?=\s*\S)|\?+\s*$")
 
 
 def definition_subject(question: str) -> frozenset[str]:
     """For "what is X?" questions, the folded words of X; empty for any other question (or an X of more than
-    four words, which names no one thing)."""
-    plain = strip_accents(question)
+    four words, which names no one thing). Words that only soften the asking ("what *exactly* is X?",
+    "¿qué es *realmente* X?") are read past."""
     shapes = definition_rules()  # the patterns of bot/data/rules/<lang>.yaml, `definitions`
-    match = shapes.meaning.match(plain) or shapes.definition.match(plain)
-    if not match:
-        return frozenset()
-    subject = shapes.qualifier_tail.sub("", match.group("subject") or match.group("first") or "").strip()
+    plain = shapes.hedges.sub("", strip_accents(question))
+    match = next((found for pattern in shapes.meaning if (found := pattern.match(plain))), None) or (
+        shapes.definition.match(plain))
+    return _subject(match, shapes) if match else frozenset()
+
+
+def _subject(match: re.Match[str], shapes: DefinitionRules) -> frozenset[str]:
+    found = match.groupdict()
+    subject = shapes.qualifier_tail.sub("", found.get("subject") or found.get("first") or "").strip()
     if not subject or shapes.purpose.search(subject) or fold(subject.split()[0]) in shapes.not_a_subject:
         return frozenset()  # "what is X for?", "what's the difference between…": not a definition
     wanted = frozenset(fold(w) for w in QUERY_WORD.findall(subject))

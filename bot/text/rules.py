@@ -166,10 +166,11 @@ class DefinitionRules:
     """What makes a question ask what a thing is ("what is X?", "¿qué es X?", "X, what is it?")."""
 
     definition: re.Pattern[str]  # the question, with X as `subject`
-    meaning: re.Pattern[str]  # "what does X mean?" (`subject`), "X, ¿qué es?" (`first`)
+    meaning: tuple[re.Pattern[str], ...]  # "what does X mean?", "¿qué hace X?" (`subject`), "X, ¿qué es?" (`first`)
     qualifier_tail: re.Pattern[str]  # what may follow X ("in Kubernetes")
     purpose: re.Pattern[str]  # X's purpose or use is asked, not what it is ("for", "para")
     not_a_subject: frozenset[str]  # an X that starts with one of these is no subject ("difference")
+    hedges: re.Pattern[str]  # words that only soften the asking ("what *exactly* is X?"), read past
 
 
 @cache
@@ -183,14 +184,18 @@ def definition_rules() -> DefinitionRules:
     definition = (r"^\s*(?:¿\s*)?(?:(?:me\s+)?(?:" + joined(es["asking"], en["asking"]) + r")\s+)?(?:"
                   + joined(en["verbs"], es["verbs"]) + r")\s+(?:(?:" + joined(en["articles"], es["articles"])
                   + r")\s+)?(?P<subject>[^?.!,;:]+)")
-    meaning = (r"^\s*(?:" + str(en["meaning"]) + r"|¿?\s*(?P<first>[^?.!,;:¿]+?)\s*,?\s*¿?\s*(?:"
-               + joined(es["meaning_tail"], en["meaning_tail"]) + r"))\s*\??\s*$")
+    tail = (r"^\s*¿?\s*(?P<first>[^?.!,;:¿]+?)\s*,?\s*¿?\s*(?:" + joined(es["meaning_tail"], en["meaning_tail"])
+            + r")\s*\??\s*$")
+    meaning = tuple(re.compile(r"^\s*(?:¿\s*)?" + str(p) + r"\s*(?:\?|$)", re.IGNORECASE)
+                    for p in [*en["meaning"], *es["meaning"]])
     return DefinitionRules(
-        definition=re.compile(definition, re.IGNORECASE), meaning=re.compile(meaning, re.IGNORECASE),
+        definition=re.compile(definition, re.IGNORECASE),
+        meaning=(*meaning, re.compile(tail, re.IGNORECASE)),
         qualifier_tail=re.compile(r"\b(?:" + joined(es["qualifier_tail"], en["qualifier_tail"]) + r")\b.*$",
                                   re.IGNORECASE),
         purpose=re.compile(r"\b(?:" + joined(en["purpose"], es["purpose"]) + r")\b", re.IGNORECASE),
         not_a_subject=frozenset(fold(str(w)) for w in [*en["not_a_subject"], *es["not_a_subject"]]),
+        hedges=re.compile(r"\s+(?:" + joined(en["hedges"], es["hedges"]) + r")\b", re.IGNORECASE),
     )
 
 
