@@ -135,6 +135,21 @@ def test_a_question_defines_what_it_explains_not_what_it_mentions(
     assert fake_assistant.judge.definitions.defines(("eks-training-quiz", number), subject) is defines
 
 
+def test_what_a_thing_does_is_said_by_any_sentence_that_starts_with_it(fake_assistant: Assistant) -> None:
+    """"What does X do?" is a definition too; a sentence that starts with X and goes on says what X does ("X
+    waits…"), where "what is X?" needs one that says what it is ("X is…", "X: …")."""
+    from bot.answering.definitions import Definitions
+
+    definitions = Definitions([(("doc", 1), "sentence", "The Zorblax scheduler waits for every pod of a group.")], [])
+    does = read(fake_assistant, "What does the Zorblax scheduler do?")
+    assert does.definition_acts and [w.text for w in does.definition_of] == ["Zorblax", "scheduler"]
+    assert definitions.defines(("doc", 1), does.definition_of, acts=True)
+    is_ = read(fake_assistant, "What is the Zorblax scheduler?")
+    assert not is_.definition_acts and not definitions.defines(("doc", 1), is_.definition_of)
+    spanish = read(fake_assistant, "¿Qué hace el planificador Zorblax?", "es")
+    assert spanish.definition_acts and spanish.definition_of
+
+
 @pytest.mark.parametrize(("question", "aside", "rest"), [
     ("What's the difference between MPIJob and PyTorchJob?", ("PyTorchJob",), "MPIJob"),
     ("¿FSx for Lustre o FSx for OpenZFS para los checkpoints?", ("FSx for OpenZFS",), "Lustre"),

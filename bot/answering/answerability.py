@@ -305,7 +305,8 @@ class Judge:
         # "what is X?": the best question must explain X, or use X literally, a name of its code or configuration
         # (`slotsPerWorker`, `FI_PROVIDER`), which its snippet shows in use.
         literal = all(is_setting_name(w.text) and top.key in w.where for w in analysis.definition_of)
-        if analysis.definition_of and not literal and not self.definitions.defines(top.key, analysis.definition_of):
+        if analysis.definition_of and not literal and not self.definitions.defines(
+                top.key, analysis.definition_of, acts=analysis.definition_acts):
             values["undefined"] = 1.0
         return values
 

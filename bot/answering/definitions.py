@@ -81,8 +81,9 @@ class Definitions:
         `chunks_of`: a question's chunks), read when a "what is X?" asks about it."""
         return cls(partial(_texts_of, index, sentences, chunks_of), partial(_names_of, index.knowledge), previous)
 
-    def defines(self, key: object, subject: Sequence[QueryWord]) -> bool:
-        """Whether the question `key` explains what `subject` (the X of "what is X?") is."""
+    def defines(self, key: object, subject: Sequence[QueryWord], *, acts: bool = False) -> bool:
+        """Whether the question `key` explains what `subject` (the X of "what is X?") is; with `acts` ("what does
+        X do?"), a sentence that starts with X and goes on with any word says it ("X waits for every pod")."""
         if not subject:
             return False
         wanted = [terms for w in subject for terms in _word_terms(w)]
@@ -90,7 +91,7 @@ class Definitions:
         for name in names:
             if len(name) <= 2 * len(wanted) and all(any(terms & word for word in name) for terms in wanted):
                 return True
-        return any(_lead_defines(lead, wanted) for lead in leads)
+        return any(_lead_defines(lead, wanted, acts) for lead in leads)
 
 
 def _by_key(pairs: Iterable[tuple[object, ...]] | Callable[[object], list[str]]) -> Callable[[object], list[str]]:
@@ -156,7 +157,7 @@ def _name_words(text: str) -> tuple[list[frozenset[str]], ...]:
     return tuple(out)
 
 
-def _lead_defines(lead: _Lead, wanted: list[frozenset[str]]) -> bool:
+def _lead_defines(lead: _Lead, wanted: list[frozenset[str]], acts: bool = False) -> bool:
     n = len(wanted)
     for start in range(min(HEAD_SLACK + 1, len(lead.terms))):
         span = lead.terms[start : start + n]
@@ -164,7 +165,7 @@ def _lead_defines(lead: _Lead, wanted: list[frozenset[str]]) -> bool:
             return False
         if all(any(w & t for t in span) for w in wanted):
             follower = lead.next_token[start + n - 1]
-            if follower in _EXPLAINING or follower == "":
+            if follower in _EXPLAINING or follower == "" or (acts and follower.isalpha()):
                 return True
     return False
 

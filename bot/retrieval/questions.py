@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
 from bot.text.identifiers import QUERY_WORD
 from bot.text.normalise import fold, strip_accents
@@ -13,14 +14,29 @@ QUESTION_END = re.compile(r"\?+(?=\s*\S)|\?+\s*$")
 
 
 def definition_subject(question: str) -> frozenset[str]:
-    """For "what is X?" questions, the folded words of X; empty for any other question (or an X of more than
-    four words, which names no one thing). Words that only soften the asking ("what *exactly* is X?",
-    "¿qué es *realmente* X?") are read past."""
+    """For "what is X?" questions ("what does X mean?", "what does X do?"), the folded words of X; empty for any
+    other question (or an X of more than four words, which names no one thing). Words that only soften the
+    asking ("what *exactly* is X?", "¿qué es *realmente* X?") are read past."""
+    return _definition(question)[0]
+
+
+def asks_what_it_does(question: str) -> bool:
+    """Whether a definition question asks what X does ("what does X do?", "¿qué hace X?"): a sentence that
+    starts with X and goes on to say anything of it answers, where "what is X?" needs it to say what X is."""
+    return _definition(question)[1]
+
+
+@lru_cache(maxsize=256)
+def _definition(question: str) -> tuple[frozenset[str], bool]:
     shapes = definition_rules()  # the patterns of bot/data/rules/<lang>.yaml, `definitions`
     plain = shapes.hedges.sub("", strip_accents(question))
-    match = next((found for pattern in shapes.meaning if (found := pattern.match(plain))), None) or (
-        shapes.definition.match(plain))
-    return _subject(match, shapes) if match else frozenset()
+    for acts, patterns in ((False, shapes.meaning), (True, shapes.acting), (False, (shapes.definition,))):
+        for pattern in patterns:
+            match = pattern.match(plain)
+            if match:
+                subject = _subject(match, shapes)
+                return subject, acts and bool(subject)
+    return frozenset(), False
 
 
 def _subject(match: re.Match[str], shapes: DefinitionRules) -> frozenset[str]:

@@ -32,7 +32,7 @@ from bot.retrieval.lexicon import (
     specificity,
 )
 from bot.retrieval.ordinary import forget_slips, meant
-from bot.retrieval.questions import QUESTION_END, definition_subject, referred_to_later
+from bot.retrieval.questions import QUESTION_END, asks_what_it_does, definition_subject, referred_to_later
 from bot.retrieval.thresholds import THRESHOLDS
 from bot.text.identifiers import QUERY_WORD, is_code_name, is_hyphenated_word
 from bot.text.markup import MACHINE_SHARE, context_spans
@@ -118,6 +118,7 @@ class Analysis:
     questions: int = 1  # how many questions the message asks ("...? and ...?")
     set_aside: tuple[str, ...] = ()  # named things the knowledge never mentions, left out of this reading
     context: frozenset[int] = frozenset()  # positions of tokens read as context (pasted text, a scenario's telling)
+    definition_acts: bool = False  # the definition asks what X does ("what does X do?"), not what it is
 
 
 class Vocabulary:
@@ -208,7 +209,8 @@ class Vocabulary:
         return Analysis(
             words=tuple(words), tokens=tuple(raw_tokens), spans=tuple(m.span() for m in matches),
             segments=segments, search_text=" ".join(search),
-            definition_of=_subject_words(question, words), comparison=bool(comparison().search(question)),
+            definition_of=_subject_words(question, words), definition_acts=asks_what_it_does(question),
+            comparison=bool(comparison().search(question)),
             questions=max(1, len(QUESTION_END.findall(question))), context=frozenset(in_context),
         )
 

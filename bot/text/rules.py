@@ -166,7 +166,8 @@ class DefinitionRules:
     """What makes a question ask what a thing is ("what is X?", "¿qué es X?", "X, what is it?")."""
 
     definition: re.Pattern[str]  # the question, with X as `subject`
-    meaning: tuple[re.Pattern[str], ...]  # "what does X mean?", "¿qué hace X?" (`subject`), "X, ¿qué es?" (`first`)
+    meaning: tuple[re.Pattern[str], ...]  # "what does X mean?" (`subject`), "X, ¿qué es?" (`first`)
+    acting: tuple[re.Pattern[str], ...]  # "what does X do?", "¿qué hace X?" (`subject`)
     qualifier_tail: re.Pattern[str]  # what may follow X ("in Kubernetes")
     purpose: re.Pattern[str]  # X's purpose or use is asked, not what it is ("for", "para")
     not_a_subject: frozenset[str]  # an X that starts with one of these is no subject ("difference")
@@ -186,11 +187,14 @@ def definition_rules() -> DefinitionRules:
                   + r")\s+)?(?P<subject>[^?.!,;:]+)")
     tail = (r"^\s*¿?\s*(?P<first>[^?.!,;:¿]+?)\s*,?\s*¿?\s*(?:" + joined(es["meaning_tail"], en["meaning_tail"])
             + r")\s*\??\s*$")
-    meaning = tuple(re.compile(r"^\s*(?:¿\s*)?" + str(p) + r"\s*(?:\?|$)", re.IGNORECASE)
-                    for p in [*en["meaning"], *es["meaning"]])
+
+    def asking(patterns: list[str]) -> tuple[re.Pattern[str], ...]:
+        return tuple(re.compile(r"^\s*(?:¿\s*)?" + str(p) + r"\s*(?:\?|$)", re.IGNORECASE) for p in patterns)
+
     return DefinitionRules(
         definition=re.compile(definition, re.IGNORECASE),
-        meaning=(*meaning, re.compile(tail, re.IGNORECASE)),
+        meaning=(*asking([*en["meaning"], *es["meaning"]]), re.compile(tail, re.IGNORECASE)),
+        acting=asking([*en["acting"], *es["acting"]]),
         qualifier_tail=re.compile(r"\b(?:" + joined(es["qualifier_tail"], en["qualifier_tail"]) + r")\b.*$",
                                   re.IGNORECASE),
         purpose=re.compile(r"\b(?:" + joined(en["purpose"], es["purpose"]) + r")\b", re.IGNORECASE),
