@@ -1,6 +1,6 @@
-"""A question that names a quiz question ("question 7", "pregunta 5 del cuestionario", "the FSx question",
-"the quiz question about MPIJob slots", "I got the BF16 one wrong", "explícame la de Volcano") is about that
-question, whatever the rest of it says.
+"""A question that names a quiz question ("question 7", "pregunta 5 del cuestionario", "the third question of
+the quiz", "the FSx question", "the quiz question about MPIJob slots", "I got the BF16 one wrong", "explícame la
+de Volcano") is about that question, whatever the rest of it says.
 
 The patterns are data (`bot/data/rules/<lang>.yaml`, read with `bot.text.rules`); both languages' are tried,
 since people mix them. A number resolves to the quiz question with that number; "about X" to the one quiz
@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 
 from bot.lang import LANGUAGES
-from bot.text.normalise import fold
+from bot.text.normalise import fold, strip_accents
 from bot.text.rules import QuizReferenceRules, rules
 
 _WORD = re.compile(r"\w+")
@@ -42,7 +42,7 @@ def find_reference(text: str, lang: str) -> Reference | None:
             return found
     for ref in table:
         if words & (ref.quiz_words | ref.explain_words | ref.taking_words):
-            found = _numbered(text, ref.number_with_quiz_word)
+            found = _numbered(text, ref.number_with_quiz_word) or _ordinal(text, ref)
             if found:
                 return found
     for ref in table:
@@ -63,6 +63,17 @@ def _numbered(text: str, patterns: tuple[re.Pattern[str], ...]) -> Reference | N
         match = pattern.search(text)
         if match:
             return Reference(match.start(), match.end(), number=int(match.group("number")))
+    return None
+
+
+def _ordinal(text: str, ref: QuizReferenceRules) -> Reference | None:
+    """"the third question", "la séptima pregunta": a number in words."""
+    plain = strip_accents(text)  # the same length: the match's place is the text's
+    for pattern in ref.ordinal_with_quiz_word:
+        for match in pattern.finditer(plain):
+            number = ref.ordinals.get(fold(match.group("ordinal")))
+            if number is not None:
+                return Reference(match.start(), match.end(), number=number)
     return None
 
 

@@ -8,7 +8,7 @@ code. A file that cannot be read, or a pattern that does not compile, stops the 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -38,6 +38,10 @@ class QuizReferenceRules:
     # taking it, or one of `elliptic_words`.
     elliptic: tuple[re.Pattern[str], ...] = ()
     elliptic_words: frozenset[str] = frozenset()
+    # "the third question of the quiz", "la segunda pregunta del test": a number in words (`ordinals`), beside a
+    # quiz word as `number_with_quiz_word` is.
+    ordinal_with_quiz_word: tuple[re.Pattern[str], ...] = ()
+    ordinals: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -237,6 +241,8 @@ def rules(lang: str) -> LanguageRules:
                 taking_words=frozenset(fold(w) for w in ref.get("taking_words", ())),
                 elliptic=_patterns(ref.get("elliptic", [])),
                 elliptic_words=frozenset(fold(w) for w in ref.get("elliptic_words", ())),
+                ordinal_with_quiz_word=_patterns(ref.get("ordinal_with_quiz_word", [])),
+                ordinals={fold(str(w)): int(n) for w, n in ref.get("ordinals", {}).items()},
             ),
             typos=TypoRules(common_zipf=float(typos["common_zipf"]),
                             swaps=tuple((str(a), str(b)) for a, b in typos["swaps"])),
