@@ -65,7 +65,7 @@ class Reading:
     reason: str = "self-contained"  # or "no-context", "unknown-subject", "unknown-words" (alone), and
     # "continuation", "points-back", "no-subject" (a follow-up, unless nothing could be carried over)
     # A self-contained message's reading with the earlier turns: what is answered instead when the message
-    # alone is declined ("¿compensa el cómputo extra?" after a question on gradient checkpointing).
+    # alone is declined ("is the recomputation cost worth paying?" after a question on gradient checkpointing).
     fallback: Reading | None = None
 
     def topic(self, assistant: Assistant) -> str:
