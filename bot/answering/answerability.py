@@ -39,7 +39,7 @@ from bot.answering.exemplars import Exemplars
 from bot.errors import ConfigError
 from bot.retrieval.hybrid import HybridRetriever, Retrieval
 from bot.retrieval.lexicon import RARE_ZIPF
-from bot.retrieval.terms import QueryWord, Vocabulary
+from bot.retrieval.terms import Analysis, QueryWord, Vocabulary
 from bot.retrieval.thresholds import THRESHOLDS
 from bot.retrieval.uncovered import names_a_thing, other_kinds, uncovered_terms
 from bot.text.identifiers import is_code_name, is_setting_name
@@ -203,7 +203,7 @@ class Judge:
         analysis = retrieval.analysis
         best = retrieval.ranked[0].key if retrieval.ranked else None
         uncovered = self.uncovered(retrieval)
-        partial = bool(uncovered) and (analysis.comparison or bool(analysis.set_aside))
+        partial = _partly_covered(analysis, uncovered)
         # Related: the best quiz question uses a specific word of the question, and the question does not
         # ask what something is that the quiz only mentions in passing ("What is AWS?").
         related = best is not None and not values["undefined"] and any(
@@ -216,8 +216,7 @@ class Judge:
 
     def partial(self, retrieval: Retrieval) -> bool:
         """Whether the question is partly covered (`Judgement.partial`), read without judging it."""
-        analysis = retrieval.analysis
-        return (analysis.comparison or bool(analysis.set_aside)) and bool(self.uncovered(retrieval))
+        return _partly_covered(retrieval.analysis, self.uncovered(retrieval))
 
     def uncovered(self, retrieval: Retrieval) -> tuple[str, ...]:
         """What the question asks that the knowledge never mentions, as the person wrote it: named things set
@@ -324,6 +323,12 @@ def _bundled_exemplars(model_id: str, dimension: int) -> Exemplars | None:
                     "calibrate' for this model", exemplars.model_id, model_id)
         return None
     return exemplars
+
+
+def _partly_covered(analysis: Analysis, uncovered: Sequence[str]) -> bool:
+    """A question that asks about something beside what it names that the knowledge never mentions: it compares
+    the two or offers them as alternatives, or asks of the uncovered thing in a question of its own."""
+    return bool(uncovered) and (analysis.comparison or bool(analysis.set_aside))
 
 
 def _merge_terms(first: Sequence[str], then: Sequence[str]) -> tuple[str, ...]:
