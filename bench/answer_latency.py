@@ -38,6 +38,7 @@ def main() -> None:
         build = time.perf_counter() - started
         index = load_index(knowledge, Path(tmp), embedder, rebuild=False)
     assistant = Assistant(index, embedder, threshold=settings.abstain_threshold)
+    assistant.warm()  # as the server does, off the request path, after a start
 
     qs = queries()
     for q in qs[:10]:  # warm up

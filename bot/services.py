@@ -113,6 +113,7 @@ class Services:
         services = cls.assemble(settings, assistant, database,
                                 startup=DatabaseStartup(database, migrate=settings.migrate_on_start))
         threading.Thread(target=services._database_thread, name="database", daemon=True).start()
+        threading.Thread(target=assistant.warm, name="warm", daemon=True).start()
         release_freed_memory()  # what loading the index used for a while
         if settings.knowledge_refresh_seconds > 0:
             refresh = KnowledgeRefresh(settings.knowledge_dir, lambda: services.assistant, services.swap_assistant,
@@ -130,6 +131,7 @@ class Services:
         if isinstance(self.quiz.topic_matcher, _TopicsOnModelThread):
             self.quiz.topic_matcher.assistant = assistant
         self.assistant = assistant
+        threading.Thread(target=assistant.warm, name="warm", daemon=True).start()
         for listener in self.on_swap:
             listener(assistant)
 

@@ -3,6 +3,7 @@ are as close; two forms of one word ("checkpoint", "checkpoints") are not a tie.
 
 from __future__ import annotations
 
+from bot.config import Settings
 from bot.retrieval.knowledge_terms import KnowledgeTerms
 
 
@@ -22,3 +23,32 @@ def test_two_forms_of_one_word_as_close_are_that_word() -> None:
     terms = spelling("checkpoint", "checkpoints", "nodepool", "nodepools")
     assert terms.spelling.closest("checkpoins") == "checkpoint"
     assert terms.spelling.closest("nodepoos") == "nodepool"
+
+
+def test_the_index_is_built_once_prepared_and_then_mends_as_before() -> None:
+    terms = spelling("karpenter", "kubernetes")
+    assert not terms.spelling.ready  # a start does not wait for it
+    terms.spelling.prepare()
+    assert terms.spelling.ready
+    assert terms.spelling.closest("karpeter") == "karpenter"
+
+
+def test_a_started_server_builds_the_misspelling_index_off_the_request_path(settings: Settings) -> None:
+    """After a start, the index is built in the background: the first misspelt question does not pay for it."""
+    import time
+
+    from bot.answering.assistant import Assistant
+    from bot.services import Services
+    from tests.fakes import FakeEmbedder, lexical_model
+
+    assistant = Assistant.from_settings(settings, embedder=FakeEmbedder(), model=lexical_model())
+    index = assistant.retriever.vocabulary.terms.spelling
+    assert not index.ready
+    services = Services.starting(settings, assistant)
+    try:
+        deadline = time.monotonic() + 10
+        while not index.ready and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert index.ready
+    finally:
+        services.close()

@@ -9,7 +9,8 @@ from collections.abc import Callable, Iterable
 class Spelling:
     """Knowledge words by their deletions, to find the one a misspelt word meant (SymSpell's idea).
 
-    The index is built the first time it is needed, so a start does not wait for it."""
+    The index is built the first time it is needed, or by `prepare` in the background after a start, so a start
+    does not wait for it."""
 
     def __init__(self, words: Iterable[str], stems: Callable[[str], set[str]] | None = None) -> None:
         """`stems`: a word's stems (in each language the knowledge is written in); two closest words with a
@@ -22,6 +23,16 @@ class Spelling:
         # each took three times the memory, 15 MB at 10,000 sections of docs).
         self._index: dict[str, str | list[str]] = {}
         self._endings: dict[str, str | list[str]] = {}  # the last 3 to n-3 letters of a long word -> the word
+
+    @property
+    def ready(self) -> bool:
+        """Whether the index is built."""
+        return self._built
+
+    def prepare(self) -> None:
+        """Build the index now (off the request path: `Assistant.warm`), so no question waits for it."""
+        if not self._built:
+            self._build()
 
     def _build(self) -> None:
         with self._lock:

@@ -135,6 +135,10 @@ class Vocabulary:
         self._typos = terms.spelling
         self._read: dict[tuple[object, ...], QueryWord] = {}  # words already read (a question's words recur)
 
+    def prepare(self) -> None:
+        """Build what reading a misspelt word needs (the misspelling index) before a question needs it."""
+        self._typos.prepare()
+
     def forget_words(self) -> None:
         """Forget the words read so far and the slips found for them (they are read again when asked): what a
         benchmark of new questions needs."""
