@@ -51,4 +51,9 @@ def test_a_started_server_builds_the_misspelling_index_off_the_request_path(sett
             time.sleep(0.01)
         assert index.ready
     finally:
+        # The database opens (and migrates) on a thread of its own: let it finish before closing, so no
+        # migration runs on beside another test's.
+        deadline = time.monotonic() + 30
+        while not services.database.ready and time.monotonic() < deadline:
+            time.sleep(0.02)
         services.close()
