@@ -113,7 +113,7 @@ class Services:
         services = cls.assemble(settings, assistant, database,
                                 startup=DatabaseStartup(database, migrate=settings.migrate_on_start))
         threading.Thread(target=services._database_thread, name="database", daemon=True).start()
-        threading.Thread(target=assistant.warm, name="warm", daemon=True).start()
+        _warm(assistant)
         release_freed_memory()  # what loading the index used for a while
         if settings.knowledge_refresh_seconds > 0:
             refresh = KnowledgeRefresh(settings.knowledge_dir, lambda: services.assistant, services.swap_assistant,
@@ -131,7 +131,7 @@ class Services:
         if isinstance(self.quiz.topic_matcher, _TopicsOnModelThread):
             self.quiz.topic_matcher.assistant = assistant
         self.assistant = assistant
-        threading.Thread(target=assistant.warm, name="warm", daemon=True).start()
+        _warm(assistant)
         for listener in self.on_swap:
             listener(assistant)
 
@@ -328,6 +328,11 @@ class Services:
         self._bookkeeping.shutdown(wait=False, cancel_futures=True)
         self.model.close()
         self.stores.database.close()
+
+
+def _warm(assistant: Assistant) -> None:
+    """Build what the assistant's first questions would otherwise build on their way, on a thread of its own."""
+    threading.Thread(target=assistant.warm, name="warm", daemon=True).start()
 
 
 class _TopicsOnModelThread:

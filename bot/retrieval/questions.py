@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from functools import lru_cache
+from typing import NamedTuple
 
 from bot.text.identifiers import QUERY_WORD
 from bot.text.normalise import fold, strip_accents
@@ -13,21 +13,19 @@ from bot.text.rules import DefinitionRules, definition_rules, points_back
 QUESTION_END = re.compile(r"\?+(?=\s*\S)|\?+\s*$")
 
 
-def definition_subject(question: str) -> frozenset[str]:
-    """For "what is X?" questions ("what does X mean?", "what does X do?"), the folded words of X; empty for any
-    other question (or an X of more than four words, which names no one thing). Words that only soften the
-    asking ("what *exactly* is X?", "¿qué es *realmente* X?") are read past."""
-    return _definition(question)[0]
+class Definition(NamedTuple):
+    """What a "what is X?" question asks about: the folded words of X (empty for any other question), and
+    whether it asks what X does ("what does X do?", "¿qué hace X?"), which a sentence that starts with X and
+    goes on to say anything of it answers, where "what is X?" needs one that says what X is."""
+
+    subject: frozenset[str]
+    acts: bool
 
 
-def asks_what_it_does(question: str) -> bool:
-    """Whether a definition question asks what X does ("what does X do?", "¿qué hace X?"): a sentence that
-    starts with X and goes on to say anything of it answers, where "what is X?" needs it to say what X is."""
-    return _definition(question)[1]
-
-
-@lru_cache(maxsize=256)
-def _definition(question: str) -> tuple[frozenset[str], bool]:
+def read_definition(question: str) -> Definition:
+    """The definition a question asks for ("what is X?", "what does X mean?", "what does X do?"); an X of more
+    than four words names no one thing. Words that only soften the asking ("what *exactly* is X?", "¿qué es
+    *realmente* X?") are read past."""
     shapes = definition_rules()  # the patterns of bot/data/rules/<lang>.yaml, `definitions`
     plain = shapes.hedges.sub("", strip_accents(question))
     for acts, patterns in ((False, shapes.meaning), (True, shapes.acting), (False, (shapes.definition,))):
@@ -35,8 +33,13 @@ def _definition(question: str) -> tuple[frozenset[str], bool]:
             match = pattern.match(plain)
             if match:
                 subject = _subject(match, shapes)
-                return subject, acts and bool(subject)
-    return frozenset(), False
+                return Definition(subject, acts and bool(subject))
+    return Definition(frozenset(), False)
+
+
+def definition_subject(question: str) -> frozenset[str]:
+    """The folded words of X in "what is X?"; empty for any other question (`read_definition`)."""
+    return read_definition(question).subject
 
 
 def _subject(match: re.Match[str], shapes: DefinitionRules) -> frozenset[str]:

@@ -32,7 +32,7 @@ from bot.retrieval.lexicon import (
     specificity,
 )
 from bot.retrieval.ordinary import forget_slips, meant
-from bot.retrieval.questions import QUESTION_END, asks_what_it_does, definition_subject, referred_to_later
+from bot.retrieval.questions import QUESTION_END, read_definition, referred_to_later
 from bot.retrieval.thresholds import THRESHOLDS
 from bot.text.identifiers import QUERY_WORD, is_code_name, is_hyphenated_word
 from bot.text.markup import MACHINE_SHARE, context_spans
@@ -210,10 +210,11 @@ class Vocabulary:
         in_context |= _scenario(plain, matches, sentence_breaks, raw_tokens)
         words = [w for w in words if w.position not in in_context
                  or (w.known and w.specificity >= THRESHOLDS.specific)]
+        definition = read_definition(question)
         return Analysis(
             words=tuple(words), tokens=tuple(raw_tokens), spans=tuple(m.span() for m in matches),
             segments=segments, search_text=" ".join(search),
-            definition_of=_subject_words(question, words), definition_acts=asks_what_it_does(question),
+            definition_of=_subject_words(definition.subject, words), definition_acts=definition.acts,
             comparison=bool(comparison().search(question)),
             questions=max(1, len(QUESTION_END.findall(question))), context=frozenset(in_context),
         )
@@ -436,9 +437,8 @@ def _is_common(folded: str, langs: list[str], frequency: WordFrequency) -> bool:
     return _zipf(folded, langs, frequency) >= NAMED_ZIPF
 
 
-def _subject_words(question: str, words: Iterable[QueryWord]) -> tuple[QueryWord, ...]:
-    """The words of X in "what is X?"; () for any other question."""
-    wanted = definition_subject(question)
+def _subject_words(wanted: frozenset[str], words: Iterable[QueryWord]) -> tuple[QueryWord, ...]:
+    """The words of X in "what is X?" (`wanted`, its folded words); () for any other question."""
     return tuple(w for w in words if wanted and set(fold(w.text).split()) <= wanted)
 
 
