@@ -1,14 +1,15 @@
 """The core decides, the surfaces translate, and each layer imports only the ones below it.
 
 Pinned here: only bot/api, bot/slack and bot/cli import web or Slack code; no core module reaches a
-surface; and the floors between layers hold, directly or through any chain of imports (quiz ↛ answers,
-storage ↛ quiz, slack ↛ api, knowledge ↛ retrieval). Imports under `if TYPE_CHECKING:` are types only:
+surface; and the floors of the layer table in docs/architecture.md (read from it: the one source of truth)
+hold for every pair, directly or through any chain of imports. Imports under `if TYPE_CHECKING:` are types only:
 they load nothing and do not count as a layer's dependency.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -22,21 +23,54 @@ from bot.config import PROJECT_ROOT
 PACKAGE = PROJECT_ROOT / "bot"
 SURFACES = ("api", "slack", "cli")
 FORBIDDEN = frozenset({"fastapi", "starlette", "slack_bolt", "slack_sdk"})
-# (lower layer, what it must never reach)
-FLOORS = [("bot.quiz", "bot.answering"), ("bot.storage", "bot.quiz"), ("bot.slack", "bot.api"),
-          ("bot.knowledge", "bot.retrieval"), ("bot.quiz", "bot.rounds"), ("bot.storage", "bot.rounds"),
-          ("bot.rounds", "bot.answering"), ("bot.rounds", "bot.services"), ("bot.retrieval", "bot.answering"),
-          ("bot.knowledge", "bot.answering"), ("bot.text", "bot.knowledge"), ("bot.text", "bot.retrieval"),
-          ("bot.embedding", "bot.knowledge"), ("bot.embedding", "bot.retrieval"), ("bot.answering", "bot.services"),
-          ("bot.answering", "bot.evaluation"), ("bot.services", "bot.evaluation"), ("bot.storage", "bot.answering"),
-          ("bot.storage", "bot.curation"), ("bot.knowledge", "bot.curation"), ("bot.answering", "bot.curation"),
-          ("bot.quiz", "bot.curation")]
+ARCHITECTURE_DOC = PROJECT_ROOT / "docs" / "architecture.md"
 CORE_PACKAGES = ("bot.text", "bot.knowledge", "bot.embedding", "bot.retrieval", "bot.answering", "bot.evaluation",
                  "bot.curation",
                  "bot.quiz", "bot.rounds", "bot.storage", "bot.services", "bot.home", "bot.config", "bot.errors",
                  "bot.lang", "bot.messages", "bot.logs", "bot.metrics")
 # Modules that sit loose in bot/ (everything else lives in a package named for its one job).
 LOOSE_AT_MOST = 10
+
+
+def floors(text: str) -> list[list[str]]:
+    """The floors of the layer table in docs/architecture.md, top first, each as its modules' names
+    (`answering/` is `bot.answering`, `services.py` is `bot.services`)."""
+    section = text.split("## Layers", 1)[1].split("\n## ", 1)[0]
+    found: list[list[str]] = []
+    for line in section.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) < 2 or not cells[1].startswith("`"):
+            continue
+        found.append([_module_of(name.strip("`")) for name in cells[1].split()])
+    return found
+
+
+def floor_exceptions(text: str) -> set[tuple[str, str]]:
+    """The pairs of one floor that may import each other: "`api/` → `slack/`" in the Layers section."""
+    section = text.split("## Layers", 1)[1].split("\n## ", 1)[0]
+    exceptions = section.split("Exceptions on one floor:", 1)[1].split("\n\n", 1)[0]
+    return {(_module_of(source), _module_of(target))
+            for source, target in re.findall(r"`([\w./]+)` → `([\w./]+)`", exceptions)}
+
+
+def _module_of(name: str) -> str:
+    return "bot." + name.removesuffix("/").removesuffix(".py")
+
+
+def forbidden_pairs() -> list[tuple[str, str]]:
+    """(module, what it must never reach): every package on the same floor (but the exceptions) and every one
+    on a floor above, from the table."""
+    text = ARCHITECTURE_DOC.read_text(encoding="utf-8")
+    table, allowed = floors(text), floor_exceptions(text)
+    pairs: list[tuple[str, str]] = []
+    for level, floor in enumerate(table):
+        above_or_beside = [m for upper in table[:level] for m in upper] + floor
+        pairs += [(lower, upper) for lower in floor for upper in above_or_beside
+                  if upper != lower and (lower, upper) not in allowed]
+    return pairs
+
+
+FLOORS = forbidden_pairs()
 
 
 def imported_modules(source: str, filename: str = "<source>") -> Iterator[tuple[int, str]]:
@@ -182,6 +216,23 @@ def test_the_graph_follows_chains_parents_and_lazy_imports_but_not_types() -> No
     assert "bot.config" not in graph["bot.embedding.backends"]  # types only
     assert chain_to("bot.services", "bot.text.tokens") is not None
     assert chain_to("bot.text.tokens", "bot.services") is None
+
+
+def test_the_layer_table_is_read_whole_from_the_architecture_doc() -> None:
+    text = ARCHITECTURE_DOC.read_text(encoding="utf-8")
+    table = floors(text)
+    assert table[0] == ["bot.api", "bot.slack", "bot.cli"] and table[-1] == ["bot.errors"]
+    placed = [m for floor in table for m in floor]
+    assert len(placed) == len(set(placed)), "a package sits on two floors"
+    packages = {module_name(p) for p in PACKAGE.glob("*.py") if p.name != "__init__.py"}
+    packages |= {f"bot.{p.name}" for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()}
+    assert set(placed) == packages, f"not on a floor: {sorted(packages - set(placed))}; " \
+                                    f"no such module: {sorted(set(placed) - packages)}"
+    assert floor_exceptions(text) == {("bot.api", "bot.slack"), ("bot.cli", "bot.api"), ("bot.cli", "bot.slack")}
+    pairs = set(forbidden_pairs())
+    assert ("bot.rounds", "bot.answering") in pairs and ("bot.rounds", "bot.curation") in pairs
+    assert ("bot.slack", "bot.api") in pairs and ("bot.api", "bot.slack") not in pairs
+    assert ("bot.text", "bot.knowledge") in pairs and ("bot.knowledge", "bot.text") not in pairs
 
 
 def test_walk_covers_the_core() -> None:
@@ -336,6 +387,14 @@ def test_errors_depend_on_nothing_and_model_identity_on_errors_only() -> None:
     knows_backends = sorted(m for m, named in graph.items() if named & backends and m not in backends)
     assert knows_backends == ["bot.embedding.backends", "bot.embedding.export"], knows_backends
     assert "bot.embedding.torch_backend" not in graph["bot.embedding.export"]
+
+
+def test_only_services_and_the_surfaces_import_curation() -> None:
+    graph = explicit_graph()
+    importers = sorted(m for m, named in graph.items()
+                       if any(n.startswith("bot.curation") for n in named) and not m.startswith("bot.curation"))
+    allowed = ("bot.services", *(f"bot.{surface}" for surface in SURFACES))
+    assert importers and all(m.startswith(allowed) for m in importers), importers
 
 
 def test_only_the_command_line_imports_the_evaluation_tools() -> None:
