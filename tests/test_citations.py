@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from bot.answering.assistant import Answer
 from bot.knowledge.citations import Citation, cut_code
 from bot.slack import blocks
@@ -46,3 +48,25 @@ def test_slack_shows_the_cut_snippet_and_says_how_many_lines_are_left() -> None:
     code = next(t for t in texts if t.startswith("```"))
     assert code.endswith("step_15: run\n```")
     assert "… 44 more lines in question 5" in texts
+
+
+# -- a citation's URL ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("url", [
+    "javascript:alert(document.cookie)", "JavaScript:alert(1)", " javascript:alert(1)", "java\tscript:alert(1)",
+    "data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==", "vbscript:msgbox(1)", "file:///etc/passwd",
+    "ftp://files.example.com/a", "https://", "http:///path-only", "//wiki.example.com/no-scheme", "wiki.example.com",
+    "https://wiki.example.com/a b", "https://wiki.example.com/\x00", "https://wiki.example.com/\u202e", "",
+])
+def test_a_citation_keeps_no_url_but_a_plain_http_one(url: str) -> None:
+    citation = Citation(5, "Title", "Excerpt.", None, "doc.md", 1.0, url=url)
+    assert citation.url is None and citation.to_dict()["url"] is None
+
+
+@pytest.mark.parametrize("url", [
+    "https://wiki.example.com/ml-platform?team=a&page=2#quotas", "http://wiki.example.com", "HTTPS://Wiki.Example.com/X",
+])
+def test_a_citation_keeps_a_plain_http_url_as_written(url: str) -> None:
+    citation = Citation(5, "Title", "Excerpt.", None, "doc.md", 1.0, url=url)
+    assert citation.url == url and citation.to_dict()["url"] == url

@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, StrictInt, StrictStr
 
 from bot.answering.conversation import MAX_TURN_CHARS, MAX_TURNS
+from bot.knowledge.citations import SNIPPET_CHARS, SNIPPET_LINES
 from bot.knowledge.entries import MAX_BODY, MAX_NOTE, MAX_TITLE, MAX_TOPIC
 from bot.lang import Lang
 
@@ -63,7 +64,10 @@ class CitationOut(BaseModel):
     )
     excerpt: str = Field(description="The most relevant sentences of its explanation (of a section: of its text).",
                          examples=["Para habilitar redes EFA con NCCL ... debes establecer variables de entorno:"])
-    snippet: str | None = Field(description="The best matching code or YAML block, if the question has one.",
+    snippet: str | None = Field(description="The best matching code or YAML block, if the question has one: at "
+                                            f"most {SNIPPET_LINES} lines and {SNIPPET_CHARS:,} characters. When it "
+                                            "was cut, it ends with a line \"…\"; a single line longer than that is "
+                                            "cut inside and ends with \"…\".",
                                 examples=["export FI_PROVIDER=efa"])
     source: str = Field(description="Knowledge file the citation comes from, relative to the knowledge directory.",
                         examples=["eks-training-quiz.es.md"])
@@ -78,7 +82,8 @@ class CitationOut(BaseModel):
     )
     url: str | None = Field(
         description="Where readers find the cited document (its front matter's `source_url`, or its folder's "
-                    "`sources.yaml`); null when the knowledge does not say.",
+                    "`sources.yaml`); null when the knowledge does not say, or says anything but a plain http(s) "
+                    "URL.",
         examples=["https://wiki.acme.internal/ml-platform/runbooks/gpu-training"],
     )
     notes: list[str] = Field(

@@ -5,9 +5,14 @@ It sits below both the answers and the quiz, so the quiz needs nothing of retrie
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 
 SNIPPET_LINES = 16  # a longer snippet is cut (at a block's end) with a note of what is left
+SNIPPET_CHARS = 1500  # and so is one with more characters, inside a line when a single line is longer
+CUT = "…"  # ends a snippet that was cut, where no note of what is left can follow it
+_NOT_IN_A_URL = frozenset('<>"`')  # what ends or breaks out of a link in HTML or Markdown
 
 
 @dataclass(frozen=True)
@@ -26,12 +31,49 @@ class Citation:
     lang: str = field(default="", compare=False)  # the language the cited text is written in
     notes: tuple[str, ...] = ()  # maintainers' notes on the cited question or section, in the reader's language
 
+    def __post_init__(self) -> None:
+        # The URL comes from whoever wrote the knowledge (front matter, sources.yaml): every surface shows it
+        # or links to it, so anything but a plain http(s) URL is dropped here, once for all of them.
+        object.__setattr__(self, "url", web_url(self.url))
+
     def to_dict(self) -> dict[str, object]:
+        """The public shape (HTTP, `eksbot ask --json`): the snippet bounded, ending with a line "…" when cut."""
         return {
-            "question": self.question, "title": self.title, "excerpt": self.excerpt, "snippet": self.snippet,
+            "question": self.question, "title": self.title, "excerpt": self.excerpt,
+            "snippet": bounded_snippet(self.snippet) if self.snippet else self.snippet,
             "source": self.source, "score": self.score, "doc": self.doc_id, "section": self.section,
             "url": self.url, "notes": list(self.notes),
         }
+
+
+def web_url(url: str | None) -> str | None:
+    """`url` when it is a plain http or https URL with a host, else None: no other scheme (`javascript:`,
+    `data:`, `file:`), and no whitespace, control, invisible formatting (bidi overrides) or characters that end
+    a link (`<`, `>`, `"`, a backquote)."""
+    if not url or any(c in _NOT_IN_A_URL or unicodedata.category(c)[0] in "CZ" for c in url):
+        return None
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+    except ValueError:
+        return None
+    return url if parts.scheme.lower() in ("http", "https") and host else None
+
+
+def cut_snippet(code: str, max_lines: int = SNIPPET_LINES, max_chars: int = SNIPPET_CHARS) -> tuple[str, int]:
+    """`code` cut as `cut_code` cuts it; a first line longer than `max_chars` (minified code, a long key) is
+    cut inside and ends with "…". Returns the kept text and how many lines are left out."""
+    kept, left = cut_code(code, max_lines, max_chars)
+    if len(kept) > max_chars:
+        kept = kept[: max_chars - len(CUT)].rstrip() + CUT
+    return kept, left
+
+
+def bounded_snippet(code: str) -> str:
+    """`code` within SNIPPET_LINES lines and SNIPPET_CHARS characters, where the reader is told nothing else:
+    a line "…" after the kept lines says that more of it is in the source."""
+    kept, left = cut_snippet(code, max_lines=SNIPPET_LINES, max_chars=SNIPPET_CHARS - len(CUT) - 1)
+    return f"{kept}\n{CUT}" if left else kept
 
 
 def cut_code(code: str, max_lines: int = SNIPPET_LINES, max_chars: int | None = None) -> tuple[str, int]:

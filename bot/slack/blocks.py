@@ -16,7 +16,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from bot.answering.assistant import Answer
-from bot.knowledge.citations import SNIPPET_LINES, Citation, cut_code
+from bot.knowledge.citations import SNIPPET_CHARS, SNIPPET_LINES, Citation, cut_snippet
 from bot.messages import say
 from bot.quiz import LeaderboardEntry, QuizPrompt, QuizResult, UserStats
 from bot.slack.texts import t
@@ -27,7 +27,6 @@ MAX_ACTIONS = 25
 LABEL_LIMIT = 75
 VALUE_LIMIT = 2000
 FALLBACK_LIMIT = 3000
-SNIPPET_CHARS = 1500  # a code block's raw text before escaping, which can make it longer
 SECTION_CHARS = 500  # a cited heading path, escaped
 SOURCE_CHARS = 200  # a cited file's name, escaped
 URL_CHARS = 1000  # a longer URL is not made a link
@@ -67,7 +66,7 @@ def snippet_blocks(citation: Citation, lang: str) -> list[Block]:
     """The citation's snippet, cut at a sensible line when long, with a note of what is left out."""
     if not citation.snippet:
         return []
-    code, left = cut_code(citation.snippet, SNIPPET_LINES, max_chars=SNIPPET_CHARS)
+    code, left = cut_snippet(citation.snippet, SNIPPET_LINES, SNIPPET_CHARS)  # raw text: escaping adds to it
     blocks = [code_section(code)]
     if left:
         more = (say(lang, "more_lines_section", count=left, title=citation.title) if citation.section
