@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -392,3 +393,54 @@ def test_a_spanish_answer_labels_the_note_in_spanish() -> None:
     answer = noted_answer("Usa NodeSet.", ("Ahora se llama NodeSet.",))
     answer = Answer(answered=True, language="es", text=answer.text, citations=answer.citations)
     assert "Nota de los mantenedores: Ahora se llama NodeSet." in rendered(answer)
+
+
+# -- what reaches the terminal ----------------------------------------------------------------------------
+
+# Characters that change how a terminal shows the text around them without showing themselves: bidi overrides,
+# embeddings and isolates (a title that reads backwards), marks, a byte order mark, a soft hyphen, NEL, a C1
+# control sequence introducer and an escape.
+INVISIBLE = ("\u202e", "\u202d", "\u202a", "\u2066", "\u2067", "\u2069", "\u200e", "\u200f", "\u061c", "\ufeff",
+             "\u00ad", "\u2060", "\U000e0041", "\x85", "\x9b", "\x1b", "\r")
+HOURS = ("---\ntitle: \"ML platform office hours \u202etxt.exe\u202c\"\ntopic: \"Office \u2066hours\u2069\"\n---\n\n"
+         "The ML platform team holds office hours every Thursday at 15:00 in the Ganymede room\u202e\u200f "
+         "(\u00adcall \u061cfirst\ufeff\u2060\U000e0041\x85\x9b31m\r).\n\n```bash\necho 'room\u202e42'\n```\n")
+OFFICE_HOURS = "When does the ML platform team hold its office hours?"
+
+
+def test_bidi_and_other_invisible_characters_of_an_entry_never_reach_the_terminal(
+    db: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+    fake_assistant: Assistant
+) -> None:
+    added_id(ok(capsys, "add", write(tmp_path / "hours.md", HOURS)))
+    monkeypatch.setattr(sys.modules["bot.cli.main"], "_assistant", lambda _settings: fake_assistant)
+    monkeypatch.setenv("COLUMNS", "300")
+
+    code, out, err = run(["ask", "--lang", "en", OFFICE_HOURS], capsys)
+    assert code == 0, err
+    assert "Ganymede room" in out and "ML platform office hours txt.exe" in out
+    assert [c for c in INVISIBLE if c in out + err] == []
+
+    code, out, err = run(["ask", "--json", "--lang", "en", OFFICE_HOURS], capsys)
+    assert code == 0, err
+    assert [c for c in INVISIBLE if c in out + err] == []
+    top = json.loads(out)["citations"][0]  # escaped in the JSON, not lost
+    assert top["title"] == "ML platform office hours \u202etxt.exe\u202c" and "room\u202e42" in top["snippet"]
+
+    listing = "\n".join(ok(capsys, "list"))
+    assert "txt.exe" in listing and [c for c in INVISIBLE if c in listing] == []
+
+
+def test_the_terminal_shows_a_line_separator_as_a_new_line() -> None:
+    text = rendered(noted_answer("Use SlurmNodeSet.\u2028Not SlurmCluster.\u2029Done.", ()))
+    lines = [line.strip(" │") for line in text.split("\n")]
+    assert "Use SlurmNodeSet." in lines and "Not SlurmCluster." in lines
+    assert "\u2028" not in text and "\u2029" not in text
+
+
+@pytest.mark.parametrize("snippet", ["\n".join(f"echo 'step {i}'" for i in range(10_000)), "x" * 300_000])
+def test_a_long_snippet_is_shown_cut_to_a_bounded_size(snippet: str) -> None:
+    citation = Citation(4, "Which CRD does Slinky use?", "Run this:", snippet, "eks-training-quiz.en.md", 0.9)
+    text = rendered(Answer(answered=True, language="en", text="Run this:", citations=[citation]))
+    assert text.count("\n") < 40  # a panel 300 columns wide
+    assert ("more lines in question 4" in text) if "\n" in snippet else ("…" in text)

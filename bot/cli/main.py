@@ -101,13 +101,14 @@ def _count(n: int, noun: str) -> str:
 
 def cmd_ask(args: argparse.Namespace) -> int:
     from bot.cli.render import render_answer
+    from bot.cli.texts import json_line
 
     question = " ".join(args.question)
     settings = settings_from_args(args)
     assistant = _with_database_knowledge(_assistant(settings), settings)
     answer = assistant.answer(question, args.lang)
     if args.json:
-        print(json.dumps(answer.to_dict(), ensure_ascii=False))
+        print(json_line(answer.to_dict()))
     else:
         render_answer(Console(), answer)
     return 0
@@ -152,9 +153,11 @@ def _report(args: argparse.Namespace, results: Sequence[Any], summary: dict[str,
             render: Callable[[Console, Any, dict[str, object]], None]) -> None:
     """One JSON line per result and a summary line (`--json`), or tables."""
     if args.json:
+        from bot.cli.texts import json_line
+
         for result in results:
-            print(json.dumps(result.to_dict(), ensure_ascii=False))
-        print(json.dumps({"summary": summary}, ensure_ascii=False))
+            print(json_line(result.to_dict()))
+        print(json_line({"summary": summary}))
     else:
         render(Console(), results, summary)
 

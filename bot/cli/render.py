@@ -19,7 +19,7 @@ from bot.cli.texts import maintainers_note, printable
 from bot.evaluation.conversations import ConversationResult
 from bot.evaluation.documents import DocResult
 from bot.evaluation.queries import EvalResult
-from bot.knowledge.citations import SNIPPET_LINES, Citation, cut_code
+from bot.knowledge.citations import SNIPPET_CHARS, SNIPPET_LINES, Citation, cut_snippet
 from bot.messages import say
 
 _PLAIN_URL = re.compile(r"https?://[!-~]+", re.IGNORECASE)  # printable ASCII, no spaces or control characters
@@ -36,7 +36,7 @@ def render_answer(console: Console, answer: Answer) -> None:
     # The answer's text ends with the maintainers' notes: they are shown once, after the reference.
     parts.append(Text(printable(top.excerpt or answer.text.removesuffix(notes_suffix(answer.language, top.notes)))))
     if top.snippet:  # the excerpt may end on the sentence that introduces it
-        code, left = cut_code(printable(top.snippet), SNIPPET_LINES)
+        code, left = cut_snippet(printable(top.snippet), SNIPPET_LINES, SNIPPET_CHARS)
         parts.append(Syntax(code, top.snippet_lang or "text", theme="ansi_dark", word_wrap=True))
         if left:
             more = (say(answer.language, "more_lines_section", count=left, title=top.title) if top.section
@@ -51,7 +51,7 @@ def render_answer(console: Console, answer: Answer) -> None:
         cites.append_text(citation_text(answer.language, citation, with_url=citation.url not in shown))
         shown.add(citation.url or "")
     parts.append(cites)
-    console.print(Panel(Group(*parts), border_style="green", title=escape(answer.answer_line or "")))  # type: ignore[arg-type]
+    console.print(Panel(Group(*parts), border_style="green", title=escape(printable(answer.answer_line or ""))))  # type: ignore[arg-type]
 
 
 def notes_suffix(lang: str, notes: Sequence[str]) -> str:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import re
+import unicodedata
+from typing import Any
 
 from rich.text import Text
 
@@ -10,18 +13,53 @@ from bot.messages import Catalog
 from bot.messages import say as bot_say
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # all but tabs and new lines
+# Joiners shape emoji and some scripts' letters, and move nothing around them: they are kept.
+_JOINERS = frozenset("\u200c\u200d")
+_NOT_PLAIN_ASCII = re.compile(r"[^\x20-\x7e]")
+
+
+def _shown(char: str) -> str:
+    """A character as the terminal gets it: a line or paragraph separator as a new line (a terminal does not
+    break there); invisible formatting (bidi overrides and isolates, marks, byte order marks) and lone
+    surrogates not at all."""
+    category = unicodedata.category(char)
+    if category in ("Zl", "Zp"):
+        return "\n"
+    if category in ("Cf", "Cs") and char not in _JOINERS:
+        return ""
+    return char
 
 
 def printable(text: str) -> str:
-    """Knowledge text without control characters: a document, an entry or a note cannot send escape sequences
-    to the terminal."""
-    return _CONTROL.sub("", text)
+    """Knowledge text as a terminal may show it: a document, an entry or a note can neither send escape
+    sequences to the terminal (control characters, C1's included) nor make what follows read in another order
+    than it is written (U+202E and the other bidi controls)."""
+    text = _CONTROL.sub("", text)
+    return text if text.isascii() else "".join(map(_shown, text))
+
+
+def _escaped(match: re.Match[str]) -> str:
+    char = match.group()
+    if printable(char) == char:
+        return char
+    code = ord(char)
+    if code > 0xFFFF:  # JSON writes it as its UTF-16 surrogate pair
+        code -= 0x10000
+        return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+    return f"\\u{code:04x}"
+
+
+def json_line(value: Any) -> str:
+    """`value` as one line of JSON for a terminal: text as it is (accents too), except what `printable` would
+    drop or change, which is written as a `\\uXXXX` escape: nothing is lost and nothing reaches the terminal."""
+    return _NOT_PLAIN_ASCII.sub(_escaped, json.dumps(value, ensure_ascii=False))
 
 
 def maintainers_note(lang: str, note: str) -> Text:
     """A maintainers' note after a blank line, its label in yellow: "Note from the maintainers: …"."""
     label = bot_say(lang, "maintainers_note", text="").rstrip()
     return Text.assemble("\n", (label, "bold yellow"), " ", printable(note.strip()))
+
 
 TEXTS: dict[str, dict[str, str]] = {
     "es": {
