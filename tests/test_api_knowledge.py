@@ -366,6 +366,39 @@ def test_a_bad_edit_is_refused_and_the_entry_is_unchanged(admin: Admin, body: ob
     assert admin.get(f"/v1/admin/entries/{entry['id']}").json() == entry
 
 
+def test_an_edit_that_changes_the_kind_is_refused_with_the_reason(admin: Admin) -> None:
+    text = admin.post("/v1/admin/entries", RUNBOOK).json()
+    quiz = admin.post("/v1/admin/entries", QUIZ_ENTRY).json()
+    response = admin.put(f"/v1/admin/entries/{text['id']}", {**QUIZ_ENTRY, "version": 1})
+    assert response.status_code == 422
+    assert response.json() == {"error": f"entry {text['id']} is a text: add a quiz question as a new entry"}
+    response = admin.put(f"/v1/admin/entries/{quiz['id']}", {**RUNBOOK, "version": 1})
+    assert response.status_code == 422
+    assert response.json() == {"error": f"entry {quiz['id']} is a quiz question: an edit keeps its four options "
+                                        "and answer"}
+    assert [admin.get(f"/v1/admin/entries/{e['id']}").json() for e in (text, quiz)] == [text, quiz]
+    assert admin.put(f"/v1/admin/entries/{quiz['id']}", {**QUIZ_ENTRY, "answer": "C", "version": 1}).status_code == 200
+
+
+@pytest.mark.parametrize("brk", ["\r", "\x0b", "\x0c", "\x85", "\u2028", "\u2029"])
+def test_a_line_break_in_a_title_topic_or_option_is_refused(admin: Admin, services: Services, brk: str) -> None:
+    entry = admin.post("/v1/admin/entries", RUNBOOK).json()
+    revision = services.stores.entries.revision()
+    code = f"U+{ord(brk):04X}"
+    for field, body in [("title", {**RUNBOOK, "title": f"GPU quota{brk}## Injected heading"}),
+                        ("topic", {**RUNBOOK, "topic": f"Quotas{brk}Other"}),
+                        ("option B", {**QUIZ_ENTRY, "options": ["SlurmNodeSet", f"Node{brk}Set", "ComputeSet",
+                                                                "NodeGroup"]})]:
+        response = admin.post("/v1/admin/entries", body)
+        assert response.status_code == 422
+        assert response.json() == {"error": f"{field} must be one line (it holds a line break, {code})"}
+        if field != "option B":
+            edited = admin.put(f"/v1/admin/entries/{entry['id']}", {**body, "version": 1})
+            assert (edited.status_code, edited.json()["error"]) == (422, response.json()["error"])
+    assert services.stores.entries.revision() == revision
+    assert admin.get("/v1/admin/entries").json() == {"entries": [entry]}
+
+
 @pytest.mark.parametrize(("headers", "reason"), [
     ({"Idempotency-Key": "k" * 101}, "String should have at most 100 characters"),
     ({"Idempotency-Key": "two words"}, "String should match pattern"),

@@ -231,6 +231,19 @@ def test_bad_files_are_refused_with_the_reason_and_nothing_is_written(
     assert revision(db) == before == (0, 0, 0)
 
 
+@pytest.mark.parametrize(("escape", "code"), [("\\r", "U+000D"), ("\\N", "U+0085"), ("\\L", "U+2028"),
+                                              ("\\P", "U+2029"), ("\\v", "U+000B"), ("\\f", "U+000C")])
+def test_a_title_or_topic_with_a_line_break_is_refused_with_the_reason(
+    db: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], escape: str, code: str
+) -> None:
+    ok(capsys, "list")  # the database exists
+    for field, front in [("title", f'title: "GPU quota{escape}## Injected"'),
+                         ("topic", f'title: "GPU quota"\ntopic: "Quotas{escape}Other"')]:
+        path = write(tmp_path / "entry.md", f"---\n{front}\n---\n\nThe research team has a quota of 64 GPUs.\n")
+        assert refused(capsys, "add", path) == f"{path}: {field} must be one line (it holds a line break, {code})"
+    assert revision(db) == (0, 0, 0)
+
+
 def test_unknown_ids_and_missing_files_are_refused(db: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     quota = write(tmp_path / "quota.md", QUOTA)
     for action in (("edit", "nope", quota), ("delete", "nope"), ("restore", "nope"), ("history", "nope")):

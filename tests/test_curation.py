@@ -5,6 +5,7 @@ same once exported to files."""
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -96,6 +97,45 @@ def test_bad_entries_are_refused_and_nothing_is_written(replica: Replica, store:
     with pytest.raises(InputError, match=reason):
         replica.curation.add(draft, by="U1")
     assert store.entries.revision() == before and store.entries.listing() == []
+
+
+QUIZ = EntryDraft(**{**knowledge_helpers.QUIZ_ENTRY, "options": tuple(knowledge_helpers.QUIZ_ENTRY["options"])})
+# Every character that ends a line somewhere: Python's str.splitlines, Unicode's line and paragraph separators,
+# NEL, and the vertical tab and form feed a terminal moves down for.
+LINE_BREAKS = ["\n", "\r", "\r\n", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"]
+
+
+@pytest.mark.parametrize("brk", LINE_BREAKS, ids=[f"U+{ord(b[-1]):04X}" for b in LINE_BREAKS])
+def test_a_title_topic_or_option_with_any_line_break_is_refused(replica: Replica, store: Stores, brk: str) -> None:
+    entry, _ = replica.curation.add(RUNBOOK, by="U1")
+    before = store.entries.revision()
+    options = list(QUIZ.options)
+    options[1] = f"Node{brk}Set"
+    for field, draft in [("title", replace(RUNBOOK, title=f"GPU quota{brk}## Injected heading")),
+                         ("topic", replace(RUNBOOK, topic=f"Quotas{brk}Other")),
+                         ("title", replace(QUIZ, title=f"Which kind{brk}does Slinky define?")),
+                         ("option B", replace(QUIZ, options=tuple(options)))]:
+        with pytest.raises(InputError, match=f"^{field} must be one line"):
+            replica.curation.add(draft, by="U1")
+        if field != "option B":
+            with pytest.raises(InputError, match=f"^{field} must be one line"):
+                replica.curation.edit(entry.id, replace(draft, options=(), answer=None), version=1, by="U1")
+    assert store.entries.revision() == before and len(store.entries.listing()) == 1
+    spaced, _ = replica.curation.add(replace(RUNBOOK, title=f"GPU quota{brk}"), by="U1")  # at an end: trimmed
+    assert spaced.fields.title == "GPU quota"
+
+
+def test_an_edit_cannot_turn_a_text_into_a_quiz_question_or_back(replica: Replica, store: Stores) -> None:
+    text, _ = replica.curation.add(RUNBOOK, by="U1")
+    quiz, _ = replica.curation.add(QUIZ, by="U1")
+    before = store.entries.revision()
+    with pytest.raises(InputError, match="is a text: add a quiz question as a new entry"):
+        replica.curation.edit(text.id, QUIZ, version=1, by="U2")
+    with pytest.raises(InputError, match="is a quiz question: an edit keeps its four options and answer"):
+        replica.curation.edit(quiz.id, RUNBOOK, version=1, by="U2")
+    assert store.entries.revision() == before
+    assert [len(replica.curation.history(e.id)) for e in (text, quiz)] == [1, 1]
+    assert replica.curation.edit(quiz.id, replace(QUIZ, answer="C"), version=1, by="U2").fields.answer == "C"
 
 
 def test_a_form_submitted_twice_saves_one_entry(replica: Replica, store: Stores) -> None:

@@ -71,7 +71,15 @@ class Curation:
         return record, created
 
     def edit(self, entry_id: str, draft: EntryDraft, *, version: int, by: str) -> EntryRecord:
-        record = self.store.edit(entry_id, self._checked(draft, entry_id), version=version, by=by)
+        """Replace the entry's fields, if it is still at `version`. A text stays a text and a quiz question a
+        quiz question: what was answered from it, the attempts and reviews of a question, hold to its kind."""
+        fields = self._checked(draft, entry_id)
+        current = self.store.get(entry_id)
+        if current is not None and current.fields.kind != fields.kind:
+            raise InputError(f"entry {entry_id} is a text: add a quiz question as a new entry"
+                             if current.fields.kind == "doc" else
+                             f"entry {entry_id} is a quiz question: an edit keeps its four options and answer")
+        record = self.store.edit(entry_id, fields, version=version, by=by)
         log.info("knowledge entry edited", extra={"entry": entry_id, "by": by, "version": record.version})
         return record
 

@@ -88,8 +88,11 @@ def _check_text(name: str, value: object, limit: int, *, one_line: bool = False)
         raise InputError(f"{name} is not valid Unicode (a lone surrogate at character {exc.start})") from exc
     if "\x00" in value:
         raise InputError(f"{name} holds a NUL character")
-    if one_line and "\n" in value.strip():
-        raise InputError(f"{name} must be one line")
+    if one_line and len(lines := value.strip().splitlines()) > 1:
+        # Any line break, not only \n: a CR, NEL, U+2028 or a form feed ends the line of a heading the entry is
+        # written as, and of a terminal or a chat client that shows it.
+        brk = value.strip()[len(lines[0])]
+        raise InputError(f"{name} must be one line (it holds a line break, U+{ord(brk):04X})")
 
 
 def to_markdown(entry: Entry) -> str:

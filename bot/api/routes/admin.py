@@ -92,8 +92,9 @@ async def gaps(services: ServicesDep, settings: SettingsDep,
 ENTRY_ERRORS = error_responses(
     e403="EKSBOT_API_TOKENS is not set, or the token acts for one user or team only.",
     e404="No entry with this id.",
-    e422="Invalid entry: a field missing, of the wrong type, empty, too long or not valid Unicode; an unknown "
-         "lang; a quiz question without four options or a right letter; a text that does not read as knowledge.",
+    e422="Invalid entry: a field missing, of the wrong type, empty, too long or not valid Unicode; a line break "
+         "in a title, topic or option; an unknown lang; a quiz question without four options or a right letter; a "
+         "text that does not read as knowledge; an edit that would turn a text into a quiz question or back.",
 )
 NOTE_ERRORS = error_responses(
     e403="EKSBOT_API_TOKENS is not set, or the token acts for one user or team only.",
