@@ -23,7 +23,7 @@ from bot.lang import LANGUAGES, Lang
 from bot.services import Services
 from bot.slack import blocks
 from bot.slack.errors import describe, failure_message
-from bot.slack.payloads import Body, SlackContext, button_value, team_of, whole_number
+from bot.slack.payloads import Body, SlackContext, button_value, doc_named, team_of, whole_number
 from bot.slack.texts import t
 from bot.text.markup import clean_question
 
@@ -134,16 +134,21 @@ class AnswerListeners:
     async def on_suggestion(self, body: Body, respond: AsyncRespond) -> None:
         """"Show that answer", under an "I don't know": the answer of the question it suggested, below it."""
         value = button_value(body)
-        doc_id, number, lang = value.get("d"), whole_number(value.get("q")), value.get("l")
+        number, lang = whole_number(value.get("q")), value.get("l")
         reply_lang: Lang = lang if lang in LANGUAGES else self.ctx.settings.default_lang
         services = self.ctx.get_services()
-        if not isinstance(doc_id, str) or number is None or lang not in LANGUAGES:
+        if not isinstance(value.get("d", value.get("k")), str) or number is None or lang not in LANGUAGES:
             await respond(response_type="ephemeral", replace_original=False,
                           **blocks.text_message(t(reply_lang, "bad_button")))
             return
         if services is None:
             await respond(response_type="ephemeral", replace_original=False,
                           **blocks.text_message(t(reply_lang, "starting")))
+            return
+        doc_id = doc_named(value, services)
+        if doc_id is None:  # the knowledge changed since the suggestion
+            await respond(response_type="ephemeral", replace_original=False,
+                          **blocks.text_message(t(reply_lang, "bad_button")))
             return
         try:
             answer = await services.show(doc_id, number, reply_lang)

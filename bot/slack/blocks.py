@@ -1,7 +1,8 @@
 """Block Kit messages for answers and quizzes, within Slack's limits, with escaped text.
 
 Limits kept here: 3,000 characters per section or context text, 50 blocks per message, 25 elements per
-actions block, 75 characters per button label and 2,000 per button value. Every message carries a
+actions block, 75 characters per button label and 2,000 per button value (a document's id, its path, goes in
+a button as a digest when it is long: `doc_value`, read back by `payloads.doc_named`). Every message carries a
 non-empty plain `text` fallback for notifications and screen readers. Text that did not come from the
 bot itself (questions, topics, knowledge text) is escaped, so it can neither format links nor ping
 `@channel`, `@here` or `@everyone`. The one link the bot makes is a citation's source, to the URL the
@@ -10,6 +11,7 @@ knowledge gives for its document, and only when that is a plain http(s) URL (`li
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from typing import Any
@@ -30,6 +32,8 @@ FALLBACK_LIMIT = 3000
 SECTION_CHARS = 500  # a cited heading path, escaped
 SOURCE_CHARS = 200  # a cited file's name, escaped
 URL_CHARS = 1000  # a longer URL is not made a link
+DOC_IN_BUTTON = 1000  # characters of a button's value a document's id may take; a longer one goes as its key
+DOC_KEY_CHARS = 32
 Block = dict[str, Any]
 Message = dict[str, Any]
 
@@ -84,8 +88,24 @@ def context(text: str) -> Block:
     return {"type": "context", "elements": [{"type": "mrkdwn", "text": truncate(text, SECTION_LIMIT) or " "}]}
 
 
+def encoded_value(value: dict[str, Any]) -> str:
+    """A button's value as Slack carries it: compact JSON."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def doc_key(doc_id: str) -> str:
+    """A short, stable name of a document for a button (a digest of its id), looked up again when clicked."""
+    return hashlib.sha256(doc_id.encode()).hexdigest()[:DOC_KEY_CHARS]
+
+
+def doc_value(doc_id: str) -> dict[str, str]:
+    """Which document a button is about: its id ("d") when short enough, else its key ("k"). A document's id is
+    its path, which can be longer than a button's whole value may be."""
+    return {"d": doc_id} if len(encoded_value({"d": doc_id})) <= DOC_IN_BUTTON else {"k": doc_key(doc_id)}
+
+
 def button(text: str, action_id: str, value: dict[str, Any], style: str | None = None) -> Block:
-    encoded = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    encoded = encoded_value(value)
     if len(encoded) > VALUE_LIMIT:
         raise ValueError(f"button value of {len(encoded)} characters is over Slack's {VALUE_LIMIT}")
     element: Block = {
@@ -163,8 +183,8 @@ def answer_message(answer: Answer, *, question: str | None = None) -> Message:
     if not answer.answered and answer.suggestion is not None:  # "closest I know": a button shows that answer
         offered = answer.suggestion
         return message(escape(answer.text), [section(escape(answer.text)), *actions("suggestion_actions", [
-            button(t(lang, "show_suggestion"), SUGGESTION_ACTION, {"d": offered.doc_id, "q": offered.question,
-                                                                   "l": lang})])])
+            button(t(lang, "show_suggestion"), SUGGESTION_ACTION, {**doc_value(offered.doc_id),
+                                                                   "q": offered.question, "l": lang})])])
     if not answer.answered or not answer.citations:
         return message(escape(answer.text), [section(escape(answer.text))])
     top = answer.citations[0]
@@ -183,9 +203,9 @@ def answer_message(answer: Answer, *, question: str | None = None) -> Message:
                            for c in answer.citations[1:])
         lines.append(f"{t(lang, 'also')}: {others}")
     blocks.append(context("\n".join(lines)))
-    feedback: dict[str, Any] = {"d": top.doc_id, "q": top.question, "l": lang}
+    feedback: dict[str, Any] = {**doc_value(top.doc_id), "q": top.question, "l": lang}
     if question:  # what was answered, for the knowledge gaps when the answer gets 👎
-        feedback["t"] = truncate(question, QUESTION_IN_BUTTON)
+        feedback["t"] = _fitted(feedback, "t", truncate(question, QUESTION_IN_BUTTON))
     buttons = [
         button(t(lang, "helpful"), "feedback_up", feedback),
         button(t(lang, "not_helpful"), "feedback_down", feedback),
@@ -196,6 +216,13 @@ def answer_message(answer: Answer, *, question: str | None = None) -> Message:
     cited = top.section or t(lang, "question_n", number=top.question) + f": {top.title}"
     parts = [answer.caveat or "", top.excerpt, cited, answer.answer_line or ""]
     return message(escape("\n".join(p for p in parts if p)), blocks)
+
+
+def _fitted(value: dict[str, Any], key: str, text: str) -> str:
+    """`text` cut until `value` with it under `key` fits in a button (escaping in JSON can make text longer)."""
+    while text and len(encoded_value({**value, key: text})) > VALUE_LIMIT:
+        text = truncate(text, len(text) // 2)
+    return text
 
 
 def quiz_message(prompt: QuizPrompt) -> Message:

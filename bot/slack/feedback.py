@@ -17,7 +17,7 @@ from bot.lang import is_lang
 from bot.slack import blocks
 from bot.slack.errors import describe, failure_message
 from bot.slack.knowledge_views import NOTE_ACTION
-from bot.slack.payloads import Body, SlackContext, action_id, button_value, team_of, user_of
+from bot.slack.payloads import Body, SlackContext, action_id, button_value, doc_named, team_of, user_of
 from bot.slack.texts import t
 
 if TYPE_CHECKING:
@@ -33,12 +33,13 @@ class FeedbackListeners:
     async def on_feedback(self, body: Body, respond: AsyncRespond) -> None:
         services = self.ctx.get_services()
         value = button_value(body)
-        question, doc_id = value.get("q"), value.get("d")
+        question = value.get("q")
         lang = value.get("l")
         if not is_lang(lang):
             lang = self.ctx.settings.default_lang
-        if services is None or not isinstance(question, int) or not isinstance(doc_id, str):
-            log.warning("feedback not recorded: malformed button value")
+        doc_id = doc_named(value, services) if services is not None else None
+        if services is None or not isinstance(question, int) or doc_id is None:
+            log.warning("feedback not recorded: malformed button value, or its document is gone")
             return
         vote = "up" if action_id(body) == "feedback_up" else "down"
         container = body.get("container") or {}
@@ -60,9 +61,13 @@ class FeedbackListeners:
             except Exception as exc:  # noqa: BLE001 - the vote counts; only the gap is lost
                 log.warning("could not record a downvoted answer as a knowledge gap: %s", describe(exc))
         reply = blocks.text_message(t(lang, "thanks"))
-        if vote == "down" and user_of(body) in self.ctx.settings.admins:  # a maintainer can correct it with a note
+        # A maintainer can correct it with a note. The note's form names the document by its id, so a document
+        # whose id is too long for a button gets no such button (a note can still be added from the command line
+        # or over HTTP).
+        named = blocks.doc_value(doc_id)
+        if vote == "down" and user_of(body) in self.ctx.settings.admins and "d" in named:
             reply["blocks"] += blocks.actions("feedback_note", [
-                blocks.button(t(lang, "note_add"), NOTE_ACTION, {"d": doc_id, "q": question, "l": lang})])
+                blocks.button(t(lang, "note_add"), NOTE_ACTION, {**named, "q": question, "l": lang})])
         await respond(response_type="ephemeral", replace_original=False, **reply)
 
 

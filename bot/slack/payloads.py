@@ -12,6 +12,7 @@ from bot.config import Settings
 from bot.lang import Lang
 from bot.metrics import Metrics
 from bot.services import Services
+from bot.slack.blocks import doc_key
 from bot.slack.errors import describe
 
 log = logging.getLogger(__name__)
@@ -48,6 +49,18 @@ def button_value(body: Body) -> dict[str, Any]:
     except (KeyError, IndexError, ValueError, TypeError):
         return {}
     return value if isinstance(value, dict) else {}
+
+
+def doc_named(value: dict[str, Any], services: Services) -> str | None:
+    """The document a button is about (`blocks.doc_value`): its id, or the document in use whose key it
+    carries; None when it names none (a forged value, or the document is gone since)."""
+    doc = value.get("d")
+    if isinstance(doc, str):
+        return doc
+    key = value.get("k")
+    if not isinstance(key, str):
+        return None
+    return next((d.doc_id for d in services.assistant.knowledge.documents if doc_key(d.doc_id) == key), None)
 
 
 def whole_number(value: object) -> int | None:
