@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import tracemalloc
 from pathlib import Path
 
 import pytest
 
 from bot.answering.assistant import Assistant
 from bot.errors import KnowledgeError
-from bot.knowledge import KnowledgeBase, load_knowledge
+from bot.knowledge import KnowledgeBase, load_knowledge, loader
+from bot.knowledge.limits import MAX_DOCUMENT_BYTES
 from bot.knowledge.parser import parse_file
 from bot.retrieval.artifacts import build_index, load_index
 from tests.conftest import KNOWLEDGE
@@ -301,6 +303,90 @@ def test_two_files_with_the_same_id_and_lang(tmp_path: Path) -> None:
     assert exc.path in {first, second} and exc.line is not None
     assert f"{exc.path}:{exc.line}" in str(exc)
     assert ({first, second} - {exc.path}).pop().name in str(exc)
+
+
+# -- while serving: what cannot be read is skipped and named, the rest is read ----------------------------
+
+RUNBOOK_MD = "# Runbook\n\n## Restarts\n\nRestart the quarblefitz daemon with systemctl.\n"
+
+
+def test_a_quiz_file_missing_its_answer_stops_the_build_and_is_skipped_while_serving(tmp_path: Path) -> None:
+    text = FRONT_ES + question_md(1) + question_md(2)
+    quiz = write(tmp_path, "mini.es.md", text.replace("Respuesta: B\n", "", 1))
+    write(tmp_path, "runbook.md", RUNBOOK_MD)
+    with pytest.raises(KnowledgeError) as info:
+        load_knowledge(tmp_path)  # the build, `eksbot index check`
+    assert info.value.path == quiz and info.value.line == line_of(text, "## 1.")
+    serving = load_knowledge(tmp_path, strict=False)
+    assert [d.doc_id for d in serving.documents] == ["runbook"]
+    (skipped,) = serving.skipped
+    assert (skipped.path, skipped.line, skipped.reason) == (quiz, info.value.line, info.value.reason)
+    assert skipped.located.startswith(f"{quiz}:{info.value.line}: ")
+
+
+def test_while_serving_the_edition_that_changed_to_disagree_is_the_one_skipped(tmp_path: Path) -> None:
+    es, en = load_pair(tmp_path, question_md(1) + question_md(2), question_md(1) + question_md(2))
+    cache: loader.ReadCache = {}
+    assert len(load_knowledge(tmp_path, cache, strict=False).documents) == 2
+    es.write_text(FRONT_ES + question_md(1) + question_md(2, answer="C"), encoding="utf-8")  # es is changed
+    kb = load_knowledge(tmp_path, cache, strict=False)
+    assert [d.lang for d in kb.documents] == ["en"]
+    (skipped,) = kb.skipped
+    assert skipped.path == es and "question 2 answers 'C' here but 'B'" in skipped.reason and skipped.line
+
+
+def test_while_serving_a_second_file_with_the_same_id_and_lang_is_skipped(tmp_path: Path) -> None:
+    first = write(tmp_path, "a.es.md", FRONT_ES + question_md(1))
+    second = write(tmp_path, "b.es.md", FRONT_ES + question_md(1))
+    kb = load_knowledge(tmp_path, strict=False)
+    assert [d.path for d in kb.documents] == [first]
+    assert [s.path for s in kb.skipped] == [second] and first.name in kb.skipped[0].reason
+
+
+def test_a_file_over_the_size_limit_is_skipped_without_being_read(tmp_path: Path) -> None:
+    write(tmp_path, "runbook.md", RUNBOOK_MD)
+    huge = tmp_path / "dump.md"
+    with huge.open("wb") as handle:
+        handle.truncate(50 * 1024 * 1024)  # sparse: 50 MB long, nothing written
+    tracemalloc.start()
+    try:
+        kb = load_knowledge(tmp_path)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert [d.doc_id for d in kb.documents] == ["runbook"]
+    (skipped,) = kb.skipped
+    assert skipped.path == huge and "larger than 2 MiB: split it" in skipped.reason
+    assert peak < MAX_DOCUMENT_BYTES, f"{peak} bytes held while loading"
+
+
+def test_a_file_at_the_size_limit_is_read(tmp_path: Path) -> None:
+    body = "# Big\n\n## Part\n\n"
+    write(tmp_path, "big.md", body + "x" * (MAX_DOCUMENT_BYTES - len(body)))
+    assert [d.doc_id for d in load_knowledge(tmp_path).documents] == ["big"]
+
+
+def test_sources_yaml_with_an_alias_is_refused_with_its_line(tmp_path: Path) -> None:
+    write(tmp_path, "runbook.md", RUNBOOK_MD)
+    sources = write(tmp_path, "sources.yaml", "base: &u https://wiki.example.com/a\nrunbook.md: *u\n")
+    with pytest.raises(KnowledgeError) as info:
+        load_knowledge(tmp_path)
+    assert info.value.path == sources and info.value.line == 2 and "alias" in info.value.reason.lower()
+    kb = load_knowledge(tmp_path, strict=False)
+    assert [d.doc_id for d in kb.documents] == ["runbook"] and kb.documents[0].source_url is None
+    assert [(s.path, s.line) for s in kb.skipped] == [(sources, 2)]
+
+
+@pytest.mark.parametrize("url", ["javascript:alert(document.cookie)", "data:text/html,<script>x</script>",
+                                 "file:///etc/passwd", "JavaScript:alert(1)", "https:no-host"])
+def test_only_web_urls_of_sources_yaml_and_front_matter_reach_a_document(tmp_path: Path, url: str) -> None:
+    write(tmp_path, "runbook.md", RUNBOOK_MD)
+    write(tmp_path, "own.md", f"---\nsource_url: '{url}'\n---\n" + RUNBOOK_MD)
+    write(tmp_path / "team", "notes.md", RUNBOOK_MD)
+    write(tmp_path, "sources.yaml", f"runbook.md: '{url}'\nown.md: https://wiki.example.com/own\n")
+    write(tmp_path / "team", "sources.yaml", f"base_url: '{url}'\n")
+    urls = {d.doc_id: d.source_url for d in load_knowledge(tmp_path).documents}
+    assert urls == {"runbook": None, "own": "https://wiki.example.com/own", "team/notes": None}
 
 
 # -- new documents dropped into the knowledge directory --------------------------------------------------
