@@ -98,6 +98,17 @@ def test_one_vote_per_person_per_message(store: Stores) -> None:
     assert store.feedback.counts() == {"up": 3, "down": 1}
 
 
+def test_a_vote_on_a_document_with_a_path_longer_than_the_column_is_kept(store: Stores) -> None:
+    """A doc page deep in a team's repository may have a path of thousands of characters (PostgreSQL refuses
+    a value longer than its column; SQLite does not check)."""
+    deep = "/".join(["runbooks", *(["a-very-long-folder-name"] * 100), "gpu-quota"])
+    other = deep.replace("gpu-quota", "gpu-limits")
+    assert store.feedback.record("U1", "T1", "msg-1", deep, 2, 3, "up") is True
+    assert store.feedback.record("U1", "T1", "msg-1", deep, 2, 3, "up") is False  # the same vote again
+    assert store.feedback.record("U1", "T1", "msg-2", other, 1, None, "down") is True
+    assert store.feedback.counts() == {"up": 1, "down": 1}
+
+
 def test_a_vote_must_be_up_or_down(store: Stores) -> None:
     with pytest.raises(InputError):
         store.feedback.record("U1", "T1", "msg-1", "eks-training-quiz", 5, None, "sideways")

@@ -3,6 +3,8 @@ period)."""
 
 from __future__ import annotations
 
+import hashlib
+
 import sqlalchemy as sa
 
 from bot.errors import InputError
@@ -22,7 +24,7 @@ class FeedbackStore(ConcernStore):
         now = self.database.clock()
         with self.database.writing() as conn:
             statement = upsert(conn, feedback).values(
-                team_id=team, user_id=user, message_key=message_key, doc_id=doc_id, question=question,
+                team_id=team, user_id=user, message_key=message_key, doc_id=stored_doc_id(doc_id), question=question,
                 chunk_id=chunk_id, vote=vote, created_at=now, updated_at=now,
             )
             statement = statement.on_conflict_do_update(
@@ -38,3 +40,14 @@ class FeedbackStore(ConcernStore):
             rows = conn.execute(sa.select(feedback.c.vote, sa.func.count()).group_by(feedback.c.vote))
             counts = {vote: int(n) for vote, n in rows}
         return {vote: counts.get(vote, 0) for vote in VOTES}
+
+
+def stored_doc_id(doc_id: str) -> str:
+    """A document id as the column holds it: whole when it fits, else its start and a digest of the whole. A
+    doc page deep in a team's repository can have a longer path than the column; the value still names it
+    alone."""
+    limit = int(getattr(feedback.c.doc_id.type, "length", None) or len(doc_id))
+    if len(doc_id) <= limit:
+        return doc_id
+    digest = hashlib.sha256(doc_id.encode()).hexdigest()[:32]
+    return f"{doc_id[:limit - len(digest) - 1]}#{digest}"
