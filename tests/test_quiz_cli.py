@@ -99,6 +99,18 @@ def test_a_snippet_is_shown_with_the_explanation(engine: QuizEngine) -> None:
     assert (attempt.question, attempt.confidence) == (13, "sure")
 
 
+def test_a_snippet_of_one_huge_line_is_shown_cut(engine: QuizEngine) -> None:
+    """A quiz question written as an entry may hold a code block of one minified line of any length."""
+    huge = "x" * 300_000
+    result = engine.answer("tester", engine.next_question("tester", topic="mpijob").attempt_id, "B")
+    citation = replace(result.citation, snippet=f'{{"manifest": "{huge}"}}', snippet_lang="json")
+    term, out = console()
+    show_result(term, replace(result, citation=citation), "en")
+    shown = out.getvalue()
+    assert "manifest" in shown and "…" in shown
+    assert len(shown) < 10_000
+
+
 def terminal(height: int = 40, width: int = 80) -> tuple[Console, io.StringIO]:
     """A terminal of a fixed size."""
     out = io.StringIO()

@@ -14,7 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from bot.cli.texts import maintainers_note, printable, say
-from bot.knowledge.citations import SNIPPET_LINES, cut_code
+from bot.knowledge.citations import SNIPPET_LINES, cut_snippet
 from bot.messages import say as bot_say
 from bot.quiz import QuizPrompt, QuizResult, UserStats
 
@@ -116,7 +116,7 @@ class _Body:
         if not cite.snippet:
             return []
         snippet = printable(cite.snippet)
-        code, left = cut_code(snippet, limit) if limit else ("", len(snippet.rstrip("\n").split("\n")))
+        code, left = cut_snippet(snippet, limit) if limit else ("", len(snippet.rstrip("\n").split("\n")))
         parts: list[RenderableType] = [Text()]
         if code:
             parts.append(Syntax(code, cite.snippet_lang or "text", theme="ansi_dark", word_wrap=True))
