@@ -371,7 +371,7 @@ def _copy(source: Path, target: Path) -> None:
 
 LIVE = "a running server answers from it within seconds"
 ENTRY_KEYS = ("title", "lang", "topic", "options", "answer")
-_TITLE_HEADING = re.compile(r"^#[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")  # `# Title`, not `## Section`
+_TITLE_HEADING = re.compile(r"#[ \t]++(.*)")  # `# Title`, not `## Section`; the closing `#`s are cut in code
 _FENCE_LINE = re.compile(r"^\s*(```+|~~~+)")
 _LETTERED = re.compile(r"^([A-D])\)\s+")  # an option written as `A) text`
 Command = Callable[[argparse.Namespace], int]
@@ -792,9 +792,22 @@ def _heading_title(body: str) -> tuple[str | None, str]:
             elif marker[0] == fence[0] and len(marker) >= len(fence):
                 fence = None
             continue
-        if fence is None and (heading := _TITLE_HEADING.match(line)) and heading.group(1).strip():
-            return heading.group(1).strip(), "\n".join(lines[:i] + lines[i + 1:])
+        if fence is None and (title := _title_heading(line)):
+            return title, "\n".join(lines[:i] + lines[i + 1:])
     return None, body
+
+
+def _title_heading(line: str) -> str | None:
+    """The text of a `# Title` line without its closing `#`s (`# Title ##`), or None. Cut with string methods:
+    a lazy pattern before an optional closing sequence takes time in the square of a run of spaces."""
+    heading = _TITLE_HEADING.match(line)
+    if heading is None:
+        return None
+    text = heading.group(1).rstrip(" \t")
+    unclosed = text.rstrip("#")
+    if unclosed != text and unclosed.endswith((" ", "\t")):
+        text = unclosed  # `Title ##`: the `#`s close the heading when spaces stand before them
+    return text.strip() or None
 
 
 def entry_file_text(fields: EntryFields) -> str:

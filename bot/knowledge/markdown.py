@@ -35,13 +35,17 @@ PATH_SEPARATOR = " › "
 
 _FENCE = re.compile(r"^\s*(```+|~~~+)")  # at any indentation: a fence in a nested list item too
 _MDX_STATEMENT = re.compile(r"^(?:import\s.+\sfrom\s|import\s+['\"]|export\s+(?:const|default|function)\s)")
-_ADMONITION = re.compile(r"^\s*:::+\s*(\w[\w-]*)?\s*(.*?)\s*$")
-_SHORTCODE = re.compile(r"\{\{[<%]\s*/?\s*([\w-]+)(?P<attrs>[^}]*?)\s*[>%]\}\}")
-_SHORTCODE_TITLE = re.compile(r"""title\s*=\s*["']([^"']+)["']""")
-_COMPONENT_HEADER = re.compile(r"header=\{\s*(.*?)\s*\}\s*/?>", re.DOTALL)
+# Every pattern here reads text anyone may have written, so each runs in time linear in the line: no two
+# neighbouring parts can take the same characters (possessive `*+` and `++` where they could), and what a
+# backtracking pattern could only do in super-linear time (a component line, a header, a shortcode) is found
+# by the small scanners below. tests/test_linear_patterns.py feeds each pattern adversarial lines.
+_ADMONITION = re.compile(r"^\s*+:::+\s*+(?:\w[\w-]*+)?\s*+(?P<title>.*)")
+_SHORTCODE_HEAD = re.compile(r"\{\{[<%]\s*+/?\s*+[\w-]++")  # `{{< name` or `{{% /name`: up to the name's end
+_SHORTCODE_TITLE = re.compile(r"""title\s*+=\s*+["']([^"']+)["']""")
+_HEADER_END = re.compile(r"\}\s*+/?>")  # the end of a component's `header={…}`: `}>` or `} />`
 _HTML_HEADING = re.compile(r"<h([1-6])\b", re.IGNORECASE)
-_TAG = re.compile(r"</?[A-Za-z][^<>]*>")
-_COMPONENT_LINE = re.compile(r"^\s*</?[A-Za-z][\w.]*(?:\s[^<>]*(?:\{[^}]*\}[^<>]*)*)?/?>\s*$")
+_TAG = re.compile(r"</?[A-Za-z][^<>]*+>")
+_COMPONENT_NAME = re.compile(r"</?[A-Za-z][\w.]*+")
 _JSX_EXPRESSION = re.compile(r"^\s*\{/\*.*\*/\}\s*$")
 _LANG_SUFFIX = re.compile(r"\.(es|en)$")
 _BOLD = re.compile(r"^\*\*(.+)\*\*$|^__(.+)__$")
@@ -143,21 +147,72 @@ def _plain_line(line: str) -> str:
         return ""
     admonition = _ADMONITION.match(line)
     if admonition:
-        return admonition.group(2) or ""  # ":::tip Title" keeps its title as a line of text
-    header = _COMPONENT_HEADER.search(line)
-    if header and line.lstrip().startswith("<"):
-        level = _HTML_HEADING.search(header.group(1))
-        text = " ".join(_TAG.sub(" ", header.group(1)).split())
+        return admonition.group("title").rstrip()  # ":::tip Title" keeps its title as a line of text
+    header = _component_header(line) if line.lstrip().startswith("<") else None
+    if header is not None:
+        level = _HTML_HEADING.search(header)
+        text = " ".join(_TAG.sub(" ", header).split())
         return f"{'#' * int(level.group(1)) if level else '##'} {text}" if text else ""
-    if _COMPONENT_LINE.match(line):
+    if _is_component_line(line):
         return ""  # <Tabs>, </CollapsibleContent>, <div align="center">: structure, no text
-    line = _SHORTCODE.sub(_shortcode_text, line)
-    return line
+    return _without_shortcodes(line) if "{{" in line else line
 
 
-def _shortcode_text(match: re.Match[str]) -> str:
-    title = _SHORTCODE_TITLE.search(match.group("attrs") or "")
-    return f"{title.group(1)}: " if title else ""
+def _component_header(line: str) -> str | None:
+    """What a component's `header={…}` holds (`<h2>Title</h2>`), from the first `header={` to the first `}`
+    after it that ends the tag (`}>`, `} />`), stripped; None when the line has none."""
+    start = line.find("header={")
+    if start < 0:
+        return None
+    end = _HEADER_END.search(line, start + len("header={"))
+    return line[start + len("header={"):end.start()].strip() if end else None
+
+
+def _is_component_line(line: str) -> bool:
+    """A line that is one tag and nothing else: `<Tabs>`, `</Tab>`, `<Chart data={[{x: 1}]} />`. Between the
+    name and the closing `>` a `<` or `>` may stand only inside braces (`{<b>x</b>}`): after a `{` that no
+    `}` has closed yet, with a `}` still to come."""
+    text = line.strip()
+    name = _COMPONENT_NAME.match(text)
+    if name is None or not text.endswith(">"):
+        return False
+    rest = text[name.end():-1]  # what stands between the name and the closing `>`
+    if rest in ("", "/"):
+        return True
+    if not rest[0].isspace():
+        return False  # `<a{b}>`, `<ab<c>`: not a name followed by attributes
+    opened = waiting = False  # a `{` not yet closed; a `<` or `>` inside it, waiting for its `}`
+    for char in rest:
+        if char == "}":
+            opened = waiting = False
+        elif char == "{":
+            opened = True
+        elif char in "<>":
+            if not opened:
+                return False
+            waiting = True
+    return not waiting
+
+
+def _without_shortcodes(line: str) -> str:
+    """Hugo shortcodes (`{{< tab title="Linux" >}}`, `{{% /notice %}}`) replaced by their title ("Linux: ") or
+    dropped. A shortcode ends at the first `}` after its name, which must be that of a closing `>}}` or
+    `%}}`; each candidate is settled by looking at that one `}`, so the line is read once."""
+    out: list[str] = []
+    done = 0  # the line up to here is in `out`
+    close = -1  # the first `}` after the candidate's name
+    for head in _SHORTCODE_HEAD.finditer(line):
+        if head.start() < done:
+            continue  # inside the shortcode just replaced
+        if close < head.end():
+            close = line.find("}", head.end())
+            if close < 0:
+                break  # no `}` left: no shortcode ends on this line
+        if line[close - 1] in ">%" and line.startswith("}}", close):
+            title = _SHORTCODE_TITLE.search(line, head.end(), close - 1)
+            out += [line[done:head.start()], f"{title.group(1)}: " if title else ""]
+            done = close + 2
+    return "".join(out) + line[done:] if out else line
 
 
 # -- sections --------------------------------------------------------------------------------------------

@@ -40,12 +40,14 @@ TOPIC_LABELS = ("tema", "topic")
 ANSWER_LABELS = ("respuesta", "answer")
 EXPLANATION_LABELS = ("explicación", "explicacion", "explanation")
 
-_HEADING = re.compile(r"^##\s+(?:(\d+)\.\s+)?(.*\S)\s*$")
-_OPTION = re.compile(r"^-\s+([A-Z])\)\s+(.*\S)\s*$")
+# Lines anyone may have written: each pattern runs in time linear in the line, its runs of spaces possessive
+# (`\s*+`, `\s++`) where a neighbouring part could take the same spaces (tests/test_linear_patterns.py).
+_HEADING = re.compile(r"^##\s++(?:(\d++)\.\s++)?(.*\S)\s*$")
+_OPTION = re.compile(r"^-\s++([A-Z])\)\s++(.*\S)\s*$")
 _LABELLED = re.compile(r"^([A-Za-zÁÉÍÓÚáéíóúñ]+):\s*(.*)$")
-_FENCE = re.compile(r"^```\s*([\w+-]*)\s*$")
+_FENCE = re.compile(r"^```\s*+([\w+-]*+)\s*+$")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*•]|\d+\.)\s+")
-_TABLE_SEPARATOR = re.compile(r"^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
+_TABLE_SEPARATOR = re.compile(r"^\|?\s*+:?-{3,}+:?\s*+(?:\|\s*+:?-{3,}+:?\s*+)*+\|?\s*+$")
 
 
 def parse_file(path: Path) -> Document:

@@ -27,7 +27,9 @@ def read_definition(question: str) -> Definition:
     than four words names no one thing. Words that only soften the asking ("what *exactly* is X?", "¿qué es
     *realmente* X?") are read past."""
     shapes = definition_rules()  # the patterns of bot/data/rules/<lang>.yaml, `definitions`
-    plain = shapes.hedges.sub("", strip_accents(question))
+    # Runs of spaces as one: the patterns put optional spaces side by side (`\s*,?\s*`), which a backtracking
+    # engine tries in the square (or cube) of a run's length; a cleaned question has no runs anyway.
+    plain = shapes.hedges.sub("", " ".join(strip_accents(question).split()))
     for acts, patterns in ((False, shapes.meaning), (True, shapes.acting), (False, (shapes.definition,))):
         for pattern in patterns:
             match = pattern.match(plain)

@@ -13,7 +13,7 @@ WORD_PATTERN = r"[A-Za-z0-9]+(?:[_.\-/][A-Za-z0-9]+)*"
 WORD = re.compile(WORD_PATTERN)
 QUERY_WORD = re.compile(WORD_PATTERN + "/?")
 _CAMEL = re.compile(r"[a-z][A-Z]")
-_LOWER_CAMEL = re.compile(r"[a-z]+[A-Z]")
+_LOWER_CAMEL = re.compile(r"(?<![a-z])[a-z]+[A-Z]")  # from a run's start only: a search stays linear
 _PARTS = re.compile(r"[_.\-/]|(?<=[a-z])(?=[A-Z])")
 
 

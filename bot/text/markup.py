@@ -17,10 +17,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-_SLACK_USER = re.compile(r"<@[UW][A-Z0-9]+(?:\|[^>]*)?>")
-_SLACK_CHANNEL = re.compile(r"<#[CG][A-Z0-9]+(?:\|([^>]*))?>")
-_SLACK_LINK = re.compile(r"<((?:https?|mailto):[^|>]+)(?:\|([^>]*))?>")
-_SLACK_SPECIAL = re.compile(r"<!(?:here|channel|everyone)(?:\|[^>]*)?>|<!subteam\^[A-Z0-9]+(?:\|([^>]*))?>")
+# Slack writes a `<` of the text as `&lt;`, so no entity holds one: a label or URL stops at `<`, and an entity
+# never closed is given up at the next one, instead of each being read on to the end of the message.
+_SLACK_USER = re.compile(r"<@[UW][A-Z0-9]+(?:\|[^<>]*)?>")
+_SLACK_CHANNEL = re.compile(r"<#[CG][A-Z0-9]+(?:\|([^<>]*))?>")
+_SLACK_LINK = re.compile(r"<((?:https?|mailto):[^|<>]+)(?:\|([^<>]*))?>")
+_SLACK_SPECIAL = re.compile(r"<!(?:here|channel|everyone)(?:\|[^<>]*)?>|<!subteam\^[A-Z0-9]+(?:\|([^<>]*))?>")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _EMOJI_CODE = re.compile(r"(?<!\S):[a-z0-9+][a-z0-9_+'-]*:(?::skin-tone-\d:)?(?!\S)")
 _FORMATTING = re.compile(r"(?<![\w*_~`])([*_~])(?=\S)([^*_~`\n]*?\S)\1(?![\w*_~`])")
