@@ -21,7 +21,9 @@ from typing import Any
 import pytest
 
 from bot.answering.references import find_reference
+from bot.errors import KnowledgeError
 from bot.knowledge.markdown import parse_markdown
+from bot.knowledge.parser import parse_text
 from bot.retrieval.questions import read_definition
 from bot.text import markup
 from bot.text.rules import (
@@ -334,3 +336,35 @@ def test_a_component_header_and_shortcodes_read_as_before() -> None:
     assert [(q.path, [b.text for b in q.blocks]) for q in parsed.questions] == [
         (("Guide", "Setup"), ["Install it.", "Linux: Run `make`.", "Be quick", "Done."]),
     ]
+
+
+def test_a_quiz_file_with_runs_of_spaces_is_read_at_once() -> None:
+    heading = "## 1. " + " " * SIZE
+    table = "|---" + " " * SIZE + "x | c"
+    fence = "```" + " " * SIZE + "!"
+    text = (f"---\nid: q\nlang: en\ntitle: T\nkind: doc\n---\n\n{heading}\n\n## 2. Second\n\n"
+            f"| a | b |\n{table} |\n\n{fence}\n")
+    seconds = cpu_time(lambda: parse_text(text, Path("q.en.md")))
+    assert seconds <= BOUND
+
+
+@pytest.mark.parametrize("opener", ['```js title="train.js"', "```` four backticks", "``` !"])
+def test_a_line_that_opens_with_backticks_never_stalls_the_knowledge_format(opener: str) -> None:
+    """A fence with more than its language after the backticks (as Docusaurus pages write them) is a fence
+    of that language; a line of backticks that opens no fence is text. Neither stops the reading."""
+    text = (f"---\nid: q\nlang: en\ntitle: T\nkind: doc\n---\n\n## 1. One\n\nText.\n\n{opener}\nrun()\n```\n\n"
+            "## 2. Two\n\nMore.\n")
+    read: list[Any] = []
+
+    def parse() -> None:
+        try:
+            read.append(parse_text(text, Path("q.en.md")))
+        except KnowledgeError as exc:
+            read.append(exc)
+
+    assert cpu_time(parse) <= BOUND
+    if opener.startswith("```js"):
+        assert [[(b.kind, b.text, b.lang) for b in q.blocks] for q in read[0].questions] == [
+            [("text", "Text.", None), ("code", "run()", "js")], [("text", "More.", None)]]
+    else:  # the closing ``` opens a block that is never closed: refused with its line
+        assert isinstance(read[0], KnowledgeError) and read[0].line == 14

@@ -45,7 +45,7 @@ EXPLANATION_LABELS = ("explicación", "explicacion", "explanation")
 _HEADING = re.compile(r"^##\s++(?:(\d++)\.\s++)?(.*\S)\s*$")
 _OPTION = re.compile(r"^-\s++([A-Z])\)\s++(.*\S)\s*$")
 _LABELLED = re.compile(r"^([A-Za-zÁÉÍÓÚáéíóúñ]+):\s*(.*)$")
-_FENCE = re.compile(r"^```\s*+([\w+-]*+)\s*+$")
+_FENCE = re.compile(r"^```\s*+([\w+-]*+)(?:\s[^`]*+)?$")  # ```lang, and what may follow it: ```js title="a.js"
 _LIST_ITEM = re.compile(r"^\s*(?:[-*•]|\d+\.)\s+")
 _TABLE_SEPARATOR = re.compile(r"^\|?\s*+:?-{3,}+:?\s*+(?:\|\s*+:?-{3,}+:?\s*+)*+\|?\s*+$")
 
@@ -232,8 +232,8 @@ def _blocks(body: list[tuple[int, str]], path: Path) -> list[Block]:
         while i < len(body):
             current = body[i][1]
             cs = current.strip()
-            if not cs or cs.startswith(("```", "|")):
-                break
+            if not cs or (chunk and cs.startswith(("```", "|"))):
+                break  # a paragraph's first line is its own, even one that opens with ``` and is no fence
             is_item = bool(_LIST_ITEM.match(current))
             if chunk and (is_item != (kind == "list")) and not (kind == "list" and current.startswith("  ")):
                 break
