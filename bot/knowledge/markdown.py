@@ -26,6 +26,7 @@ from markdown_it.token import Token
 
 from bot.errors import KnowledgeError
 from bot.knowledge.model import Block, Document, Question
+from bot.knowledge.safe_yaml import load_yaml
 from bot.text.language import detect_language
 
 TITLE_KEYS = ("title", "sidebar_label", "linkTitle", "name")
@@ -80,7 +81,9 @@ def read_front_matter(text: str, path: Path) -> FrontMatter:
         raise KnowledgeError(path, 1, f"the front matter opened with {fence} is never closed")
     header = "\n".join(lines[1:end])
     try:
-        values = yaml.safe_load(header) if fence == "---" else tomllib.loads(header)
+        values = load_yaml(header) if fence == "---" else tomllib.loads(header)  # an alias bomb refused at once
+    except RecursionError as exc:  # TOML arrays nested thousands deep: tomllib reads them by recursion
+        raise KnowledgeError(path, 1, "the front matter nests lists or tables too deep") from exc
     except (yaml.YAMLError, tomllib.TOMLDecodeError) as exc:
         mark = getattr(exc, "problem_mark", None)
         line = 2 + mark.line if mark is not None else 1

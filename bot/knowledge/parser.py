@@ -33,6 +33,7 @@ import yaml
 
 from bot.errors import KnowledgeError
 from bot.knowledge.model import Block, BlockKind, Document, Option, Question
+from bot.knowledge.safe_yaml import load_yaml
 from bot.lang import LANGUAGES
 
 KINDS = ("quiz", "doc")
@@ -115,7 +116,7 @@ def _front_matter(lines: list[str], path: Path) -> tuple[dict[str, object], int]
     else:
         raise KnowledgeError(path, 1, "front matter is not closed by a '---' line")
     try:
-        meta = yaml.safe_load("\n".join(lines[1:end])) or {}
+        meta = load_yaml("\n".join(lines[1:end])) or {}  # an alias (`id: *x`) is refused, never expanded
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 2 if mark is not None else 1
