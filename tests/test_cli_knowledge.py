@@ -7,6 +7,8 @@ from __future__ import annotations
 import io
 import json
 import shutil
+import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +21,7 @@ from bot.config import load_settings
 from bot.embedding.model import model_identity
 from bot.knowledge import load_knowledge
 from bot.knowledge.citations import Citation
+from bot.knowledge.limits import MAX_DOCUMENT_BYTES
 from bot.lang import Lang
 from bot.retrieval.artifacts import build_index
 from tests.cli_helpers import run
@@ -333,3 +336,78 @@ def test_a_sources_file_gives_its_folder_urls(knowledge_copy: Path, capsys: pyte
     code, report = import_json(knowledge_copy, capsys, "--force", team / "sources.yaml")
     assert code == 1 and by_target(report)["sources.yaml"]["status"] == "skipped"
     assert not (knowledge_copy / "sources.yaml").exists()
+
+
+def test_a_link_that_leaves_the_imported_folder_is_refused_and_named(
+    knowledge_copy: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A folder from someone else may hold links to anything on the importer's machine: a link (to a file or
+    a folder) whose target is outside the folder is skipped with the reason, and nothing of it is copied. A
+    link to a file inside the folder is read as that file; the rest is imported."""
+    secret = "hunter2-outside-the-folder"
+    outside = tmp_path / "home"
+    (outside / "secrets").mkdir(parents=True)
+    (outside / "credentials.md").write_text(f"# Credentials\n\nThe password is {secret}.\n", encoding="utf-8")
+    (outside / "secrets" / "tokens.md").write_text(f"# Tokens\n\n{secret}\n", encoding="utf-8")
+    team = tmp_path / "team"
+    (team / "guides").mkdir(parents=True)
+    (team / "on-call.md").write_text("# On-call\n\nPage the ML platform team.\n", encoding="utf-8")
+    (team / "guides" / "quotas.md").write_text("# Quotas\n\nAsk for 64 GPUs.\n", encoding="utf-8")
+    (team / "credentials.md").symlink_to(outside / "credentials.md")
+    (team / "guides" / "secrets").symlink_to(outside / "secrets", target_is_directory=True)
+    (team / "guides" / "escape.md").symlink_to(Path("..") / ".." / "home" / "credentials.md")  # relative
+    (team / "quotas-link.md").symlink_to(Path("guides") / "quotas.md")  # stays inside: fine
+
+    code, out, err = run([*dirs(knowledge_copy, tmp_path / "index"), "knowledge", "import", str(team)], capsys)
+    assert (code, err) == (0, "")
+    lines = out.splitlines()
+    for link in (team / "credentials.md", team / "guides" / "secrets", team / "guides" / "escape.md"):
+        assert f"skipped {link}: a link that leaves the imported folder" in lines
+    assert 'imported team/on-call.md: "On-call" (doc, en, 1 section)' in lines
+    assert 'imported team/quotas-link.md: "Quotas" (doc, en, 1 section)' in lines
+    copied = sorted(p.relative_to(knowledge_copy / "team").as_posix() for p in (knowledge_copy / "team").rglob("*")
+                    if p.is_file())
+    assert copied == ["guides/quotas.md", "on-call.md", "quotas-link.md"]
+    assert not any(secret in p.read_text(encoding="utf-8") for p in knowledge_copy.rglob("*.md"))
+    assert "3 skipped" in lines[-2]
+
+
+def test_a_file_larger_than_a_document_may_be_is_skipped_unread(
+    knowledge_copy: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A file over MAX_DOCUMENT_BYTES is named with its size and never opened (not even to stage a copy of
+    it), however large it is; the rest of the folder is imported."""
+    team = tmp_path / "team"
+    team.mkdir()
+    (team / "on-call.md").write_text("# On-call\n\nPage the ML platform team.\n", encoding="utf-8")
+    huge = team / "dump.md"
+    with huge.open("w", encoding="utf-8") as handle:
+        handle.write("# Dump\n\n")
+        handle.truncate(MAX_DOCUMENT_BYTES + 1)  # sparse: as large as it says, without writing it
+    opened: list[str] = []
+    watching.append(lambda path: opened.append(path) if Path(path) == huge else None)
+    try:
+        code, report = import_json(knowledge_copy, capsys, team)
+    finally:
+        watching.clear()
+    files = by_target(report)
+    assert code == 0 and files["team/on-call.md"]["status"] == "imported"
+    assert files["team/dump.md"]["status"] == "skipped"
+    assert files["team/dump.md"]["reason"] == (f"larger than {MAX_DOCUMENT_BYTES / 2**20:g} MiB: split it into "
+                                               f"smaller documents ({MAX_DOCUMENT_BYTES + 1:,} bytes)")
+    assert opened == []
+    assert not (knowledge_copy / "team" / "dump.md").exists()
+
+
+# Who opens which file (the interpreter's audit hook: every open, whatever opens it). A hook cannot be removed,
+# so one is added, once, and calls what the test running puts here.
+watching: list[Callable[[str], object]] = []
+
+
+def _audit(event: str, args: tuple[object, ...]) -> None:
+    if event == "open" and watching and isinstance(args[0], str | Path):
+        for watch in watching:
+            watch(str(args[0]))
+
+
+sys.addaudithook(_audit)

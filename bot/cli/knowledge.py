@@ -3,11 +3,12 @@
 `import PATH…` copies Markdown documents into the knowledge directory and says what they hold. A file goes to
 the top of the knowledge directory; a folder becomes a subfolder of the same name, keeping its structure. Only
 Markdown (`.md`, `.mdx`) and `sources.yaml` files are copied; hidden files and folders are passed over, and a
-repository's own files (README, LICENSE…) or anything else are listed as skipped. Each document is read as
-the loader will read it there (`bot.knowledge.loader.read_document`): one that cannot be read is skipped with
-the reason and not copied, and nothing is copied that would stop the knowledge directory from loading. A file
-already there with other content is a conflict, left alone unless `--force`. No model is loaded and no index
-built: the report ends by saying to run `eksbot index build`.
+repository's own files (README, LICENSE…), files larger than a document may be (`MAX_DOCUMENT_BYTES`), links
+that lead out of the folder imported (to a credentials file, say) or anything else are listed as skipped, and
+never read. Each document is read as the loader will read it there (`bot.knowledge.loader.read_document`): one
+that cannot be read is skipped with the reason and not copied, and nothing is copied that would stop the
+knowledge directory from loading. A file already there with other content is a conflict, left alone unless
+`--force`. No model is loaded and no index built: the report ends by saying to run `eksbot index build`.
 
 `list`, `add`, `edit`, `delete`, `restore`, `history`, `note`, `notes`, `delete-note` and `export` change or
 show the entries and notes of the database (`bot.curation.Curation`), which every running replica answers
@@ -43,6 +44,7 @@ from bot.curation.service import Curation, EntryDraft
 from bot.errors import InputError, KnowledgeEditError, KnowledgeError, StaleEditError, UnknownEntryError
 from bot.knowledge import KnowledgeBase
 from bot.knowledge.entries import ENTRIES_FOLDER, LETTERS, with_entries
+from bot.knowledge.limits import MAX_DOCUMENT_BYTES
 from bot.knowledge.loader import (
     META_NAMES,
     SOURCES_FILE,
@@ -63,6 +65,7 @@ NEXT_STEP = "a running server answers from them within seconds; otherwise run 'e
 NOT_MARKDOWN = "not Markdown (only .md, .mdx and sources.yaml files are imported)"
 META_FILE = "a repository's own file (README, LICENSE…), not read as knowledge"
 CONFLICT = "a different file is already there (left alone; --force replaces it)"
+OUTSIDE_LINK = "a link that leaves the imported folder"
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")  # a document's title cannot send escapes to the terminal
 
 
@@ -203,14 +206,17 @@ def import_paths(paths: Sequence[Path], knowledge_dir: Path, *, force: bool = Fa
     """Copy what can be imported of `paths` into `knowledge_dir` and report on every file met."""
     if knowledge_dir.exists() and not knowledge_dir.is_dir():
         raise InputError(f"{knowledge_dir}: the knowledge directory is not a directory")
-    candidates = list(_candidates(paths, knowledge_dir))
+    candidates = list(_candidates(paths, knowledge_dir))  # the files met, each with why it is left out, if it is
     with tempfile.TemporaryDirectory(prefix="eksbot-import-") as tmp:
         stage = Path(tmp)  # the knowledge directory as it would be, to read the documents as they will be read
         for path in _existing(knowledge_dir):
             _copy(path, stage / path.relative_to(knowledge_dir))
         entries: list[Entry] = []
         taken: set[Path] = set()
-        for source, target in candidates:
+        for source, target, refused in candidates:
+            if refused is not None:
+                entries.append(Entry(source, target, "skipped", reason=refused))
+                continue
             if target in taken:
                 entries.append(Entry(source, target, "conflict", reason="another file of this import goes there"))
                 continue
@@ -224,8 +230,11 @@ def import_paths(paths: Sequence[Path], knowledge_dir: Path, *, force: bool = Fa
     return Report(knowledge_dir, tuple(entries))
 
 
-def _candidates(paths: Sequence[Path], knowledge_dir: Path) -> Iterator[tuple[Path, Path]]:
-    """(file, its place in the knowledge directory) for every file of `paths`, hidden ones aside."""
+def _candidates(paths: Sequence[Path], knowledge_dir: Path) -> Iterator[tuple[Path, Path, str | None]]:
+    """(file, its place in the knowledge directory, why it is refused or None) for every file of `paths`, hidden
+    ones aside. A path named on the command line is taken wherever it leads: the person chose it. Inside a
+    folder, a link (to a file or a folder) whose target is outside that folder is refused, named and never
+    read: whoever wrote the folder chose where it leads, and it could be a secret of the person importing."""
     home = knowledge_dir.resolve()
     for path in paths:
         if not path.exists():
@@ -237,12 +246,26 @@ def _candidates(paths: Sequence[Path], knowledge_dir: Path) -> Iterator[tuple[Pa
             raise InputError(f"{path}: holds the knowledge directory {knowledge_dir}; import its documents' "
                              "folder instead")
         if path.is_file():
-            yield path, Path(resolved.name)
+            yield path, Path(resolved.name), None
             continue
-        for file in sorted(p for p in path.rglob("*") if p.is_file()):
+        # rglob does not descend into linked folders: a file is met through a link only when the link is its own
+        for file in sorted(path.rglob("*")):
             relative = file.relative_to(path)
-            if not any(part.startswith(".") for part in relative.parts):
-                yield file, Path(resolved.name) / relative
+            if any(part.startswith(".") for part in relative.parts):
+                continue
+            if file.is_symlink() and (leaves := _link_problem(file, resolved)):
+                yield file, Path(resolved.name) / relative, leaves
+            elif file.is_file():
+                yield file, Path(resolved.name) / relative, None
+
+
+def _link_problem(link: Path, folder: Path) -> str | None:
+    """Why a link inside `folder` (resolved) is refused, or None when it leads to a place inside it."""
+    try:
+        target = link.resolve()
+    except (OSError, RuntimeError):  # a loop of links: RuntimeError before Python 3.13
+        return "a link that cannot be followed (it loops)"
+    return None if target.is_relative_to(folder) else OUTSIDE_LINK
 
 
 def _existing(knowledge_dir: Path) -> list[Path]:
@@ -268,6 +291,10 @@ def _place(source: Path, target: Path, knowledge_dir: Path, stage: Path, force: 
         return Entry(source, target, "skipped", reason=NOT_MARKDOWN)
     existing = knowledge_dir / target
     try:
+        size = source.stat().st_size
+        if size > MAX_DOCUMENT_BYTES:  # never opened, let alone staged: the loader would not read it either
+            return Entry(source, target, "skipped", reason=f"larger than {MAX_DOCUMENT_BYTES / 2**20:g} MiB: split "
+                                                           f"it into smaller documents ({size:,} bytes)")
         if existing.is_file():
             if existing.read_bytes() == source.read_bytes():
                 return Entry(source, target, "unchanged", kind)
