@@ -16,8 +16,9 @@ import pytest
 from rich.console import Console
 
 from bot.answering.assistant import Answer, Assistant
+from bot.api.deps import token_label
 from bot.cli.render import citation_text, render_answer
-from bot.config import load_settings
+from bot.config import ApiToken, load_settings
 from bot.embedding.model import model_identity
 from bot.knowledge import load_knowledge
 from bot.knowledge.citations import Citation
@@ -411,3 +412,30 @@ def _audit(event: str, args: tuple[object, ...]) -> None:
 
 
 sys.addaudithook(_audit)
+
+
+# -- who makes a change --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("by", ["api-token", "TOKEN:9f86d081", " token : anything", "ｔｏｋｅｎ：x", "\u200btoken:x"])
+def test_a_change_cannot_be_recorded_as_made_with_an_api_token(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, by: str
+) -> None:
+    """The HTTP API records a change made with an API token as `token:` and a digest of the token; on the
+    command line a person says who they are, and `--by` that reads as a token's label is refused as bad input
+    (exit code 2, one line), before anything is recorded."""
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'eksbot.db'}")
+    monkeypatch.setenv("EKSBOT_KNOWLEDGE_DIR", str(KNOWLEDGE))
+    entry = tmp_path / "quota.md"
+    entry.write_text("# GPU quota\n\nThe research team has a quota of 64 GPUs.\n", encoding="utf-8")
+    if by == "api-token":
+        by = token_label(ApiToken("the-token-of-a-ci-job"))
+        assert by.startswith("token:")
+    code, out, err = run(["knowledge", "add", str(entry), "--by", by], capsys)
+    assert (code, out) == (2, "")
+    assert err.startswith("eksbot: --by cannot name an API token") and err.count("\n") == 1, err
+    code, out, _ = run(["knowledge", "list", "--json"], capsys)
+    assert (code, out) == (0, "")  # nothing was added
+
+    code, out, err = run(["knowledge", "add", str(entry), "--by", "ana (token: rotated)"], capsys)
+    assert (code, err) == (0, "") and out.startswith("added entry ")

@@ -27,6 +27,7 @@ import re
 import shutil
 import sys
 import tempfile
+import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -399,6 +400,9 @@ def _copy(source: Path, target: Path) -> None:
 LIVE = "a running server answers from it within seconds"
 ENTRY_KEYS = ("title", "lang", "topic", "options", "answer")
 _TITLE_HEADING = re.compile(r"#[ \t]++(.*)")  # `# Title`, not `## Section`; the closing `#`s are cut in code
+# How the HTTP API records a change made with an API token (`bot.api.deps.token_label`: "token:9f86d081"). A
+# name given on the command line never reads so: it would pass for a change made with that token.
+_TOKEN_LABEL = re.compile(r"token\s*+:", re.IGNORECASE)
 _FENCE_LINE = re.compile(r"^\s*(```+|~~~+)")
 _LETTERED = re.compile(r"^([A-D])\)\s+")  # an option written as `A) text`
 Command = Callable[[argparse.Namespace], int]
@@ -484,6 +488,8 @@ def _refusals(command: Command) -> Command:
     def run(args: argparse.Namespace) -> int:
         try:
             return command(args)
+        except _BadArgument:
+            raise  # bad input: `eksbot` says so in one line, with exit code 2
         except (InputError, KnowledgeEditError) as exc:
             print(f"eksbot: {exc}", file=sys.stderr)
             return 1
@@ -508,10 +514,17 @@ def _curation(args: argparse.Namespace) -> Iterator[tuple[Settings, Curation]]:
         database.close()
 
 
+class _BadArgument(InputError):
+    """An argument refused as it is given, before anything is opened: exit code 2, like any bad input."""
+
+
 def _by(args: argparse.Namespace) -> str:
     if args.by is not None:
         if not args.by.strip():
             raise InputError("--by is empty: say who makes the change")
+        if _TOKEN_LABEL.match(unicodedata.normalize("NFKC", printable(args.by)).strip()):
+            raise _BadArgument("--by cannot name an API token (token:…): that is how the HTTP API records the "
+                               "changes made with one; say who you are")
         return str(args.by).strip()
     try:
         return getpass.getuser()
