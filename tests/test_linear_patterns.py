@@ -36,10 +36,10 @@ from bot.text.rules import (
     superlative_adjectives,
 )
 
-# The packages whose code reads knowledge files, entries, notes or questions, and the command that imports
-# documents.
+# The packages whose code reads knowledge files, entries, notes or questions: the core, and the surfaces that
+# read what people send (Slack messages added to the knowledge, HTTP bodies, imported folders).
 READERS = ("bot.knowledge", "bot.text", "bot.retrieval", "bot.answering", "bot.curation", "bot.quiz",
-           "bot.cli.knowledge")
+           "bot.cli", "bot.slack", "bot.api")
 # Patterns applied only to files the project ships (bot/data/), never to text from anyone else; each with why.
 OWN_DATA_ONLY: dict[str, str] = {}
 SIZE = 10_000  # characters of each adversarial line
@@ -246,7 +246,7 @@ def test_the_patterns_of_the_readers_are_collected() -> None:
     names = [name for name, _ in PATTERNS]
     assert len(names) > 40
     for prefix in ("bot.knowledge.markdown.", "bot.knowledge.parser.", "bot.text.markup.", "bot.retrieval.terms.",
-                   "bot.cli.knowledge."):
+                   "bot.cli.knowledge.", "bot.slack.knowledge_views."):
         assert any(name.startswith(prefix) for name in names), prefix
 
 

@@ -43,10 +43,12 @@ CITED_CHARS = 300  # what a note is on, as the modal and its confirmation name i
 ERROR_CHARS = 300
 LANGUAGE_NAMES = {"es": "Español", "en": "English"}
 
-_USER = re.compile(r"<@[UW][A-Z0-9]+(?:\|([^>]*))?>")
-_CHANNEL = re.compile(r"<#[CG][A-Z0-9]+(?:\|([^>]*))?>")
-_LINK = re.compile(r"<((?:https?|mailto):[^|>]+)(?:\|([^>]*))?>")
-_SPECIAL = re.compile(r"<![^|>]*(?:\|([^>]*))?>")  # <!channel>, <!here>, <!subteam^S1|@team>, <!date^…|text>
+# A label or URL stops at "<" too (Slack writes a literal one as "&lt;"): a message of many unclosed "<!" or
+# "<https:" is then read in linear time, where a class that ran on past "<" tried every start against the rest.
+_USER = re.compile(r"<@[UW][A-Z0-9]+(?:\|([^<>]*))?>")
+_CHANNEL = re.compile(r"<#[CG][A-Z0-9]+(?:\|([^<>]*))?>")
+_LINK = re.compile(r"<((?:https?|mailto):[^|<>]+)(?:\|([^<>]*))?>")
+_SPECIAL = re.compile(r"<![^|<>]*(?:\|([^<>]*))?>")  # <!channel>, <!here>, <!subteam^S1|@team>, <!date^…|text>
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
