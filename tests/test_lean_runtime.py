@@ -15,8 +15,9 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.api_helpers import wait_ready
 from tests.conftest import KNOWLEDGE
-from tests.server_process import server_process
+from tests.server_process import server_process, start_server, stop_server
 from tests.slack_fake import APP_TOKEN, BOT_TOKEN, BOT_USER, FakeSlack, event_body, message_event
 
 pytestmark = pytest.mark.slow
@@ -80,6 +81,43 @@ def test_serve_on_onnx_imports_no_pytorch(index_dir: Path, tmp_path: Path) -> No
     modules = imported(log.read_text(encoding="utf-8"))
     assert "onnxruntime" in modules and "uvicorn" in modules
     assert not modules & HEAVY, sorted(modules & HEAVY)
+
+
+def resident_mb(process: subprocess.Popen[bytes]) -> float:
+    status = Path(f"/proc/{process.pid}/status").read_text(encoding="utf-8")
+    [line] = [line for line in status.splitlines() if line.startswith("VmRSS:")]
+    return int(line.split()[1]) / 1024
+
+
+def started_and_asked(env: dict[str, str], log: Path) -> float:
+    """Start `eksbot serve`, ask one question once it is ready, stop it: its resident memory then (MB)."""
+    base, process = start_server(env, log)
+    try:
+        wait_ready(base, timeout=600)  # a first start makes the export and the index: a minute or more
+        response = httpx.post(f"{base}/v1/query", json={"question": QUESTION}, timeout=30)
+        assert response.status_code == 200 and response.json()["answered"]
+        return resident_mb(process)
+    finally:
+        stop_server(process)
+
+
+def test_a_first_start_that_makes_the_export_serves_as_lean_as_a_later_start(tmp_path: Path) -> None:
+    """`make run` on a fresh machine: no export and no index yet. The export needs PyTorch: it is made by a
+    process of its own, so the server never imports it, and building the index leaves no memory held beyond
+    what a later start on the same index holds."""
+    index = tmp_path / "index"
+    env = serving_env(index, tmp_path, EKSBOT_AUTO_REBUILD="true")
+    first_log, later_log = tmp_path / "first.log", tmp_path / "later.log"
+    first = started_and_asked(env, first_log)
+    text = first_log.read_text(encoding="utf-8")
+    assert "exporting the model to ONNX: no ONNX export" in text and "model exported to ONNX" in text
+    assert "building the index: no index" in text
+    modules = imported(text)
+    assert "onnxruntime" in modules and "uvicorn" in modules
+    assert not modules & HEAVY, sorted(modules & HEAVY)
+    later = started_and_asked(env, later_log)
+    assert "building the index" not in later_log.read_text(encoding="utf-8")
+    assert first < 1.5 * later, (first, later)
 
 
 def test_quiz_on_onnx_imports_no_pytorch(index_dir: Path, tmp_path: Path) -> None:

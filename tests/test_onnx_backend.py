@@ -3,6 +3,8 @@ refused, and that serving code imports no PyTorch."""
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -28,6 +30,7 @@ from bot.knowledge import load_knowledge
 from bot.retrieval.artifacts import build_index, load_index
 from tests.conftest import KNOWLEDGE
 from tests.fakes import FakeEmbedder
+from tests.read_only import read_only
 
 ELSEWHERE = "/models/not-on-this-machine"  # a model whose files are not here, as in the serving image
 
@@ -115,6 +118,52 @@ def test_serving_code_imports_no_pytorch() -> None:
                             timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+
+
+# A first start in a fresh process: no export and no index yet, so both are made. The export is the tiny one of
+# tests/tiny_export.py, made with `onnx` (a build tool, like PyTorch): it must not be loaded where the start is.
+FIRST_START = """
+import json, os, sys
+from pathlib import Path
+from bot.answering.assistant import Assistant
+from bot.config import load_settings
+from bot.embedding import backends
+
+backends.EXPORTER = "tests.tiny_export"
+index, knowledge, model = sys.argv[1:]
+settings = load_settings(index_dir=Path(index), knowledge_dir=Path(knowledge), embedding_model=model,
+                         embedding_backend="onnx", auto_rebuild=True)
+assistant = Assistant.from_settings(settings)
+print(json.dumps({"pid": os.getpid(), "model": assistant.index.manifest.model_id,
+                  "loaded": sorted({name.split(".")[0] for name in sys.modules})}))
+"""
+
+
+def test_a_first_start_makes_the_export_in_a_process_of_its_own(tmp_path: Path) -> None:
+    """The export needs the build tools (PyTorch); once imported they would stay in the serving process."""
+    exported = tmp_path / "exported"
+    env = {**os.environ, "EXPORTED": str(exported), "PYTHONPATH": str(PROJECT_ROOT)}
+    result = subprocess.run([sys.executable, "-c", FIRST_START, str(tmp_path / "index"), str(KNOWLEDGE), ELSEWHERE],
+                            capture_output=True, text=True, cwd=PROJECT_ROOT, env=env, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    started = json.loads(result.stdout)
+    assert started["model"] == "tiny@1"  # served from the export just made
+    [(pid, directory)] = [line.split(" ", 1) for line in exported.read_text().splitlines()]
+    assert directory == str(export_dir(tmp_path / "index", "onnx")) and int(pid) != started["pid"]
+    assert "onnxruntime" in started["loaded"]
+    assert not {"onnx", "torch", "transformers", "sentence_transformers"} & set(started["loaded"])
+
+
+def test_an_export_that_cannot_be_written_says_where_and_why_in_one_line(tmp_path: Path) -> None:
+    """The export's own process says why it failed; its line is the reason given (before PyTorch is loaded)."""
+    index = tmp_path / "index"
+    index.mkdir()
+    settings = load_settings(index_dir=index, embedding_model=ELSEWHERE, auto_rebuild=True)
+    with read_only(index) as refused, pytest.raises(IndexArtifactError) as caught:
+        load_embedder(settings)
+    directory = export_dir(index, "onnx")
+    assert str(caught.value) == (f"no ONNX export of the model in {directory}, and exporting the model to ONNX "
+                                 f"failed: {directory} cannot be written ({refused})")
 
 
 @pytest.mark.slow

@@ -2,12 +2,15 @@
 
 Backends (`EKSBOT_EMBEDDING_BACKEND`): `onnx` and `onnx-int8` run an export of the model with ONNX Runtime
 (`bot.embedding.onnx_backend`; no PyTorch in the process); `torch` runs the model with sentence-transformers
-(`bot.embedding.torch_backend`). Each backend is imported only when chosen.
+(`bot.embedding.torch_backend`). Each backend is imported only when chosen. An ONNX export is made by a
+process of its own (`python -m bot.embedding.export`), so that PyTorch never enters the process that serves.
 """
 
 from __future__ import annotations
 
 import logging
+import subprocess
+import sys
 from typing import TYPE_CHECKING
 
 from bot.embedding.model import local_model, model_identity
@@ -18,6 +21,11 @@ if TYPE_CHECKING:
     from bot.embedding.embedder import Embedder
 
 log = logging.getLogger(__name__)
+
+# The module run as `python -m` to make an export. PyTorch, once imported, stays in a process (hundreds of
+# megabytes of libraries and the model's weights): a server that made its own export at its first start would
+# serve with all of it loaded. In a child process it is gone when the export is written.
+EXPORTER = "bot.embedding.export"
 
 
 def configured_model_id(settings: Settings) -> str:
@@ -50,7 +58,10 @@ def load_embedder(settings: Settings) -> Embedder:
         if not settings.auto_rebuild:
             raise IndexArtifactError(f"{reason}; run 'eksbot index build'")
         log.warning("exporting the model to ONNX: %s", reason)
-        export_model(settings)
+        try:
+            export_model(settings)
+        except IndexArtifactError as exc:
+            raise IndexArtifactError(f"{reason}, and {exc}") from exc
     return OnnxEmbedder(directory)
 
 
@@ -69,15 +80,22 @@ def export_problem(settings: Settings) -> str | None:
 
 
 def export_model(settings: Settings) -> None:
-    """Export the configured model for the configured ONNX backend, next to the index (needs the build tools)."""
-    try:
-        from bot.embedding.export import export_onnx
-    except ImportError as exc:
-        raise IndexArtifactError(
-            f"exporting the model to ONNX needs the build tools ({exc.name} is missing): "
-            "pip install 'eksbot[build]', or build the index where they are installed"
-        ) from exc
+    """Export the configured model for the configured ONNX backend, next to the index (needs the build tools),
+    in a child process (`EXPORTER`); IndexArtifactError with the child's last line when it fails."""
     from bot.embedding.onnx_backend import export_dir
 
-    export_onnx(settings.embedding_model, export_dir(settings.index_dir, settings.embedding_backend),
-                quantize=settings.embedding_backend == "onnx-int8")
+    directory = export_dir(settings.index_dir, settings.embedding_backend)
+    # -P: the working directory is not put first on the child's path, where a folder named like one of ours
+    # would be imported instead.
+    command = [sys.executable, "-P", "-m", EXPORTER, settings.embedding_model, str(directory)]
+    if settings.embedding_backend == "onnx-int8":
+        command.append("--quantize")
+    # Its output is kept, not shown: the build tools' own warnings and progress are not in the service's log
+    # format. Its last line is the reason when it fails.
+    result = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, text=True, errors="replace",
+                            check=False)
+    if result.returncode != 0:
+        lines = [line.strip() for line in result.stderr.splitlines() if line.strip()]
+        said = lines[-1] if lines else f"exit code {result.returncode}"
+        raise IndexArtifactError(f"exporting the model to ONNX failed: {said}")
+    log.info("model exported to ONNX", extra={"backend": settings.embedding_backend, "directory": str(directory)})

@@ -3,13 +3,18 @@
 This module needs the build tools (`pip install 'eksbot[build]'`: PyTorch, sentence-transformers, onnx); the
 serving process never imports it. The export traces the model's transformer followed by its mean pooling
 and L2 normalisation, then checks its vectors against the PyTorch model's before it is kept.
+
+`python -m bot.embedding.export MODEL DIRECTORY [--quantize]` runs it as a process of its own, which is how
+`bot.embedding.backends` makes an export: on failure it writes one line on stderr and exits with 1.
 """
 
 from __future__ import annotations
 
+import argparse
 import logging
 import os
 import shutil
+import sys
 import tempfile
 import warnings
 from collections.abc import Iterator
@@ -31,7 +36,7 @@ from bot.embedding.onnx_backend import (
     OnnxEmbedder,
     sha256_of,
 )
-from bot.errors import ConfigError
+from bot.errors import ConfigError, EksBotError, IndexArtifactError
 
 OPSET = 17
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
@@ -51,6 +56,8 @@ log = logging.getLogger(__name__)
 
 def export_onnx(model: str, directory: Path, *, quantize: bool) -> ExportRecord:
     """Write `model.onnx` (int8 weights when `quantize`), `tokenizer.json` and `export.json` into `directory`."""
+    # Before PyTorch and the model are loaded, which takes a while, only to find the directory read-only.
+    check_writable(directory)
     go_offline()
     import torch
     from sentence_transformers import SentenceTransformer
@@ -66,7 +73,6 @@ def export_onnx(model: str, directory: Path, *, quantize: bool) -> ExportRecord:
     if source is None:
         raise ConfigError(f"the files of {model!r} are not on this machine: set EKSBOT_EMBEDDING_MODEL to a directory")
     backend = "onnx-int8" if quantize else "onnx"
-    directory.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=directory, prefix=".export-") as tmp:
         staging = Path(tmp)
         traced = staging / "traced.onnx"
@@ -92,6 +98,39 @@ def export_onnx(model: str, directory: Path, *, quantize: bool) -> ExportRecord:
         record.write(directory)
     log.info("model exported to ONNX", extra={"backend": backend, "directory": str(directory)})
     return record
+
+
+def check_writable(directory: Path) -> None:
+    """IndexArtifactError naming `directory` when files cannot be made in it (made when missing). Tried with
+    a file, since permission bits tell nothing to root or on a read-only mount."""
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=directory):
+            pass
+    except OSError as exc:
+        raise IndexArtifactError(f"{directory} cannot be written ({exc.strerror or exc})") from exc
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bot.embedding.export",
+                                     description="export a sentence-transformers model to ONNX")
+    parser.add_argument("model", help="the model's name or directory (EKSBOT_EMBEDDING_MODEL)")
+    parser.add_argument("directory", type=Path, help="where the export is written")
+    parser.add_argument("--quantize", action="store_true", help="int8 weights (the onnx-int8 backend)")
+    args = parser.parse_args(argv)
+    try:
+        export_onnx(args.model, args.directory, quantize=args.quantize)
+    except ImportError as exc:
+        print(f"exporting the model to ONNX needs the build tools ({exc.name} is missing): "
+              "pip install 'eksbot[build]', or build the index where they are installed", file=sys.stderr)
+        return 1
+    except EksBotError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"cannot write the export in {args.directory} ({exc.strerror or exc})", file=sys.stderr)
+        return 1
+    return 0
 
 
 def _dimension(st: Any) -> int:
@@ -192,3 +231,7 @@ def _check_against(st: Any, exported: OnnxEmbedder, min_cosine: float) -> None:
     cosine = float(np.min(np.sum(exported.encode(PROBES) * expected, axis=1)))
     if cosine < min_cosine:
         raise ConfigError(f"the ONNX export's vectors differ from PyTorch's (cosine {cosine:.5f} < {min_cosine})")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

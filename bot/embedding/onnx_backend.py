@@ -29,6 +29,11 @@ MODEL_FILE = "model.onnx"
 TOKENIZER_FILE = "tokenizer.json"
 OUTPUT = "sentence_embedding"
 BATCH = 64  # texts per run, sorted by length so that a batch pads little (as sentence-transformers does)
+# A run over more tokens than this gives back to the system what it took beyond ONNX Runtime's first block of
+# memory. Its memory arena otherwise keeps the peak of the largest batch for the life of the process: an index
+# built at a first start (64 long texts a run) would leave the server holding the memory of that build.
+# A question, or a few batched together, stays below and keeps the arena's memory for the next run.
+SHRINK_AFTER_TOKENS = 4096
 
 
 def export_dir(index_dir: Path, backend: str) -> Path:
@@ -150,6 +155,8 @@ class OnnxEmbedder:
         tokenizer.enable_padding(pad_id=0 if pad_id is None else pad_id, pad_token=record.pad_token)
         self._tokenizer = tokenizer
         self._inputs = [i.name for i in self._session.get_inputs()]
+        self._shrink = ort.RunOptions()
+        self._shrink.add_run_config_entry("memory.enable_memory_arena_shrinkage", "cpu:0")
 
 
     def encode(self, texts: list[str]) -> np.ndarray:
@@ -167,5 +174,7 @@ class OnnxEmbedder:
             "attention_mask": np.array([e.attention_mask for e in encodings], dtype=np.int64),
             "token_type_ids": np.array([e.type_ids for e in encodings], dtype=np.int64),
         }
-        (vectors,) = self._session.run([OUTPUT], {name: arrays[name] for name in self._inputs})
+        large = arrays["input_ids"].size > SHRINK_AFTER_TOKENS
+        (vectors,) = self._session.run([OUTPUT], {name: arrays[name] for name in self._inputs},
+                                       self._shrink if large else None)
         return np.asarray(vectors, dtype=np.float32)
