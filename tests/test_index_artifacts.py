@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import subprocess
+import sys
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -12,11 +15,15 @@ import numpy as np
 import pytest
 
 from bot.answering.assistant import Assistant
+from bot.embedding.onnx_backend import OnnxEmbedder, export_dir
 from bot.errors import IndexArtifactError
 from bot.knowledge import knowledge_digest, load_knowledge
 from bot.knowledge.chunks import Chunk, Sentence
 from bot.retrieval.artifacts import MANIFEST, build_index, load_index
+from tests.api_helpers import free_port
 from tests.fakes import FakeEmbedder, lexical_model
+from tests.read_only import read_only
+from tests.tiny_export import ELSEWHERE, write_tiny_export
 
 ARTIFACTS = ("chunks.faiss", "sentences.npy", "chunks.json")
 UNIQUE_WORD = "zorblaxiano"
@@ -356,3 +363,46 @@ def test_an_index_built_again_leaves_the_loaded_one_as_it_was(knowledge_copy: Pa
     build_index(knowledge, built, Other())
     assert not np.array_equal(np.load(built / "sentences.npy"), before)
     assert np.array_equal(index.sentence_vectors, before)
+
+
+# -- a stale index in a directory that cannot be written ----------------------------------------------------
+
+
+def test_a_stale_index_that_cannot_be_rebuilt_is_refused_naming_the_directory_and_why(
+    knowledge_copy: Path, built: Path
+) -> None:
+    """Found before the knowledge is embedded: a rebuild that cannot be kept is not made."""
+    add_to_explanation(knowledge_copy, 3, "Una frase nueva.")
+    embedder = FakeEmbedder()
+    with read_only(built) as refusal, pytest.raises(IndexArtifactError) as info:
+        load_index(load_knowledge(knowledge_copy), built, embedder)
+    assert str(info.value) == (
+        f"the index must be rebuilt (the knowledge in {knowledge_copy} changed since the index was built), and "
+        f"{built} cannot be written ({refusal}); run 'eksbot index build' where it can be written, or set "
+        "EKSBOT_INDEX_DIR to a writable directory"
+    )
+    assert embedder.calls == []
+
+
+def test_a_server_whose_stale_index_cannot_be_rebuilt_exits_saying_why(knowledge_copy: Path, tmp_path: Path) -> None:
+    """`eksbot serve` loads the model and index once, in the background: when that cannot succeed, the process
+    ends with the reason rather than staying up, unready, until someone looks. A real process over a tiny ONNX
+    export (tests/tiny_export.py) of a model whose files are not on this machine."""
+    index = tmp_path / "index"
+    write_tiny_export(export_dir(index, "onnx"))
+    build_index(load_knowledge(knowledge_copy), index, OnnxEmbedder(export_dir(index, "onnx")))
+    add_to_explanation(knowledge_copy, 3, "Una frase nueva.")
+    env = {**os.environ, "EKSBOT_INDEX_DIR": str(index), "EKSBOT_KNOWLEDGE_DIR": str(knowledge_copy),
+           "EKSBOT_DATA_DIR": str(tmp_path / "data"), "EKSBOT_EMBEDDING_MODEL": ELSEWHERE,
+           "EKSBOT_EMBEDDING_BACKEND": "onnx", "EKSBOT_AUTO_REBUILD": "true", "EKSBOT_LOG_FORMAT": "json"}
+    eksbot = str(Path(sys.executable).parent / "eksbot")
+    with read_only(index) as refusal:
+        # Before the change it stayed up: the timeout fails the test.
+        result = subprocess.run([eksbot, "serve", "--port", str(free_port())], env=env, capture_output=True,
+                                text=True, timeout=120)
+    assert result.returncode == 1, result.stderr[-3000:]
+    lines = [json.loads(line) for line in result.stderr.splitlines()]
+    errors = [line["msg"] for line in lines if line["level"] == "error"]
+    assert len(errors) == 1, errors
+    assert f"{index} cannot be written ({refusal})" in errors[0]
+    assert f"the knowledge in {knowledge_copy} changed since the index was built" in errors[0]

@@ -4,9 +4,16 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
+import signal
 import sys
+from typing import TYPE_CHECKING
 
 from bot.cli.common import settings_from_args
+
+if TYPE_CHECKING:
+    from bot.config import Settings
+    from bot.services import Services
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -14,6 +21,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     from bot.api import create_app
     from bot.logs import chosen_format, configure_logging
+    from bot.services import Services
 
     settings = settings_from_args(args)
     configure_logging(settings.log_level, settings.log_format)
@@ -28,11 +36,24 @@ def cmd_serve(args: argparse.Namespace) -> int:
             """-d '{"question": "How do I enable EFA for NCCL?"}'""",
             flush=True,
         )
+    failed: list[Exception] = []
+
+    def load(settings: Settings) -> Services:
+        """The model and index are loaded once, in the background: when that fails nothing would try again,
+        and a process that stays up unready only hides the reason. The application logs the reason; the
+        server then stops as on Ctrl+C, gracefully, and the command ends with 1."""
+        try:
+            return Services.load(settings)
+        except Exception as exc:
+            failed.append(exc)
+            os.kill(os.getpid(), signal.SIGINT)
+            raise
+
     uvicorn.run(
-        create_app(settings), host=args.host, port=args.port, log_config=None, access_log=False,
+        create_app(settings, loader=load), host=args.host, port=args.port, log_config=None, access_log=False,
         timeout_graceful_shutdown=10,
     )
-    return 0
+    return 1 if failed else 0
 
 
 def register(sub: argparse._SubParsersAction) -> None:

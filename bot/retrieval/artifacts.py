@@ -293,23 +293,38 @@ def write_index(index: LoadedIndex, index_dir: Path, *, build_seconds: float | N
     manifest = index.manifest
     if build_seconds is not None:
         manifest = Manifest(**{**manifest.__dict__, "build_seconds": build_seconds})
-    index_dir.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=index_dir, prefix=".build-") as tmp:
-        staging = Path(tmp)
-        faiss.write_index(index.faiss_index, str(staging / "chunks.faiss"))
-        np.save(staging / "sentences.npy", np.asarray(index.sentence_vectors))
-        (staging / "chunks.json").write_text(
-            json.dumps(
-                {"chunks": [c.to_dict() for c in index.chunks], "sentences": [s.to_dict() for s in index.sentences]},
-                ensure_ascii=False, indent=1,
-            ),
-            encoding="utf-8",
-        )
-        (index_dir / MANIFEST).unlink(missing_ok=True)
-        for name in FILES:
-            os.replace(staging / name, index_dir / name)
-        (staging / MANIFEST).write_text(json.dumps(manifest.__dict__, indent=2), encoding="utf-8")
-        os.replace(staging / MANIFEST, index_dir / MANIFEST)
+    check_writable(index_dir)
+    try:
+        with tempfile.TemporaryDirectory(dir=index_dir, prefix=".build-") as tmp:
+            staging = Path(tmp)
+            faiss.write_index(index.faiss_index, str(staging / "chunks.faiss"))
+            np.save(staging / "sentences.npy", np.asarray(index.sentence_vectors))
+            (staging / "chunks.json").write_text(
+                json.dumps(
+                    {"chunks": [c.to_dict() for c in index.chunks],
+                     "sentences": [s.to_dict() for s in index.sentences]},
+                    ensure_ascii=False, indent=1,
+                ),
+                encoding="utf-8",
+            )
+            (index_dir / MANIFEST).unlink(missing_ok=True)
+            for name in FILES:
+                os.replace(staging / name, index_dir / name)
+            (staging / MANIFEST).write_text(json.dumps(manifest.__dict__, indent=2), encoding="utf-8")
+            os.replace(staging / MANIFEST, index_dir / MANIFEST)
+    except OSError as exc:  # the disk filled up or the volume went read-only while writing
+        raise IndexArtifactError(f"{index_dir} cannot be written ({exc.strerror or exc})") from exc
+
+
+def check_writable(index_dir: Path) -> None:
+    """IndexArtifactError naming `index_dir` when files cannot be made in it (made when missing). Tried with a
+    file, since permission bits tell nothing to root or on a read-only mount."""
+    try:
+        index_dir.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=index_dir):
+            pass
+    except OSError as exc:
+        raise IndexArtifactError(f"{index_dir} cannot be written ({exc.strerror or exc})") from exc
 
 
 def stale_reason(
@@ -346,16 +361,28 @@ def load_index(knowledge: KnowledgeBase, index_dir: Path, embedder: Embedder, *,
     if reason is not None:
         if not rebuild:
             raise IndexArtifactError(f"stale index in {index_dir}: {reason}", fix=REBUILD)
-        log.warning("building the index: %s", reason)
-        build_index(knowledge, index_dir, embedder)
+        _rebuild(knowledge, index_dir, embedder, reason)
     try:
         return _read_artifacts(knowledge, index_dir)
     except IndexArtifactError as exc:
         if not rebuild or reason is not None:
             raise
-        log.warning("building the index again: %s", exc.reason)
-        build_index(knowledge, index_dir, embedder)
+        _rebuild(knowledge, index_dir, embedder, exc.reason)
         return _read_artifacts(knowledge, index_dir)
+
+
+def _rebuild(knowledge: KnowledgeBase, index_dir: Path, embedder: Embedder, reason: str) -> None:
+    """Build the index in place of one that does not serve (`reason`). A directory that cannot be written is
+    found before the knowledge is embedded, and named with the reason the index had to be rebuilt."""
+    try:
+        check_writable(index_dir)
+        log.warning("building the index: %s", reason)
+        build_index(knowledge, index_dir, embedder)
+    except IndexArtifactError as exc:
+        raise IndexArtifactError(
+            f"the index must be rebuilt ({reason}), and {exc.reason}",
+            fix="run 'eksbot index build' where it can be written, or set EKSBOT_INDEX_DIR to a writable directory",
+        ) from exc
 
 
 def _origin(knowledge: KnowledgeBase) -> str:
