@@ -5,13 +5,27 @@ from __future__ import annotations
 import io
 import json
 import logging
+import os
+import pty
 import re
+import select
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pytest
 from pydantic import ValidationError
 
 from bot.config import load_settings
+from bot.embedding.onnx_backend import OnnxEmbedder, export_dir
+from bot.knowledge import load_knowledge
 from bot.logs import LogFormat, configure_logging
+from bot.retrieval.artifacts import build_index
+from tests.api_helpers import free_port
+from tests.conftest import KNOWLEDGE
+from tests.tiny_export import ELSEWHERE, write_tiny_export
 
 
 class Terminal(io.StringIO):
@@ -88,3 +102,91 @@ def test_the_same_warning_is_written_once_a_minute_and_then_says_how_many_were_l
     assert [(line["msg"], line.get("repeated")) for line in lines] == [
         ("database unavailable: OperationalError", None), ("database unavailable: InterfaceError", None),
         ("request", None), ("database unavailable: OperationalError", 4)]
+
+
+# -- a real `eksbot serve`, at a terminal and piped ---------------------------------------------------------
+
+EKSBOT = str(Path(sys.executable).parent / "eksbot")
+TEXT_LINE = re.compile(r"\d\d:\d\d:\d\d (DEBUG|INFO|WARNING|ERROR|CRITICAL) +[\w.]+: ")
+READY = "database ready"  # the last line of a start: the database opened (and migrated)
+
+
+@pytest.fixture(scope="module")
+def tiny_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An index over the tiny ONNX export of tests/tiny_export.py: a server starts on it without the model."""
+    index = tmp_path_factory.mktemp("tiny") / "index"
+    write_tiny_export(export_dir(index, "onnx"))
+    build_index(load_knowledge(KNOWLEDGE), index, OnnxEmbedder(export_dir(index, "onnx")))
+    return index
+
+
+def serve_env(index: Path, data: Path) -> dict[str, str]:
+    env = {**os.environ, "EKSBOT_INDEX_DIR": str(index), "EKSBOT_KNOWLEDGE_DIR": str(KNOWLEDGE),
+           "EKSBOT_DATA_DIR": str(data), "EKSBOT_EMBEDDING_MODEL": ELSEWHERE, "EKSBOT_EMBEDDING_BACKEND": "onnx",
+           "EKSBOT_AUTO_REBUILD": "false"}
+    env.pop("EKSBOT_LOG_FORMAT", None)  # auto
+    env.pop("EKSBOT_DATABASE_URL", None)  # a new SQLite file: the schema is made, with its migrations
+    return env
+
+
+def serve_at_a_terminal(env: dict[str, str], timeout: float = 90) -> list[str]:
+    """What `eksbot serve` writes on a pseudo-terminal (stdout and stderr both) until its start is done."""
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the server, its output on the terminal
+        os.execve(EKSBOT, [EKSBOT, "serve", "--port", str(free_port())], env)
+    output, deadline, stopped = b"", time.monotonic() + timeout, False
+    try:
+        while True:
+            if not stopped and (READY.encode() in output or time.monotonic() > deadline):
+                os.kill(pid, signal.SIGINT)
+                stopped, deadline = True, time.monotonic() + 30
+            if stopped and time.monotonic() > deadline:
+                os.kill(pid, signal.SIGKILL)
+            if select.select([fd], [], [], 0.2)[0]:
+                try:
+                    chunk = os.read(fd, 65536)
+                except OSError:  # the terminal closed: the server ended
+                    break
+                if not chunk:
+                    break
+                output += chunk
+    finally:
+        os.close(fd)
+        os.waitpid(pid, 0)
+    return output.decode("utf-8", "replace").replace("\r\n", "\n").splitlines()
+
+
+def serve_piped(env: dict[str, str], timeout: float = 90) -> list[str]:
+    """What `eksbot serve` writes on stderr, a pipe, until its start is done."""
+    process = subprocess.Popen([EKSBOT, "serve", "--port", str(free_port())], env=env, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True)
+    assert process.stderr is not None
+    lines: list[str] = []
+    deadline = time.monotonic() + timeout
+    try:
+        for line in process.stderr:
+            lines.append(line.rstrip("\n"))
+            if READY in line or time.monotonic() > deadline:
+                break
+    finally:
+        process.send_signal(signal.SIGINT)
+        lines += process.communicate(timeout=30)[1].splitlines()
+    return lines
+
+
+def test_serve_at_a_terminal_writes_readable_lines_and_no_alembic_chatter(tiny_index: Path, tmp_path: Path) -> None:
+    lines = serve_at_a_terminal(serve_env(tiny_index, tmp_path / "data"))
+    assert any(READY in line for line in lines), lines
+    logged = [line for line in lines if TEXT_LINE.match(line)]
+    assert any("uvicorn.error: Started server process" in line for line in logged), lines  # uvicorn's own too
+    assert not [line for line in lines if line.startswith("{")], lines
+    assert not [line for line in lines if "setup plugin" in line or " alembic." in line], lines
+    assert any("bot.storage.migrate: database schema upgraded" in line for line in logged), lines
+
+
+def test_serve_piped_writes_json_lines_and_no_alembic_chatter(tiny_index: Path, tmp_path: Path) -> None:
+    lines = serve_piped(serve_env(tiny_index, tmp_path / "data"))
+    records = [json.loads(line) for line in lines]  # every line is JSON
+    assert any(record["msg"] == READY for record in records), lines
+    assert any(record["logger"] == "uvicorn.error" for record in records), lines
+    assert not [record for record in records if record["logger"].startswith("alembic")], lines
