@@ -90,10 +90,11 @@ def start_logged_server(env: dict[str, str], log: Path, eksbot: str | None = Non
                 return base, server, time.perf_counter() - started
         except httpx.HTTPError:
             pass
-        if server.poll() is not None:
-            raise SystemExit(f"the server exited during start-up (its log: {log})")
         failed = [line for line in log.read_text(errors="replace").splitlines() if "start-up failed" in line]
-        if failed:  # the server stays up, not ready, and says why
+        if server.poll() is not None:  # a server that cannot load its model or index says why, then exits
+            reason = f": {failed[-1]}" if failed else ""
+            raise SystemExit(f"the server exited during start-up{reason} (its log: {log})")
+        if failed:
             stop_server(server)
             raise SystemExit(f"the server did not start: {failed[-1]}")
         time.sleep(0.02)
