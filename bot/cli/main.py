@@ -32,14 +32,11 @@ def _assistant(settings: Settings) -> Assistant:
 def _with_database_knowledge(assistant: Assistant, settings: Settings) -> Assistant:
     """The entries and notes kept in the database too, as a server answers with them; the files alone when
     there is no database yet or it cannot be read now (said on stderr)."""
-    from sqlalchemy.engine import make_url
-
     from bot.answering.refresh import with_extras
     from bot.curation.service import Curation
-    from bot.storage import Database, EntryStore
+    from bot.storage import Database, EntryStore, never_created
 
-    url = make_url(settings.database_url)
-    if url.get_backend_name() == "sqlite" and not (url.database and Path(url.database).is_file()):
+    if never_created(settings.database_url):
         return assistant  # nothing was ever saved: do not make a database file
     database = Database(settings.database_url)
     try:

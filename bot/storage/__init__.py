@@ -6,6 +6,7 @@ One `Database` (engine, schema, transactions) and one store per concern over it,
 """
 
 from bot.storage.database import ConcernStore, Database, open_database
+from bot.storage.engine import never_created
 from bot.storage.entry_records import EntryFields, EntryRecord, EntryVersion, NoteRecord
 from bot.storage.entry_store import EntryStore
 from bot.storage.event_store import EVENT_MEMORY, EventStore
@@ -24,5 +25,5 @@ __all__ = [
     "EVENT_MEMORY", "AttemptRecord", "Claim", "ConcernStore", "Database", "EntryFields", "EntryRecord", "EntryStore",
     "EntryVersion", "EventStore", "FeedbackStore", "GapRecord", "NoteRecord",
     "GapStore", "PeopleStore", "QuizStore", "ReviewRecord", "RoundAnswerRecord", "RoundQuestion", "RoundRecord",
-    "RoundStore", "ScheduleRecord", "Score", "Stores", "TopicStore", "open_database",
+    "RoundStore", "ScheduleRecord", "Score", "Stores", "TopicStore", "never_created", "open_database",
 ]

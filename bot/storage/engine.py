@@ -69,6 +69,14 @@ def create_engine(url: str) -> sa.Engine:
     return sa.create_engine(url, pool_pre_ping=True, connect_args=connect_args, hide_parameters=True)
 
 
+def never_created(url: str) -> bool:
+    """Whether `url` names an SQLite database whose file was never made (nothing was ever saved there), so that
+    a reader can leave it alone rather than open it, which would make the file. Any other database counts as
+    made: only connecting would tell."""
+    parsed = make_url(url)
+    return parsed.get_backend_name() == "sqlite" and not (parsed.database and Path(parsed.database).is_file())
+
+
 def _sqlite_engine(url: str) -> sa.Engine:
     database = make_url(url).database
     in_memory = not database or database == ":memory:"
