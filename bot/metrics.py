@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import Protocol
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
-from prometheus_client.core import CounterMetricFamily, Metric
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
 import bot
@@ -29,6 +30,36 @@ class _FeedbackCollector(Collector):
             for vote in ("up", "down"):
                 family.add_metric([vote], values.get(vote, 0))
         yield family
+
+
+class KnowledgeStatus(Protocol):
+    """What the reloads of changed knowledge did so far (`bot.answering.refresh.RefreshStatus`)."""
+
+    reloads: int
+    failures: int
+    behind: bool
+    skipped: int
+
+
+class _KnowledgeCollector(Collector):
+    """The knowledge's reloads while serving, read from the service at each scrape (`status`: None until it
+    is loaded, or when nothing watches the knowledge)."""
+
+    def __init__(self) -> None:
+        self.status: Callable[[], KnowledgeStatus | None] | None = None
+
+    def collect(self) -> Iterable[Metric]:
+        status = self.status() if self.status is not None else None
+        if status is None:
+            return
+        yield CounterMetricFamily("eksbot_knowledge_reloads", "Reloads of changed knowledge while serving",
+                                  value=status.reloads)
+        yield CounterMetricFamily("eksbot_knowledge_reload_failures", "Reloads of changed knowledge that failed "
+                                  "(each is tried again; the log says why)", value=status.failures)
+        yield GaugeMetricFamily("eksbot_knowledge_behind", "1 while a change of the knowledge waits to go in after "
+                                "a failed reload", value=int(status.behind))
+        yield GaugeMetricFamily("eksbot_knowledge_skipped_files", "Knowledge files skipped in the knowledge in use: "
+                                "they cannot be read (the log names each, with the reason)", value=status.skipped)
 
 
 class Metrics:
@@ -58,6 +89,8 @@ class Metrics:
         )
         self.feedback = _FeedbackCollector(None)
         r.register(self.feedback)
+        self.knowledge = _KnowledgeCollector()
+        r.register(self.knowledge)
 
     def loaded(self, *, chunks: int, questions: int, model: str, digest: str, built_at: str) -> None:
         self.index_chunks.set(chunks)

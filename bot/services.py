@@ -33,7 +33,7 @@ from bot.answering.batcher import AnswerBatcher
 from bot.answering.conversation import MEMORY, Conversation, ConversationMemory, Reading
 from bot.answering.knowledge_gaps import KnowledgeGaps
 from bot.answering.model_thread import ModelThread
-from bot.answering.refresh import KnowledgeRefresh, release_freed_memory
+from bot.answering.refresh import KnowledgeRefresh, RefreshStatus, release_freed_memory
 from bot.config import Settings
 from bot.curation.service import Curation
 from bot.embedding.embedder import Embedder
@@ -82,6 +82,7 @@ class Services:
     gaps: KnowledgeGaps = field(init=False)
     conversation: Conversation = field(init=False)
     on_swap: list[Callable[[Assistant], None]] = field(default_factory=list)  # told of each new assistant
+    refresh: KnowledgeRefresh | None = None  # changed knowledge taken while serving (`starting` makes it)
     curation: Curation = field(init=False)
     _bookkeeping: ThreadPoolExecutor = field(init=False)
     _pending: int = field(init=False, default=0)
@@ -115,12 +116,19 @@ class Services:
         threading.Thread(target=services._database_thread, name="database", daemon=True).start()
         _warm(assistant)
         release_freed_memory()  # what loading the index used for a while
-        if settings.knowledge_refresh_seconds > 0:
-            refresh = KnowledgeRefresh(settings.knowledge_dir, lambda: services.assistant, services.swap_assistant,
-                                       model=services.model, every=settings.knowledge_refresh_seconds,
-                                       extras=services.curation, extras_ready=lambda: services.database.ready)
-            threading.Thread(target=refresh.run, args=(services._stop,), name="knowledge", daemon=True).start()
+        refresh = KnowledgeRefresh(settings.knowledge_dir, lambda: services.assistant, services.swap_assistant,
+                                   model=services.model, every=settings.knowledge_refresh_seconds,
+                                   extras=services.curation, extras_ready=lambda: services.database.ready)
+        services.refresh = refresh
+        # 0 ("only at start"): the files are not watched, but the entries and notes kept in the database are
+        # still taken once it is open, as the knowledge the service starts with.
+        run = refresh.run if settings.knowledge_refresh_seconds > 0 else refresh.run_once
+        threading.Thread(target=run, args=(services._stop,), name="knowledge", daemon=True).start()
         return services
+
+    def knowledge_status(self) -> RefreshStatus | None:
+        """What the reloads of changed knowledge did so far (the metrics); None when nothing watches it."""
+        return self.refresh.status if self.refresh is not None else None
 
     def swap_assistant(self, assistant: Assistant) -> None:
         """Answer from now on with `assistant` (changed knowledge); questions being answered finish on the

@@ -10,15 +10,24 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 from fastapi.testclient import TestClient
+from prometheus_client import generate_latest
 
 from bot.answering.assistant import Assistant
+from bot.answering.model_thread import ModelThread
 from bot.answering.refresh import KnowledgeRefresh
 from bot.api import create_app
 from bot.config import Settings, load_settings
+from bot.curation.service import EntryDraft
+from bot.knowledge.entries import Entry
+from bot.knowledge.model import Note
+from bot.metrics import Metrics
 from bot.services import Services
+from bot.storage import open_database
 from tests.fakes import FakeEmbedder, lexical_model
+from tests.knowledge_helpers import ASK_RUNBOOK, RUNBOOK
 
 QUESTION = "When does the ML platform team hold its office hours?"
 DOC = """---
@@ -108,18 +117,166 @@ def test_an_edited_section_is_answered_as_edited(refresh: KnowledgeRefresh, in_u
     assert "Callisto" in in_use[-1].answer(QUESTION, "en").text
 
 
-def test_a_broken_quiz_file_keeps_the_knowledge_in_use(refresh: KnowledgeRefresh, in_use: list[Assistant],
-                                                       knowledge_copy: Path, caplog: pytest.LogCaptureFixture) -> None:
+def test_a_quiz_file_with_an_error_is_skipped_and_named_and_the_rest_comes_in(
+    refresh: KnowledgeRefresh, in_use: list[Assistant], knowledge_copy: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A quiz file missing its Answer: line holds nothing back while serving: it is named with its line, the
+    new document goes in, and the quiz's other edition still answers."""
     quiz = knowledge_copy / "eks-training-quiz.en.md"
     text = quiz.read_text(encoding="utf-8")
+    quiz.write_text(text.replace("Answer: B\n", "", 1), encoding="utf-8")
     add_doc(knowledge_copy)
-    quiz.write_text(text.replace("Answer: B", "Answer: Z", 1), encoding="utf-8")
     with caplog.at_level(logging.WARNING, logger="bot.answering.refresh"):
-        assert refresh.check() is None
+        fresh = refresh.check()
+    assert fresh is not None and in_use[-1] is fresh
+    assert fresh.answer(QUESTION, "en").answered
+    (skipped,) = fresh.knowledge.skipped
+    assert skipped.path == quiz and skipped.line is not None
+    warned = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert any(f"{quiz}:{skipped.line}: " in message and skipped.reason in message for message in warned), warned
+    assert sorted(fresh.knowledge.editions("eks-training-quiz")) == ["es"]
+    assert refresh.status.skipped == 1
+    quiz.write_text(text, encoding="utf-8")  # fixed: the edition comes back
+    fixed = refresh.check()
+    assert fixed is not None and sorted(fixed.knowledge.editions("eks-training-quiz")) == ["en", "es"]
+    assert not fixed.knowledge.skipped and fixed.answer(QUESTION, "en").answered
+
+
+def test_an_edition_that_stops_agreeing_is_skipped_not_the_one_in_use(
+    refresh: KnowledgeRefresh, in_use: list[Assistant], knowledge_copy: Path
+) -> None:
+    quiz = knowledge_copy / "eks-training-quiz.en.md"
+    quiz.write_text(quiz.read_text(encoding="utf-8").replace("Answer: B", "Answer: C", 1), encoding="utf-8")
+    add_doc(knowledge_copy)
+    fresh = refresh.check()
+    assert fresh is not None and fresh.answer(QUESTION, "en").answered
+    (skipped,) = fresh.knowledge.skipped
+    assert skipped.path == quiz and "question 1 answers 'C' here but 'B'" in skipped.reason
+    assert fresh.knowledge.editions("eks-training-quiz")["es"].question(1).answer == "B"  # type: ignore[union-attr]
+
+
+class Extras:
+    """Entries and notes kept elsewhere (the database), as the refresh reads them."""
+
+    def __init__(self, entries: list[Entry]) -> None:
+        self.entries = entries
+
+    def revision(self) -> int:
+        return len(self.entries)
+
+    def snapshot(self) -> tuple[int, list[Entry], list[Note]]:
+        return len(self.entries), list(self.entries), []
+
+
+ENTRY = Entry(id="e1", title=RUNBOOK["title"], body=RUNBOOK["body"], lang="en", topic=RUNBOOK["topic"])
+
+
+def test_an_entry_goes_in_while_a_quiz_file_has_an_error(
+    knowledge_copy: Path, in_use: list[Assistant]
+) -> None:
+    refresh = KnowledgeRefresh(knowledge_copy, lambda: in_use[-1], in_use.append, extras=Extras([ENTRY]))
+    quiz = knowledge_copy / "eks-training-quiz.en.md"
+    quiz.write_text(quiz.read_text(encoding="utf-8").replace("Answer: B\n", "", 1), encoding="utf-8")
+    fresh = refresh.check()
+    assert fresh is not None
+    top = fresh.answer(ASK_RUNBOOK, "en").citations[0]
+    assert top.doc_id == "entries/e1"
+
+
+class FailingOnce(FakeEmbedder):
+    """An embedder whose first call for the new document's text fails (memory, a closed model thread)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.failed = False
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        if not self.failed and any("Ganymede" in text for text in texts):
+            self.failed = True
+            raise MemoryError("no memory for the new index")
+        return super().encode(texts)
+
+
+def test_a_failed_reload_is_tried_again_though_nothing_changed_since(
+    knowledge_copy: Path, fake_index_dir: Path
+) -> None:
+    settings = load_settings(knowledge_dir=knowledge_copy, index_dir=fake_index_dir, auto_rebuild=False)
+    in_use = [Assistant.from_settings(settings, embedder=FailingOnce(), model=lexical_model())]
+    refresh = KnowledgeRefresh(knowledge_copy, lambda: in_use[-1], in_use.append)
+    add_doc(knowledge_copy)
+    with pytest.raises(MemoryError):
+        refresh.check()
     assert len(in_use) == 1
-    assert any("eks-training-quiz.en.md" in r.getMessage() for r in caplog.records)
-    quiz.write_text(text, encoding="utf-8")  # fixed: the new document comes in with it
-    assert refresh.check() is not None and in_use[-1].answer(QUESTION, "en").answered
+    fresh = refresh.check()  # no file changed since the failed attempt
+    assert fresh is not None and fresh.answer(QUESTION, "en").answered
+
+
+def test_a_failing_reload_is_retried_by_the_running_watch_and_counted(
+    knowledge_copy: Path, fake_index_dir: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    settings = load_settings(knowledge_dir=knowledge_copy, index_dir=fake_index_dir, auto_rebuild=False)
+    in_use = [Assistant.from_settings(settings, embedder=FailingOnce(), model=lexical_model())]
+    refresh = KnowledgeRefresh(knowledge_copy, lambda: in_use[-1], in_use.append, every=0.05)
+    stop = threading.Event()
+    watching = threading.Thread(target=refresh.run, args=(stop,), daemon=True)
+    with caplog.at_level(logging.ERROR, logger="bot.answering.refresh"):
+        watching.start()
+        try:
+            add_doc(knowledge_copy)
+            deadline = time.monotonic() + 10
+            while not in_use[-1].answer(QUESTION, "en").answered:
+                assert time.monotonic() < deadline, "the failed reload was not tried again within 10 s"
+                time.sleep(0.05)
+        finally:
+            stop.set()
+            watching.join(timeout=5)
+    assert refresh.status.failures == 1 and refresh.status.reloads == 1
+    assert any("could not be indexed" in r.getMessage() for r in caplog.records)
+
+
+class SlowEmbedder(FakeEmbedder):
+    """Takes `per_text` seconds a text, as a real model does on a small node."""
+
+    def __init__(self, per_text: float) -> None:
+        super().__init__()
+        self.per_text = per_text
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        time.sleep(self.per_text * len(texts))
+        return super().encode(texts)
+
+
+def test_a_question_asked_during_a_large_reload_waits_for_one_small_batch(
+    knowledge_copy: Path, fake_index_dir: Path
+) -> None:
+    """Hundreds of new texts to embed: a model call asked meanwhile (a question's encoding) goes in between two
+    small batches, not after the whole change."""
+    embedder = SlowEmbedder(per_text=0.01)
+    settings = load_settings(knowledge_dir=knowledge_copy, index_dir=fake_index_dir, auto_rebuild=False)
+    in_use = [Assistant.from_settings(settings, embedder=embedder, model=lexical_model())]
+    model = ModelThread()
+    refresh = KnowledgeRefresh(knowledge_copy, lambda: in_use[-1], in_use.append, model=model)
+    for i in range(100):
+        add_doc(knowledge_copy, f"team/doc-{i}.md", DOC.replace("ML platform", f"Team {i}").replace(
+            "Ganymede", f"room {i} quarblefitz{i}").replace("Who we are", f"Who team {i} is"))
+    reloading = threading.Thread(target=refresh.check, daemon=True)
+    embedder.calls.clear()
+    reloading.start()
+    try:
+        while not embedder.calls:
+            time.sleep(0.001)
+        waits = []
+        while reloading.is_alive():
+            asked = time.perf_counter()
+            model.call(lambda: None)
+            waits.append(time.perf_counter() - asked)
+            time.sleep(0.01)
+    finally:
+        reloading.join(timeout=60)
+        model.close()
+    embedded = sum(len(call) for call in embedder.calls)
+    assert embedded * embedder.per_text > 1.0, "the change was too small to tell"
+    assert len(in_use) == 2 and max(waits) < 0.6, f"a model call waited {max(waits):.2f} s during the reload"
 
 
 def test_an_unreadable_document_is_skipped_and_the_rest_comes_in(
@@ -190,3 +347,46 @@ def test_a_written_document_is_taken_in_without_waiting_for_the_next_look(
         stop.set()
         watching.join(timeout=5)
     assert not watching.is_alive()
+
+
+def test_with_no_watching_the_entries_are_still_taken_once_the_database_opens(
+    knowledge_copy: Path, settings: Settings, live: Assistant
+) -> None:
+    """EKSBOT_KNOWLEDGE_REFRESH_SECONDS=0 ("only at start"): the entries kept in the database are answered
+    from once it is open; files written afterwards are not taken."""
+    once = settings.model_copy(update={"knowledge_dir": knowledge_copy, "knowledge_refresh_seconds": 0})
+    writer = Services.assemble(once, live, open_database(once))
+    entry, _ = writer.curation.add(EntryDraft(**RUNBOOK), by="U-admin")
+    writer.close()
+    services = Services.starting(once, live)
+    try:
+        deadline = time.monotonic() + 10
+        while not [c for c in services.assistant.answer(ASK_RUNBOOK, "en").citations
+                   if c.doc_id == f"entries/{entry.id}"]:
+            assert time.monotonic() < deadline, "the entry was not answered from within 10 s of the start"
+            time.sleep(0.05)
+        add_doc(knowledge_copy)
+        time.sleep(1.0)
+        assert not services.assistant.answer(QUESTION, "en").answered
+    finally:
+        services.close()
+
+
+def test_the_metrics_count_reloads_failures_and_skipped_files(
+    knowledge_copy: Path, fake_index_dir: Path
+) -> None:
+    settings = load_settings(knowledge_dir=knowledge_copy, index_dir=fake_index_dir, auto_rebuild=False)
+    in_use = [Assistant.from_settings(settings, embedder=FailingOnce(), model=lexical_model())]
+    refresh = KnowledgeRefresh(knowledge_copy, lambda: in_use[-1], in_use.append)
+    metrics = Metrics()
+    metrics.knowledge.status = lambda: refresh.status
+    (knowledge_copy / "notes.md").write_bytes(b"\0binary")
+    add_doc(knowledge_copy)
+    with pytest.raises(MemoryError):
+        refresh.check()
+    scraped = generate_latest(metrics.registry).decode()
+    assert "eksbot_knowledge_reload_failures_total 1.0" in scraped and "eksbot_knowledge_behind 1.0" in scraped
+    assert refresh.check() is not None
+    scraped = generate_latest(metrics.registry).decode()
+    assert "eksbot_knowledge_reloads_total 1.0" in scraped and "eksbot_knowledge_behind 0.0" in scraped
+    assert "eksbot_knowledge_skipped_files 1.0" in scraped

@@ -9,8 +9,20 @@ and definition readings of every unchanged document are taken over, so only the 
 embedded (on the model's thread, between answers) and read. At 10,000 sections of docs this takes about a second
 (`docs/scale.md`), during which Python's cycle collector waits (a full pass over the millions of objects of the
 index would add most of a second more). The new assistant is then handed over in one step; questions already
-being answered finish on the old one. A document that cannot be read is skipped as at start; a knowledge file
-with an error leaves the knowledge in use as it is, and says why.
+being answered finish on the old one. What the change needs embedded goes to the model's thread a few texts at
+a time (`ENCODE_BATCH_SECONDS`), so that a question asked meanwhile waits for one small call, not for the whole
+change.
+
+A file that cannot be read stops nothing else: a document that cannot be read, a knowledge-format file with an
+error, an edition that disagrees with the others, a file larger than the limit or a link out of the directory
+is skipped and named in the log (its file, line and reason, once, and again when the reason changes), and the
+rest, entries and notes included, goes in (`load_knowledge(strict=False)`). A directory with nothing readable
+(emptied, or swapped in the middle of a look) leaves the files in use as they are.
+
+A reload that fails (the model's thread closed, memory) is logged and tried again, backing off from
+`every` up to `RETRY_MOST` seconds, whether or not anything changed since: the change is only taken as seen
+once it is live. One that runs longer than `SLOW_RELOAD_SECONDS` is said so while it runs. A change that comes
+during a reload is taken right after it. `status` counts reloads, failures and the files skipped (metrics).
 
 Each replica watches its own copy of the directory (a volume several replicas mount, or files synced to
 each): all of them answer from a change within the interval and the time to index it.
@@ -18,7 +30,9 @@ each): all of them answer from a change within the interval and the time to inde
 Entries and notes written while the service runs live in the database (`bot.curation`); every replica reads
 the knowledge revision (one row) at the same interval, and on a new one takes the entries and notes with the
 files. The database is read here, on this thread, never while answering: when it is down, the knowledge in
-use keeps answering and the change comes in once it is back.
+use keeps answering and the change comes in once it is back, while changed files still come in meanwhile.
+With `every` 0 ("only at start"), `run_once` takes the entries and notes once the database is open and watches
+nothing after.
 """
 
 from __future__ import annotations
@@ -30,6 +44,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Protocol
@@ -43,13 +58,21 @@ from bot.embedding.embedder import Embedder, backend_of
 from bot.errors import EksBotError
 from bot.knowledge import KnowledgeBase, load_knowledge
 from bot.knowledge.entries import Entry, with_entries
-from bot.knowledge.loader import SOURCES_FILE, ReadCache, knowledge_files, source_urls
+from bot.knowledge.loader import ReadCache, Skipped, find_knowledge, source_urls
 from bot.knowledge.model import Note
 
 log = logging.getLogger(__name__)
 
 WATCH_QUIET_MS = 20  # a change is told once no other came for this long…
 WATCH_LONGEST_MS = 200  # …or this long after the first, whichever comes first
+# A reload embeds its texts a few at a time, each model call taking about this long: what a question asked
+# meanwhile waits for before its own encoding. Smaller calls embed a little less per second.
+ENCODE_BATCH_SECONDS = 0.05
+ENCODE_BATCH_FIRST = 4  # texts in the first call, before one has been timed
+ENCODE_BATCH_MOST = 64
+RETRY_MOST = 30.0  # seconds between two attempts of a failing reload, at most
+SLOW_RELOAD_SECONDS = 60.0  # a reload running longer than this is said so while it runs
+EXTRAS_POLL_SECONDS = 0.5  # with `every` 0: how often to look whether the database is open yet
 
 Signature = tuple[tuple[str, int, int], ...]
 
@@ -60,6 +83,17 @@ class KnowledgeSource(Protocol):
     def revision(self) -> int: ...
 
     def snapshot(self) -> tuple[int, list[Entry], list[Note]]: ...
+
+
+@dataclass
+class RefreshStatus:
+    """What the reloads did so far (the metrics read it): reloads made and attempts that failed, whether a change
+    waits to go in after a failure, and the files skipped in the knowledge in use."""
+
+    reloads: int = 0
+    failures: int = 0
+    behind: bool = False
+    skipped: int = 0
 
 
 class KnowledgeRefresh:
@@ -76,29 +110,38 @@ class KnowledgeRefresh:
         self.every = every
         self.extras = extras
         self.extras_ready = extras_ready  # False while the database is still being opened: nothing to say yet
+        self.status = RefreshStatus(skipped=len(current().knowledge.skipped))
         self._seen = self.signature()
         self._files: KnowledgeBase | None = None  # the files as last loaded (None: as the assistant started)
         self._read: ReadCache = self._as_started()  # each file as last read: an unchanged one is not parsed again
         self._revision: int | None = None  # the extras' revision taken in (None: none yet)
         self._taken: tuple[list[Entry], list[Note]] = ([], [])
+        self._named: set[Skipped] = set()  # the files skipped as last said in the log
         self._failing = False
+        self._snapshot_failing = False
         self._lock = threading.Lock()
 
     def signature(self) -> Signature:
-        """Each knowledge file's path, size and modification time: what changes when a file does."""
-        try:
-            paths = [*knowledge_files(self.directory), *sorted(self.directory.rglob(SOURCES_FILE))]
-            return tuple((p.relative_to(self.directory).as_posix(), (st := p.stat()).st_size, st.st_mtime_ns)
-                         for p in paths)
-        except OSError:
-            return ()
+        """Each knowledge file's path, size and modification time (and each link refused): what changes when a
+        file does."""
+        found = find_knowledge(self.directory)
+        out: list[tuple[str, int, int]] = []
+        for path in [*found.files, *found.sources]:
+            try:
+                stat = path.stat()
+            except OSError:  # gone since it was listed: as a file that cannot be read
+                out.append((path.relative_to(self.directory).as_posix(), -1, -1))
+            else:
+                out.append((path.relative_to(self.directory).as_posix(), stat.st_size, stat.st_mtime_ns))
+        out += [(refused.path.relative_to(self.directory).as_posix(), -2, -2) for refused in found.refused]
+        return tuple(out)
 
     def _as_started(self) -> ReadCache:
         """The documents the assistant in use was made from, by their file (as its size and time are now, like
         `signature`): the first change is read as any later one, the unchanged files not parsed again."""
         read: ReadCache = {}
         try:
-            files = set(knowledge_files(self.directory))
+            files = set(find_knowledge(self.directory).files)
             urls = source_urls(self.directory)
             for doc in self.current().knowledge.documents:
                 if doc.path in files:
@@ -109,18 +152,46 @@ class KnowledgeRefresh:
         return read
 
     def run(self, stop: threading.Event) -> None:
-        """Check when a file below the directory is written, and every `every` seconds, until `stop` is set."""
+        """Check when a file below the directory is written, and every `every` seconds, until `stop` is set; a
+        failed reload is tried again after a back-off."""
         written = threading.Event()
         threading.Thread(target=self._watch, args=(stop, written), name="knowledge-watch", daemon=True).start()
+        failures = 0
         while not stop.is_set():
-            written.wait(self.every)
+            if failures:
+                stop.wait(self._backoff(failures))  # a write does not cut it short: the failure may be memory
+            else:
+                written.wait(self.every)
             written.clear()
             if stop.is_set():
                 return
-            try:
-                self.check()
-            except Exception:  # noqa: BLE001 - the knowledge in use keeps answering; the next change retries
-                log.exception("the changed knowledge could not be indexed")
+            failures = 0 if self._attempt(failures, stop) else failures + 1
+
+    def run_once(self, stop: threading.Event) -> None:
+        """With no watching (`every` 0): take the entries and notes once they can be read (the database is
+        open), trying again after a failure, then stop."""
+        failures = 0
+        while self.extras is not None and not stop.is_set():
+            if self.extras_ready():
+                if self._attempt(failures, stop) and self._revision is not None and not self.status.behind:
+                    return
+                failures += 1
+            stop.wait(self._backoff(failures) if failures else EXTRAS_POLL_SECONDS)
+
+    def _backoff(self, failures: int) -> float:
+        return float(min(max(self.every, EXTRAS_POLL_SECONDS) * 2 ** (failures - 1), RETRY_MOST))
+
+    def _attempt(self, failures: int, stop: threading.Event) -> bool:
+        """One check; False (logged, counted) when it failed."""
+        try:
+            self.check()
+        except Exception:  # noqa: BLE001 - the knowledge in use keeps answering; tried again after a back-off
+            if stop.is_set():
+                return False  # the service is closing (its model thread first): nothing to report
+            log.exception("the changed knowledge could not be indexed (attempt %d): tried again in %g s",
+                          failures + 1, self._backoff(failures + 1))
+            return False
+        return True
 
     def _watch(self, stop: threading.Event, written: threading.Event) -> None:
         """Set `written` as soon as the system tells of a change below the directory (a few writes close
@@ -136,46 +207,75 @@ class KnowledgeRefresh:
         written.set()  # stopped: `run` sees it at once
 
     def check(self) -> Assistant | None:
-        """Index the knowledge again if a file or the extras changed since the last check; the new assistant,
-        or None."""
+        """Index the knowledge again if a file or the extras changed since the last check, or if the last
+        attempt failed; the new assistant, or None. Raises when the new index cannot be made (counted; the change
+        is then still to be taken: the next check tries again)."""
         with self._lock:
-            signature, revision = self.signature(), self._extras_revision()
-            files_changed = signature != self._seen
-            extras_changed = revision is not None and revision != self._revision
-            if not files_changed and not extras_changed:
-                return None
-            started = time.perf_counter()
-            if files_changed:
-                self._seen = signature
-                try:
-                    self._files = load_knowledge(self.directory, self._read)
-                except EksBotError as exc:
-                    log.warning("the knowledge in use stays: %s", exc)
-                    return None
-                for skipped in self._files.skipped:
-                    log.warning("skipped %s", skipped)
-            if extras_changed and self.extras is not None:
-                try:
-                    self._revision, entries, notes = self.extras.snapshot()
-                except EksBotError as exc:
-                    log.warning("entries and notes not read: %s", exc.__class__.__name__)
-                    return None
-                self._taken = (entries, notes)
-            current = self.current()
-            files = self._files or load_knowledge(self.directory, self._read)
-            knowledge = with_entries(files, *self._taken)
-            embedder = None if self.model is None else _OnModelThread(current.embedder, self.model)
-            with _collector_paused():
-                fresh = current.with_knowledge(knowledge, embedder)
-            if fresh is current:
-                return None
-            self.swap(fresh)
-            del current  # the replaced assistant goes once the answers still using it finish
-            release_freed_memory()
-            log.info("knowledge reloaded", extra={
-                "documents": len(knowledge.documents), "chunks": len(fresh.index.chunks), "notes": len(knowledge.notes),
-                "revision": self._revision, "seconds": round(time.perf_counter() - started, 3)})
-            return fresh
+            try:
+                return self._check()
+            except Exception:
+                self.status.failures += 1
+                raise
+
+    def _check(self) -> Assistant | None:
+        signature, revision = self.signature(), self._extras_revision()
+        files_changed = signature != self._seen
+        extras_changed = revision is not None and revision != self._revision
+        if not files_changed and not extras_changed and not self.status.behind:
+            return None
+        started = time.perf_counter()
+        self.status.behind = True  # until the change is live
+        if files_changed or self._files is None:
+            self._files = self._load_files()
+            self._seen = signature
+        if extras_changed and self.extras is not None:
+            self._take_extras()
+        current = self.current()
+        knowledge = with_entries(self._files, *self._taken)
+        embedder = None if self.model is None else _OnModelThread(current.embedder, self.model)
+        with _said_if_slow(), _collector_paused():
+            fresh = current.with_knowledge(knowledge, embedder)
+        self.status.behind = False
+        self.status.skipped = len(knowledge.skipped)
+        if fresh is current:
+            return None
+        self.swap(fresh)
+        del current  # the replaced assistant goes once the answers still using it finish
+        release_freed_memory()
+        self.status.reloads += 1
+        log.info("knowledge reloaded", extra={
+            "documents": len(knowledge.documents), "chunks": len(fresh.index.chunks), "notes": len(knowledge.notes),
+            "skipped": len(knowledge.skipped), "revision": self._revision,
+            "seconds": round(time.perf_counter() - started, 3)})
+        return fresh
+
+    def _load_files(self) -> KnowledgeBase:
+        """The knowledge files as they are now, what cannot be read skipped (and named, when new); the files in
+        use when nothing can be read."""
+        try:
+            files = load_knowledge(self.directory, self._read, strict=False)
+        except EksBotError as exc:
+            log.warning("the knowledge files in use stay: %s", exc)
+            return self._files or self.current().knowledge
+        named = set(files.skipped)
+        for skipped in sorted(named - self._named, key=lambda s: s.path):
+            log.warning("skipped %s", skipped.located, extra={"file": str(skipped.path), "line": skipped.line})
+        self._named = named
+        return files
+
+    def _take_extras(self) -> None:
+        """The entries and notes as they are now; when they cannot be read, the ones taken before stay (the
+        next check tries again: their revision is still new)."""
+        assert self.extras is not None
+        try:
+            self._revision, entries, notes = self.extras.snapshot()
+        except EksBotError as exc:
+            if not self._snapshot_failing:
+                log.warning("entries and notes not read: %s", exc.__class__.__name__)
+            self._snapshot_failing = True
+            return
+        self._snapshot_failing = False
+        self._taken = (entries, notes)
 
     def _extras_revision(self) -> int | None:
         """The extras' revision now; None without extras or while they cannot be read (said once)."""
@@ -219,6 +319,21 @@ def _malloc_trim() -> Callable[[int], int] | None:
 
 
 @contextmanager
+def _said_if_slow() -> Iterator[None]:
+    """Log, while it runs, a reload that takes longer than `SLOW_RELOAD_SECONDS` (the knowledge in use keeps
+    answering meanwhile)."""
+    started = time.perf_counter()
+    timer = threading.Timer(SLOW_RELOAD_SECONDS, lambda: log.warning(
+        "a reload of the knowledge is still running after %.0f s", time.perf_counter() - started))
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+
+
+@contextmanager
 def _collector_paused() -> Iterator[None]:
     """Python's cycle collector off while the new assistant is made (it is on again after, as it was)."""
     was_on = gc.isenabled()
@@ -239,6 +354,25 @@ class _OnModelThread:
         self.model_id = embedder.model_id
         self.dimension = embedder.dimension
         self.backend = backend_of(embedder)
+        self.batch = ENCODE_BATCH_FIRST  # texts in the next model call
 
     def encode(self, texts: list[str]) -> np.ndarray:
-        return self.model.call(self.embedder.encode, texts)
+        """A few texts a model call, as many as take about `ENCODE_BATCH_SECONDS` (measured on the way: it
+        depends on the model, the texts and the node): a question's encoding goes in between two calls."""
+        if not texts:
+            return self.model.call(self.embedder.encode, texts)
+        parts: list[np.ndarray] = []
+        done = 0
+        while done < len(texts):
+            part = texts[done : done + self.batch]
+            vectors, seconds = self.model.call(self._timed, part)
+            parts.append(vectors)
+            done += len(part)
+            fits = int(ENCODE_BATCH_SECONDS * len(part) / seconds) if seconds > 0 else ENCODE_BATCH_MOST
+            self.batch = max(1, min(ENCODE_BATCH_MOST, fits))
+        return np.concatenate(parts)
+
+    def _timed(self, texts: list[str]) -> tuple[np.ndarray, float]:
+        started = time.perf_counter()
+        vectors = self.embedder.encode(texts)
+        return vectors, time.perf_counter() - started
