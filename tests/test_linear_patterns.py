@@ -246,7 +246,7 @@ def test_the_patterns_of_the_readers_are_collected() -> None:
     names = [name for name, _ in PATTERNS]
     assert len(names) > 40
     for prefix in ("bot.knowledge.markdown.", "bot.knowledge.parser.", "bot.text.markup.", "bot.retrieval.terms.",
-                   "bot.cli.knowledge.", "bot.slack.knowledge_views."):
+                   "bot.cli.knowledge.", "bot.slack.blocks.", "bot.text.control."):
         assert any(name.startswith(prefix) for name in names), prefix
 
 

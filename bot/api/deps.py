@@ -11,9 +11,8 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from bot.config import ApiToken, Settings
 from bot.metrics import Metrics
+from bot.quiz import DEFAULT_TEAM
 from bot.services import Services
-
-DEFAULT_TEAM = "default"  # the team of a request that names none
 
 _bearer = HTTPBearer(auto_error=False, description="One of EKSBOT_API_TOKENS, when that setting is set.")
 

@@ -10,6 +10,8 @@ from bot.answering.conversation import MAX_TURN_CHARS, MAX_TURNS
 from bot.knowledge.citations import SNIPPET_CHARS, SNIPPET_LINES
 from bot.knowledge.entries import MAX_BODY, MAX_NOTE, MAX_TITLE, MAX_TOPIC
 from bot.lang import Lang
+from bot.quiz import DEFAULT_TEAM
+from bot.text.control import C0
 
 
 def valid_unicode(value: str) -> str:
@@ -27,10 +29,9 @@ Text = Annotated[StrictStr, AfterValidator(valid_unicode)]
 
 # Printable text with at least one visible character, in a regex dialect that JSON Schema (ECMA-262),
 # Python and pydantic's Rust engine read alike: explicit ranges, no `\s`. "Visible" is what `str.strip()`
-# keeps: neither a control character nor whitespace.
-_CONTROL = r"\x00-\x1f\x7f"
+# keeps: neither a control character (`C0`, tab and new line included) nor whitespace.
 _SPACE = r"\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
-PRINTABLE = f"^[^{_CONTROL}]*[^{_CONTROL}{_SPACE}][^{_CONTROL}]*$"
+PRINTABLE = f"^[^{C0}]*[^{C0}{_SPACE}][^{C0}]*$"
 
 
 class QueryRequest(BaseModel):
@@ -139,7 +140,7 @@ class Health(BaseModel):
 # Lengths as stored.
 UserId = Field(min_length=1, max_length=128, pattern=PRINTABLE, description="Who is playing (any stable id).",
                examples=["alice"])
-Team = Field(default="default", min_length=1, max_length=64, pattern=PRINTABLE,
+Team = Field(default=DEFAULT_TEAM, min_length=1, max_length=64, pattern=PRINTABLE,
              description="Team or workspace of the user.",
              examples=["platform-team"])
 

@@ -24,7 +24,7 @@ from bot.errors import InvalidChoiceError
 from bot.knowledge import KnowledgeBase, load_knowledge
 from bot.knowledge.entries import with_entries
 from bot.lang import LANGUAGES
-from bot.quiz import QuizEngine, QuizResult, TopicMatcher
+from bot.quiz import DEFAULT_TEAM, QuizEngine, QuizResult, TopicMatcher
 from bot.quiz.topics import matches
 from bot.storage import Database, EntryStore, QuizStore, open_database
 
@@ -80,7 +80,7 @@ def login_name() -> str:
 
 
 def run(engine: QuizEngine, console: Console, read: ReadLine, *, user: str, topic: str | None = None,
-        lang: str = "en", team: str = "default") -> int:
+        lang: str = "en", team: str = DEFAULT_TEAM) -> int:
     """Ask questions until the person leaves; every answer is stored as soon as it is given. An unknown
     topic raises UnknownTopicError before anything is shown.
 

@@ -11,8 +11,9 @@ from rich.text import Text
 
 from bot.messages import Catalog
 from bot.messages import say as bot_say
+from bot.text.control import C0_BUT_LAYOUT, C1
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # all but tabs and new lines
+_CONTROL = re.compile(f"[{C0_BUT_LAYOUT}{C1}]")  # C1 too: a terminal reads those as escape sequences
 # Joiners shape emoji and some scripts' letters, and move nothing around them: they are kept.
 _JOINERS = frozenset("\u200c\u200d")
 _NOT_PLAIN_ASCII = re.compile(r"[^\x20-\x7e]")

@@ -2,6 +2,7 @@
 
 from bot.quiz.engine import QuizEngine, already_answered_text
 from bot.quiz.models import (
+    DEFAULT_TEAM,
     DueQuestion,
     LeaderboardEntry,
     QuestionStat,
@@ -14,6 +15,6 @@ from bot.quiz.models import (
 )
 
 __all__ = [
-    "DueQuestion", "LeaderboardEntry", "QuestionStat", "QuizEngine", "QuizOption", "QuizPrompt", "QuizResult",
-    "TopicMatcher", "TopicTally", "UserStats", "already_answered_text",
+    "DEFAULT_TEAM", "DueQuestion", "LeaderboardEntry", "QuestionStat", "QuizEngine", "QuizOption", "QuizPrompt",
+    "QuizResult", "TopicMatcher", "TopicTally", "UserStats", "already_answered_text",
 ]

@@ -28,6 +28,7 @@ from bot.quiz.draw import Key, draw, reason_for
 from bot.quiz.explain import citation, explanation
 from bot.quiz.models import (
     CONFIDENCES,
+    DEFAULT_TEAM,
     DueQuestion,
     LeaderboardEntry,
     QuestionStat,
@@ -72,7 +73,7 @@ class QuizEngine:
 
     # -- asking and grading ------------------------------------------------------------------------
 
-    def next_question(self, user: str, *, team: str = "default", topic: str | None = None, lang: str = "en",
+    def next_question(self, user: str, *, team: str = DEFAULT_TEAM, topic: str | None = None, lang: str = "en",
                       question: int | None = None, withheld: Collection[Key] = ()) -> QuizPrompt:
         """The question due for review first, else one never answered, else the one due soonest.
 
@@ -172,7 +173,7 @@ class QuizEngine:
 
     # -- progress ----------------------------------------------------------------------------------
 
-    def stats(self, user: str, *, team: str = "default", lang: str | None = None,
+    def stats(self, user: str, *, team: str = DEFAULT_TEAM, lang: str | None = None,
               default_lang: str = "en") -> UserStats:
         """A person's progress, with topics named in `lang`; without it, in the language of their latest
         answer, or `default_lang` before any."""
@@ -194,11 +195,11 @@ class QuizEngine:
             current_streak=current, best_streak=best, due=due, per_topic=per_topic, lang=lang,
         )
 
-    def leaderboard(self, *, team: str = "default", limit: int = 10) -> list[LeaderboardEntry]:
+    def leaderboard(self, *, team: str = DEFAULT_TEAM, limit: int = 10) -> list[LeaderboardEntry]:
         """People of a team by correct answers, then accuracy."""
         return self.standings(team=team)[:max(limit, 0)]
 
-    def standings(self, *, team: str = "default") -> list[LeaderboardEntry]:
+    def standings(self, *, team: str = DEFAULT_TEAM) -> list[LeaderboardEntry]:
         """Everyone of a team who has answered, in leaderboard order (a person's rank is their place)."""
         days: dict[str, list[datetime | None]] = defaultdict(list)
         for a in self.store.answered_attempts(team=team, correct_only=True):
@@ -214,7 +215,7 @@ class QuizEngine:
         entries.sort(key=lambda e: (-e.correct, -e.accuracy, -e.answered, e.user))
         return entries
 
-    def due_questions(self, user: str, *, team: str = "default", lang: str = "en") -> list[DueQuestion]:
+    def due_questions(self, user: str, *, team: str = DEFAULT_TEAM, lang: str = "en") -> list[DueQuestion]:
         """The questions whose review is due now, the longest overdue first."""
         lang = check_lang(lang)
         now = self._now()

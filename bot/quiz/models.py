@@ -9,6 +9,7 @@ from typing import Literal, Protocol, TypedDict
 from bot.knowledge.citations import Citation
 from bot.lang import Lang
 
+DEFAULT_TEAM = "default"  # the team of a person, request or command that names none
 Reason = Literal["due", "new", "review"]
 CONFIDENCES = ("sure", "guessed")
 

@@ -12,7 +12,6 @@ as the form's errors.
 from __future__ import annotations
 
 import logging
-import re
 
 from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_sdk.http_retry.async_handler import AsyncRetryHandler
@@ -29,17 +28,27 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.config import Settings
 from bot.errors import ConfigError
 from bot.metrics import Metrics
+from bot.slack.action_ids import (
+    FEEDBACK_ACTIONS,
+    GAP_ACTION,
+    LANGUAGE_ACTION,
+    NOTE_ACTION,
+    QUIZ_ANSWERS,
+    QUIZ_ME_ACTION,
+    QUIZ_NEXT_ACTION,
+    QUIZ_SHARE_ACTION,
+    REVIEW_ACTION,
+    ROUND_ANSWERS,
+    SUGGESTION_ACTION,
+)
 from bot.slack.answering import AnswerListeners
 from bot.slack.assistant_view import build_assistant
-from bot.slack.blocks import SUGGESTION_ACTION
 from bot.slack.feedback import FeedbackListeners
 from bot.slack.home import HomeListeners
-from bot.slack.home_view import LANGUAGE_ACTION, REVIEW_ACTION
 from bot.slack.knowledge import KnowledgeListeners
-from bot.slack.knowledge_views import ENTRY_CALLBACK, GAP_ACTION, NOTE_ACTION, NOTE_CALLBACK, SHORTCUT
+from bot.slack.knowledge_views import ENTRY_CALLBACK, NOTE_CALLBACK, SHORTCUT
 from bot.slack.payloads import GetServices, SlackContext
 from bot.slack.quiz import QuizListeners
-from bot.slack.rounds import ANSWER_ACTION as ROUND_ANSWER_ACTION
 from bot.slack.rounds import RoundListeners
 
 COMMAND = "/quiz"
@@ -48,11 +57,7 @@ MAX_RETRY_AFTER = 10  # seconds of Slack's Retry-After waited at most (longer: t
 # Events the listeners take; the assistant's arrive through bolt's AsyncAssistant middleware.
 EVENTS = ("app_mention", "message", "app_home_opened")
 ASSISTANT_EVENTS = ("assistant_thread_started", "assistant_thread_context_changed")
-ANSWER_ACTION = re.compile(r"^quiz_answer_[A-Z]$")
-ACTIONS = ("quiz_next", "quiz_me", "quiz_share", "feedback_up", "feedback_down", REVIEW_ACTION, LANGUAGE_ACTION,
-           GAP_ACTION, NOTE_ACTION, SUGGESTION_ACTION)
 SHORTCUTS = (SHORTCUT,)  # message shortcuts (features.shortcuts in the manifest)
-VIEWS = (ENTRY_CALLBACK, NOTE_CALLBACK)  # the modals whose submissions are taken
 
 
 def build_slack_app(settings: Settings, get_services: GetServices, metrics: Metrics, *,
@@ -118,13 +123,13 @@ def register_listeners(app: AsyncApp, ctx: SlackContext) -> None:
     app.action(LANGUAGE_ACTION)(ack=_ack, lazy=[home.on_language])
     app.command(COMMAND, matchers=[rounds.matches])(ack=_ack, lazy=[rounds.on_command])  # round, schedule
     app.command(COMMAND)(ack=_ack, lazy=[quiz.on_command])
-    app.action(ROUND_ANSWER_ACTION)(ack=_ack, lazy=[rounds.on_answer])
-    app.action(ANSWER_ACTION)(ack=_ack, lazy=[quiz.on_answer])
-    app.action("quiz_next")(ack=_ack, lazy=[quiz.on_next])
-    app.action("quiz_me")(ack=_ack, lazy=[quiz.on_quiz_me])
+    app.action(ROUND_ANSWERS)(ack=_ack, lazy=[rounds.on_answer])
+    app.action(QUIZ_ANSWERS)(ack=_ack, lazy=[quiz.on_answer])
+    app.action(QUIZ_NEXT_ACTION)(ack=_ack, lazy=[quiz.on_next])
+    app.action(QUIZ_ME_ACTION)(ack=_ack, lazy=[quiz.on_quiz_me])
     app.action(SUGGESTION_ACTION)(ack=_ack, lazy=[answers.on_suggestion])
-    app.action("quiz_share")(ack=_ack, lazy=[quiz.on_share])
-    app.action(re.compile(r"^feedback_(up|down)$"))(ack=_ack, lazy=[feedback.on_feedback])
+    app.action(QUIZ_SHARE_ACTION)(ack=_ack, lazy=[quiz.on_share])
+    app.action(FEEDBACK_ACTIONS)(ack=_ack, lazy=[feedback.on_feedback])
     knowledge = KnowledgeListeners(ctx, on_saved=home.refresh)
     app.action(GAP_ACTION)(ack=_ack, lazy=[knowledge.on_answer_gap])
     app.action(NOTE_ACTION)(ack=_ack, lazy=[knowledge.on_add_note])

@@ -21,7 +21,17 @@ from bot.answering.assistant import Answer
 from bot.knowledge.citations import SNIPPET_CHARS, SNIPPET_LINES, Citation, cut_snippet
 from bot.messages import say
 from bot.quiz import LeaderboardEntry, QuizPrompt, QuizResult, UserStats
+from bot.slack.action_ids import (
+    FEEDBACK_DOWN_ACTION,
+    FEEDBACK_UP_ACTION,
+    QUIZ_ME_ACTION,
+    QUIZ_NEXT_ACTION,
+    QUIZ_SHARE_ACTION,
+    SUGGESTION_ACTION,
+    quiz_answer_action,
+)
 from bot.slack.texts import t
+from bot.text.control import C0
 
 SECTION_LIMIT = 3000
 MAX_BLOCKS = 50
@@ -38,7 +48,8 @@ Block = dict[str, Any]
 Message = dict[str, Any]
 
 _PARTIAL_ENTITY = re.compile(r"&[a-z]{0,3}$")
-_NOT_IN_A_LINK = re.compile(r"[<>|\s\x00-\x1f\x7f]")  # what would end a link or start markup
+_NOT_IN_A_LINK = re.compile(rf"[<>|\s{C0}]")  # what would end a link or start markup
+SLACK_USER_ID = re.compile(r"[UW][A-Z0-9]{1,20}")  # a user id the bot writes as a mention, or takes as one
 _FENCE = "```"
 
 
@@ -166,7 +177,6 @@ def link_target(url: str | None) -> str | None:
     return target if len(target) <= URL_CHARS else None
 
 
-SUGGESTION_ACTION = "show_suggestion"  # under an "I don't know": the answer of the question it suggests
 QUESTION_IN_BUTTON = 300  # characters of the question a 👎 passes on to the knowledge gaps
 
 
@@ -207,11 +217,11 @@ def answer_message(answer: Answer, *, question: str | None = None) -> Message:
     if question:  # what was answered, for the knowledge gaps when the answer gets 👎
         feedback["t"] = _fitted(feedback, "t", truncate(question, QUESTION_IN_BUTTON))
     buttons = [
-        button(t(lang, "helpful"), "feedback_up", feedback),
-        button(t(lang, "not_helpful"), "feedback_down", feedback),
+        button(t(lang, "helpful"), FEEDBACK_UP_ACTION, feedback),
+        button(t(lang, "not_helpful"), FEEDBACK_DOWN_ACTION, feedback),
     ]
     if not top.section:  # a document's section has no quiz question to ask
-        buttons.append(button(t(lang, "quiz_me"), "quiz_me", feedback))
+        buttons.append(button(t(lang, "quiz_me"), QUIZ_ME_ACTION, feedback))
     blocks += actions("answer_actions", buttons)
     cited = top.section or t(lang, "question_n", number=top.question) + f": {top.title}"
     parts = [answer.caveat or "", top.excerpt, cited, answer.answer_line or ""]
@@ -235,7 +245,7 @@ def quiz_message(prompt: QuizPrompt) -> Message:
         section(f"*{header}*\n{escape(prompt.prompt)}"),
         section(options),
         *actions("quiz_options", [
-            button(o.key, f"quiz_answer_{o.key}", {"a": prompt.attempt_id, "c": o.key}) for o in prompt.options
+            button(o.key, quiz_answer_action(o.key), {"a": prompt.attempt_id, "c": o.key}) for o in prompt.options
         ]),
         context(t(lang, "quiz_hint")),
     ]
@@ -263,8 +273,8 @@ def result_message(result: QuizResult) -> Message:
     if result.already_answered:
         blocks.append(context(f"⚠️ {t(lang, 'already')}"))
     blocks += actions("quiz_result", [
-        button(t(lang, "next"), "quiz_next", {"l": lang}, style="primary"),
-        button(t(lang, "share"), "quiz_share", {"a": result.attempt_id}),
+        button(t(lang, "next"), QUIZ_NEXT_ACTION, {"l": lang}, style="primary"),
+        button(t(lang, "share"), QUIZ_SHARE_ACTION, {"a": result.attempt_id}),
     ])
     mark = "✅ " + t(lang, "correct_plain") if result.correct else "❌ " + t(lang, "incorrect_plain")
     fallback = f"{mark} {prompt_title}: {result.correct_choice}) {result.correct_text}"
@@ -306,7 +316,7 @@ def leaderboard_message(entries: list[LeaderboardEntry], lang: str) -> Message:
 
 def mention(user: str) -> str:
     """`<@U123>` for a Slack user id; anything else is shown escaped, never as markup."""
-    return f"<@{user}>" if re.fullmatch(r"[UW][A-Z0-9]{1,20}", user) else escape(user)
+    return f"<@{user}>" if SLACK_USER_ID.fullmatch(user) else escape(user)
 
 
 def text_message(text: str) -> Message:

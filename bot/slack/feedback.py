@@ -15,8 +15,8 @@ from slack_bolt.async_app import AsyncRespond
 
 from bot.lang import is_lang
 from bot.slack import blocks
+from bot.slack.action_ids import FEEDBACK_UP_ACTION, NOTE_ACTION
 from bot.slack.errors import describe, failure_message
-from bot.slack.knowledge_views import NOTE_ACTION
 from bot.slack.payloads import Body, SlackContext, action_id, button_value, doc_named, team_of, user_of
 from bot.slack.texts import t
 
@@ -41,7 +41,7 @@ class FeedbackListeners:
         if services is None or not isinstance(question, int) or doc_id is None:
             log.warning("feedback not recorded: malformed button value, or its document is gone")
             return
-        vote = "up" if action_id(body) == "feedback_up" else "down"
+        vote = "up" if action_id(body) == FEEDBACK_UP_ACTION else "down"
         container = body.get("container") or {}
         message_key = f"{container.get('channel_id', '')}:{container.get('message_ts', '')}"
         try:

@@ -15,17 +15,15 @@ from bot.home import HomeView
 from bot.lang import LANGUAGES, Lang
 from bot.quiz import TopicTally
 from bot.slack import blocks
+from bot.slack.action_ids import GAP_ACTION, LANGUAGE_ACTION, REVIEW_ACTION
 from bot.slack.blocks import Block, escape, mention
-from bot.slack.knowledge_views import GAP_ACTION, cut, plain
+from bot.slack.knowledge_views import LANGUAGE_NAMES, cut, plain
 from bot.slack.texts import t
 from bot.storage import GapRecord
 
 MAX_VIEW_BLOCKS = 100
 HEADER_LIMIT = 150
-LANGUAGE_NAMES = {"es": "Español", "en": "English"}
 GAP_SECTIONS = 20  # gaps shown, one section each
-REVIEW_ACTION = "home_review"
-LANGUAGE_ACTION = "home_language"
 
 
 def home_view(view: HomeView, *, gaps_recorded: bool = True, retention_days: int = 90) -> dict[str, Any]:

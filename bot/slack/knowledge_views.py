@@ -13,7 +13,6 @@ per `private_metadata`, 2,000 per label and hint, 150 per placeholder, 100 block
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,14 +21,13 @@ from bot.lang import LANGUAGES, Lang, is_lang
 from bot.slack import blocks
 from bot.slack.blocks import Block
 from bot.slack.texts import t
-from bot.text.markup import clean_question
+from bot.text.control import CONTROL
+from bot.text.markup import SLACK_CHANNEL, SLACK_LINK, SLACK_SPECIAL, SLACK_USER, clean_question
 
 ENTRY_CALLBACK = "knowledge_entry"
 NOTE_CALLBACK = "knowledge_note"
 NOTICE_CALLBACK = "knowledge_notice"
 SHORTCUT = "add_to_knowledge"  # the message shortcut's callback_id (deploy/slack-app-manifest.yaml)
-GAP_ACTION = "gap_answer"  # "Answer this" next to a knowledge gap on the Home tab
-NOTE_ACTION = "note_add"  # "Add a note" after a 👎
 
 TITLE, BODY, LANG, TOPIC = "entry_title", "entry_body", "entry_lang", "entry_topic"
 NOTE_TEXT, NOTE_LANG = "note_text", "note_lang"
@@ -42,14 +40,6 @@ LABEL_LIMIT = 2000
 CITED_CHARS = 300  # what a note is on, as the modal and its confirmation name it
 ERROR_CHARS = 300
 LANGUAGE_NAMES = {"es": "Español", "en": "English"}
-
-# A label or URL stops at "<" too (Slack writes a literal one as "&lt;"): a message of many unclosed "<!" or
-# "<https:" is then read in linear time, where a class that ran on past "<" tried every start against the rest.
-_USER = re.compile(r"<@[UW][A-Z0-9]+(?:\|([^<>]*))?>")
-_CHANNEL = re.compile(r"<#[CG][A-Z0-9]+(?:\|([^<>]*))?>")
-_LINK = re.compile(r"<((?:https?|mailto):[^|<>]+)(?:\|([^<>]*))?>")
-_SPECIAL = re.compile(r"<![^|<>]*(?:\|([^<>]*))?>")  # <!channel>, <!here>, <!subteam^S1|@team>, <!date^…|text>
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
 @dataclass(frozen=True)
@@ -172,7 +162,7 @@ def message_prefill(message: dict[str, Any], lang: Lang) -> EntryPrefill:
     first = next((line for line in body.splitlines() if line.strip()), "")
     title = cut(clean_question(first.strip().lstrip("#>").strip()), MAX_TITLE)
     author = message.get("user")
-    credit = author if isinstance(author, str) and re.fullmatch(r"[UW][A-Z0-9]{1,20}", author) else None
+    credit = author if isinstance(author, str) and blocks.SLACK_USER_ID.fullmatch(author) else None
     return EntryPrefill(title=title, body=cut(body, INPUT_LIMIT), lang=lang, credit=credit,
                         cut_from=len(body) if len(body) > INPUT_LIMIT else None)
 
@@ -180,13 +170,13 @@ def message_prefill(message: dict[str, Any], lang: Lang) -> EntryPrefill:
 def slack_to_markdown(text: str) -> str:
     """A message's text as Slack sends it, as Markdown a person would have typed: links as `[label](url)`,
     channels as `#name`, no user or group mentions and no @channel/@here, `&lt;` as `<`."""
-    text = _LINK.sub(lambda m: f"[{m.group(2)}]({m.group(1)})" if m.group(2) and m.group(2) != m.group(1)
-                     else m.group(1), text)
-    text = _USER.sub(lambda m: m.group(1) or "", text)
-    text = _CHANNEL.sub(lambda m: f"#{m.group(1)}" if m.group(1) else "", text)
-    text = _SPECIAL.sub(lambda m: m.group(1) or "", text)
+    text = SLACK_LINK.sub(lambda m: f"[{m.group(2)}]({m.group(1)})" if m.group(2) and m.group(2) != m.group(1)
+                          else m.group(1), text)
+    text = SLACK_USER.sub(lambda m: m.group(1) or "", text)
+    text = SLACK_CHANNEL.sub(lambda m: f"#{m.group(1)}" if m.group(1) else "", text)
+    text = SLACK_SPECIAL.sub(lambda m: m.group(2) or "", text)
     text = text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
-    text = _CONTROL.sub("", text)
+    text = CONTROL.sub("", text)
     return "\n".join(line.rstrip() for line in text.strip().splitlines())
 
 

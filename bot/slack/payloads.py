@@ -11,6 +11,7 @@ from typing import Any
 from bot.config import Settings
 from bot.lang import Lang
 from bot.metrics import Metrics
+from bot.quiz import DEFAULT_TEAM
 from bot.services import Services
 from bot.slack.blocks import doc_key
 from bot.slack.errors import describe
@@ -78,7 +79,7 @@ def action_id(body: Body) -> str:
 
 def team_of(body: Body) -> str:
     team = body.get("team_id") or (body.get("team") or {}).get("id") or (body.get("user") or {}).get("team_id")
-    return str(team or "default")
+    return str(team or DEFAULT_TEAM)
 
 
 def user_of(body: Body) -> str:

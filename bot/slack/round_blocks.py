@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 
 from bot.quiz import QuizResult
 from bot.rounds import Reveal, RoundView
+from bot.slack.action_ids import round_answer_action
 from bot.slack.blocks import (
     Block,
     Message,
@@ -30,7 +31,6 @@ from bot.slack.round_texts import rt
 from bot.slack.texts import t
 from bot.storage import ScheduleRecord
 
-ANSWER_ACTION = "round_answer"  # action ids: round_answer_<position>_<letter>
 LEADERS = 10
 
 
@@ -49,7 +49,7 @@ def round_message(view: RoundView) -> Message:
         blocks.append(section("\n".join(f"*{o.key})* {escape(o.text)}" for o in q.options)))
         if not view.closed:
             blocks += actions(f"round_{q.position}", [
-                button(o.key, f"{ANSWER_ACTION}_{q.position}_{o.key}", {"r": view.id, "p": q.position, "c": o.key})
+                button(o.key, round_answer_action(q.position, o.key), {"r": view.id, "p": q.position, "c": o.key})
                 for o in q.options
             ])
     footer = rt(lang, "over") if view.closed else f"{people(lang, view.people)} · {rt(lang, 'hint')}"

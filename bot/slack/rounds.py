@@ -20,7 +20,6 @@ round is posted as before and a warning names Slack's error.
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Awaitable
 from datetime import UTC, datetime
 from typing import Any
@@ -65,7 +64,6 @@ CHANNEL_GONE = frozenset({"channel_not_found", "not_in_channel", "is_archived"})
 ROUND_EVENT = "eksbot_round"  # the metadata of a round's message
 REVEAL_EVENT = "eksbot_round_reveal"  # and of its reveal
 HISTORY_LIMIT = 100  # messages read back when looking for a round's message (one page, newest first)
-ANSWER_ACTION = re.compile(r"^round_answer_\d{1,2}_[A-Z]$")
 
 
 class SlackPublisher:

@@ -17,18 +17,24 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-# Slack writes a `<` of the text as `&lt;`, so no entity holds one: a label or URL stops at `<`, and an entity
-# never closed is given up at the next one, instead of each being read on to the end of the message.
-_SLACK_USER = re.compile(r"<@[UW][A-Z0-9]+(?:\|[^<>]*)?>")
-_SLACK_CHANNEL = re.compile(r"<#[CG][A-Z0-9]+(?:\|([^<>]*))?>")
-_SLACK_LINK = re.compile(r"<((?:https?|mailto):[^|<>]+)(?:\|([^<>]*))?>")
-_SLACK_SPECIAL = re.compile(r"<!(?:here|channel|everyone)(?:\|[^<>]*)?>|<!subteam\^[A-Z0-9]+(?:\|([^<>]*))?>")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+from bot.text.control import CONTROL
+
+# Slack's markup in a message, for every module that reads it: a mention (`<@U1>`, `<@U1|ana>`: the label is
+# group 1), a channel (`<#C1|general>`: group 1), a link (`<https://…|label>`: the URL is group 1, the label
+# group 2) and the rest of `<!…>` (`<!here>`, `<!subteam^S1|@team>`, `<!date^…|text>`: the name is group 1,
+# the label group 2). Slack writes a `<` of the text as `&lt;`, so no entity holds one: a label or URL stops at
+# `<`, and an entity never closed is given up at the next one, instead of each being read on to the end of the
+# message.
+SLACK_USER = re.compile(r"<@[UW][A-Z0-9]+(?:\|([^<>]*))?>")
+SLACK_CHANNEL = re.compile(r"<#[CG][A-Z0-9]+(?:\|([^<>]*))?>")
+SLACK_LINK = re.compile(r"<((?:https?|mailto):[^|<>]+)(?:\|([^<>]*))?>")
+SLACK_SPECIAL = re.compile(r"<!([^|<>]*)(?:\|([^<>]*))?>")
+_BROADCAST = re.compile(r"here|channel|everyone|subteam\^[A-Z0-9]+")  # the `<!…>` a question is read without
 _EMOJI_CODE = re.compile(r"(?<!\S):[a-z0-9+][a-z0-9_+'-]*:(?::skin-tone-\d:)?(?!\S)")
 _FORMATTING = re.compile(r"(?<![\w*_~`])([*_~])(?=\S)([^*_~`\n]*?\S)\1(?![\w*_~`])")
 PASTED_WORDS = 3  # inline code this long is pasted, not a term the person names
-_CODE = re.compile(r"```.*?(?:```|$)|`[^`]+`", re.DOTALL)
 _FENCED = re.compile(r"```.*?(?:```|$)", re.DOTALL)
+_CODE = re.compile(rf"{_FENCED.pattern}|`[^`]+`", re.DOTALL)
 _QUOTE = re.compile(r"^[ \t]*(?:>|&gt;)[ \t]?", re.MULTILINE)
 # What reads as machine output, whatever the language of the message around it.
 _PROMPT = re.compile(r"^\s*(?:[$#%]|>>>|PS [A-Z]:\\\S*>|[\w.-]+@[\w.-]+:\S*[$#])\s")  # "$ kubectl get pods"
@@ -51,12 +57,12 @@ def clean_question(text: str) -> str:
     """The question a person typed, without Slack markup, control characters or extra spaces; code and link
     labels stay, between backticks, and lines pasted without fences are fenced (`fence_pasted_lines`)."""
     text = fence_pasted_lines(text)
-    text = _SLACK_USER.sub(" ", text)
-    text = _SLACK_CHANNEL.sub(lambda m: f"#{m.group(1) or ''}", text)
-    text = _SLACK_LINK.sub(lambda m: f"`{(m.group(2) or m.group(1)).replace('`', '')}`", text)
-    text = _SLACK_SPECIAL.sub(" ", text)
+    text = SLACK_USER.sub(" ", text)
+    text = SLACK_CHANNEL.sub(lambda m: f"#{m.group(1) or ''}", text)
+    text = SLACK_LINK.sub(lambda m: f"`{(m.group(2) or m.group(1)).replace('`', '')}`", text)
+    text = SLACK_SPECIAL.sub(lambda m: " " if _BROADCAST.fullmatch(m.group(1)) else m.group(0), text)
     text = text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
-    text = _CONTROL.sub(" ", text)
+    text = CONTROL.sub(" ", text)
     return " ".join(text.split())
 
 

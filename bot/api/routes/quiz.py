@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 
-from bot.api.deps import DEFAULT_TEAM, Authorized, MetricsDep, QuizServicesDep, SettingsDep, TokenDep, acting_for
+from bot.api.deps import Authorized, MetricsDep, QuizServicesDep, SettingsDep, TokenDep, acting_for
 from bot.api.schemas import (
     PRINTABLE,
     QuizAnswerRequest,
@@ -19,7 +19,7 @@ from bot.api.schemas import (
     error_responses,
 )
 from bot.lang import Lang
-from bot.quiz import already_answered_text
+from bot.quiz import DEFAULT_TEAM, already_answered_text
 
 router = APIRouter(prefix="/v1/quiz", tags=["quiz"], dependencies=[Authorized])
 
@@ -46,7 +46,7 @@ async def next_question(body: QuizNextRequest, services: QuizServicesDep, settin
     user = body.user.strip()
     team = acting_for(token, user=user, team=body.team.strip() if "team" in body.model_fields_set else None)
     prompt = await services.run(
-        services.quiz.next_question, user, team=team or "default", topic=body.topic,
+        services.quiz.next_question, user, team=team or DEFAULT_TEAM, topic=body.topic,
         lang=body.lang or settings.default_lang,
     )
     return prompt.to_dict()
@@ -75,7 +75,7 @@ async def stats(services: QuizServicesDep, settings: SettingsDep, token: TokenDe
     """Answered, correct, accuracy, streaks, questions due and per-topic accuracy."""
     team = acting_for(token, user=user.strip(), team=team.strip() if team else None)
     result = await services.run(
-        services.quiz.stats, user.strip(), team=team or "default", lang=lang, default_lang=settings.default_lang
+        services.quiz.stats, user.strip(), team=team or DEFAULT_TEAM, lang=lang, default_lang=settings.default_lang
     )
     return result.to_dict()
 
@@ -83,7 +83,7 @@ async def stats(services: QuizServicesDep, settings: SettingsDep, token: TokenDe
 @router.get("/leaderboard", responses=ERRORS, summary="The team's leaderboard")
 async def leaderboard(services: QuizServicesDep, token: TokenDep, team: TeamQuery = None,
                       limit: Annotated[int, Query(ge=1, le=100)] = 10) -> dict[str, object]:
-    team = acting_for(token, team=team.strip() if team else None) or "default"
+    team = acting_for(token, team=team.strip() if team else None) or DEFAULT_TEAM
     entries = await services.run(services.quiz.leaderboard, team=team, limit=limit)
     return {"team": team, "entries": [e.to_dict() for e in entries]}
 
