@@ -218,7 +218,7 @@ def _terms_of_word(word: str) -> frozenset[str]:
 
 def _content_terms(text: str) -> set[str]:
     return {
-        word[0] for lang in ("es", "en") for word in word_terms(text, lang, ALL_STOPWORDS)
+        word[0] for lang in LANGUAGES for word in word_terms(text, lang, ALL_STOPWORDS)
     }
 
 

@@ -27,6 +27,7 @@ from markdown_it.token import Token
 from bot.errors import KnowledgeError
 from bot.knowledge.model import Block, Document, Question
 from bot.knowledge.safe_yaml import load_yaml
+from bot.lang import LANGUAGES
 from bot.text.language import detect_language
 
 TITLE_KEYS = ("title", "sidebar_label", "linkTitle", "name")
@@ -34,7 +35,7 @@ LANG_KEYS = ("lang", "language", "locale")
 URL_KEYS = ("source_url", "url", "canonical_url")
 PATH_SEPARATOR = " › "
 
-_FENCE = re.compile(r"^\s*(```+|~~~+)")  # at any indentation: a fence in a nested list item too
+FENCE_LINE = re.compile(r"^\s*(```+|~~~+)")  # at any indentation: a fence in a nested list item too
 _MDX_STATEMENT = re.compile(r"^(?:import\s.+\sfrom\s|import\s+['\"]|export\s+(?:const|default|function)\s)")
 # Every pattern here reads text anyone may have written, so each runs in time linear in the line: no two
 # neighbouring parts can take the same characters (possessive `*+` and `++` where they could), and what a
@@ -48,7 +49,7 @@ _HTML_HEADING = re.compile(r"<h([1-6])\b", re.IGNORECASE)
 _TAG = re.compile(r"</?[A-Za-z][^<>]*+>")
 _COMPONENT_NAME = re.compile(r"</?[A-Za-z][\w.]*+")
 _JSX_EXPRESSION = re.compile(r"^\s*\{/\*.*\*/\}\s*$")
-_LANG_SUFFIX = re.compile(r"\.(es|en)$")
+_LANG_SUFFIX = re.compile(rf"\.({'|'.join(LANGUAGES)})$")
 _BOLD = re.compile(r"^\*\*(.+)\*\*$|^__(.+)__$")
 
 _PARSER = MarkdownIt("commonmark", {"html": True}).enable("table")
@@ -131,7 +132,7 @@ def _plain_markdown(body: str) -> str:
     out: list[str] = []
     fence: str | None = None
     for line in body.split("\n"):
-        opened = _FENCE.match(line)
+        opened = FENCE_LINE.match(line)
         if fence is not None:
             out.append(line)
             if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
@@ -382,7 +383,7 @@ def _title(values: dict[str, Any], first_heading: str | None, path: Path) -> str
 
 def _language(values: dict[str, Any], body: str, path: Path) -> str:
     given = (_text_value(values, LANG_KEYS) or "").lower()[:2]
-    if given in ("es", "en"):
+    if given in LANGUAGES:
         return given
     suffix = _LANG_SUFFIX.search(path.stem)  # "runbook.es.md"
     if suffix:
@@ -394,7 +395,7 @@ def _language(values: dict[str, Any], body: str, path: Path) -> str:
 def _without_code(body: str) -> Iterator[str]:
     fence = False
     for line in body.split("\n"):
-        if _FENCE.match(line):
+        if FENCE_LINE.match(line):
             fence = not fence
             continue
         if not fence:

@@ -154,7 +154,7 @@ class HybridRetriever:
         self._lexical_weight = {
             lang: np.array([1.0 if c.lang == lang or lang not in editions[(c.doc_id, c.question)]
                             else self.tuning.other_edition_weight for c in self.chunks], dtype=np.float32)
-            for lang in ("es", "en")
+            for lang in LANGUAGES
         }
         self.sentences = SentenceGroups.of(index)  # each question's sentence vectors together, held once
         self._edition_words = _EditionWords(in_order, chunks_in, previous._edition_words if previous else None)

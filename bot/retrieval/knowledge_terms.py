@@ -20,6 +20,7 @@ from sys import intern
 
 import numpy as np
 
+from bot.lang import LANGUAGES
 from bot.retrieval.spelling import Spelling
 from bot.text.identifiers import QUERY_WORD
 from bot.text.identifiers import parts as identifier_parts
@@ -256,7 +257,7 @@ class KnowledgeTerms:
 
 def _stems(word: str) -> set[str]:
     """A word's stems in the knowledge's languages (what tells two spellings apart as one word or two)."""
-    return {terms[0] for lang in ("en", "es") for terms in word_terms(word, lang, frozenset())[:1]}
+    return {terms[0] for lang in LANGUAGES for terms in word_terms(word, lang, frozenset())[:1]}
 
 
 def _read_key(texts: list[tuple[str, str]]) -> tuple[dict[str, set[str]], set[str]]:

@@ -226,7 +226,7 @@ def points_back(tokens: list[str] | tuple[str, ...], i: int) -> bool:
 
 @cache
 def rules(lang: str) -> LanguageRules:
-    """The rules of `lang` ("en", "es"), read once."""
+    """The rules of `lang` (one of `LANGUAGES`), read once."""
     path = RULES_DIR / f"{lang}.yaml"
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
