@@ -57,9 +57,9 @@ class _Lead:
 
 class Definitions:
     """Per question: its topic and answer, and its sentences, rows and list items, read when a "what is X?"
-    asks about that question (the leads of a few dozen sentences: well under a millisecond), and remembered
-    for the questions asked about most. Reading every question's leads beforehand took 12 MB and 0.2 s of each
-    change at 10,000 sections of docs, for the few questions a "what is X?" ever ranks first."""
+    asks about that question (the leads of a few dozen sentences, nothing an answer notices), and remembered
+    for the questions asked about most. Reading every question's leads beforehand cost memory and time at each
+    change, in proportion to the whole knowledge, for the few questions a "what is X?" ever ranks first."""
 
     def __init__(self, texts: Iterable[tuple[object, str, str]] | Callable[[object], list[str]],
                  names: Iterable[tuple[object, str]] | Callable[[object], list[str]],

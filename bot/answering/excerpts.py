@@ -37,8 +37,8 @@ class Excerpts:
         self._index = index
         self._groups = sentences or SentenceGroups.of(index)  # each edition's vectors together (a view)
         # Each table's rows by question and edition; a sentence's or row's terms are read when it is a
-        # candidate (`_terms_of`): reading every sentence's beforehand took 10 MB and 0.2 s of each change at
-        # 10,000 sections of docs, for the few questions an answer cites.
+        # candidate (`_terms_of`): reading every sentence's beforehand cost memory and time at each change, in
+        # proportion to the whole knowledge, for the few questions an answer cites.
         self._rows_of: dict[tuple[str, int, str], list[Chunk]] = {}
         for c in index.chunks:
             if c.kind == "table_row":

@@ -41,13 +41,14 @@ from bot.retrieval.sentence_vectors import SentenceVectors, refreshed
 FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
 FILES = ("chunks.faiss", "sentences.npy", "chunks.json")
-# The sentence vectors are held (and written) as half floats: at 10,000 sections of docs they are 50,000 rows,
-# 39 MB less than as float32, and a cosine read from them differs from float32's by about 1e-4 at most. Only
-# one question's rows are compared with a query, so the conversion back costs nothing an answer notices.
+# The sentence vectors are held (and written) as half floats: half the memory of float32, and a cosine read
+# from them moves too little to change an answer (the evaluation files answer the same; figures in
+# docs/scale.md). Only one question's rows are compared with a query, so the conversion back costs nothing an
+# answer notices.
 # They are read from the index's file as an answer needs them (`bot.retrieval.sentence_vectors`). An index written with
 # float32 sentence vectors loads as well.
-# The chunk vectors likewise, in FAISS's flat index of half floats: 22 MB less at 10,000 sections, scores within
-# 6e-5 of float32's, and a search as quick (it reads half the bytes). An index written with float32 vectors
+# The chunk vectors likewise, in FAISS's flat index of half floats: half the memory, scores as close, and a
+# search as quick (it reads half the bytes). An index written with float32 vectors
 # (`IndexFlatIP`) is converted as it loads.
 REBUILD = "run 'eksbot index build'"
 
@@ -197,7 +198,7 @@ def _chunked(knowledge: KnowledgeBase, previous: LoadedIndex | None
 
 def _numbered(chunk: Chunk, number: int) -> Chunk:
     """The same chunk with the id `number` (what a refresh gives each chunk after a changed document):
-    `dataclasses.replace` checks every field again and took 0.4 s for 28,000 chunks."""
+    `dataclasses.replace` checks every field again, a cost paid for every chunk after the change."""
     twin = object.__new__(Chunk)
     twin.__dict__.update(chunk.__dict__, id=number)
     return twin
@@ -217,8 +218,8 @@ def chunk_index(vectors: np.ndarray) -> faiss.Index:
 
 
 def _rows_of(index: faiss.Index) -> np.ndarray:
-    """The vectors of a FAISS index, read in place where they are stored plainly (a copy of 29,000 took up to
-    0.1 s): half floats, which a vector added again gives back exactly."""
+    """The vectors of a FAISS index, read in place where they are stored plainly (a copy of them all would be
+    paid at every change): half floats, which a vector added again gives back exactly."""
     if isinstance(index, faiss.IndexScalarQuantizer) and index.sq.qtype == faiss.ScalarQuantizer.QT_fp16:
         codes = faiss.rev_swig_ptr(index.codes.data(), index.ntotal * index.code_size)
         return codes.view(np.float16).reshape(index.ntotal, index.d)
@@ -417,13 +418,12 @@ def _read_artifacts(knowledge: KnowledgeBase, index_dir: Path) -> LoadedIndex:
 
 class _Records:
     """`chunks.json`'s records made into chunks and sentences as they are read (the reader's dict of each is
-    let go at once, instead of 80,000 of them living until the end of the file and leaving the memory
+    let go at once, instead of one for every record living until the end of the file and leaving the memory
     between the long-lived objects in pieces), with one string for each distinct text in it and in the loaded
     documents. The reader makes a string for every value it meets: a document's id, path and language are in
     each of its chunks and sentences, the same title or heading path is in many, and a paragraph is often a
-    chunk as it is (at 10,000 sections of docs, 42 MB of strings, of which 13 MB are distinct, 3.5 MB of them
-    the documents' own paragraphs). A sentence's text is not kept: it is found in its paragraph
-    (`bot.retrieval.sentence_table`)."""
+    chunk as it is, so most of the strings read are copies of another. A sentence's text is not kept: it is
+    found in its paragraph (`bot.retrieval.sentence_table`)."""
 
     _SENTENCE = frozenset(Sentence.__annotations__)
 

@@ -5,7 +5,7 @@ misses English paraphrases; and both reward a question that repeats a common wor
 one that names the question's subject ("BF16"). Per question, the best chunk cosine, the best normalised
 BM25 score and the share of the question's specificity (see `bot.retrieval.terms`) its words find there
 are added with weights (the dense weight is lower for Spanish questions). Whether the best question
-answers at all is decided afterwards, by `bot.retrieval.answerability`.
+answers at all is decided afterwards, by `bot.answering.answerability`.
 """
 
 from __future__ import annotations
@@ -37,10 +37,10 @@ _LONGER_WORD = re.compile(r"[^\W\d_]{3,}")  # the words `bot.text.language.editi
 DENSE_CANDIDATES = 2048  # chunks the dense search returns (all of a knowledge this size or smaller)
 RANKED = 100  # questions and sections ranked in a retrieval, best first
 
-# The dense search runs one query at a time, on one thread: FAISS splits a flat search of more than about
-# 10,000 vectors over its OpenMP threads, and on a shared 2-core machine that took 16 ms (p50, 29,000
-# chunks) instead of 1.6 ms on one. Up to 8,000 vectors one thread gives the same scores as two; above,
-# the scores' last bits depend on the number of threads (they already did on the number of cores).
+# The dense search runs one query at a time, on one thread: FAISS splits a large flat search over its OpenMP
+# threads, and on a small shared node the threads wait on each other far longer than one thread takes alone
+# (docs/scale.md). Below the size where FAISS splits, one thread gives the same scores as two; above it, the
+# scores' last bits depend on the number of threads (they already did on the number of cores).
 faiss.omp_set_num_threads(1)
 
 
@@ -251,8 +251,8 @@ class _EditionWords:
     def __init__(self, keys: list[QuestionKey], chunks_of: Callable[[object], list[Chunk]],
                  previous: _EditionWords | None) -> None:
         """`keys`: the questions and sections, `chunks_of`: the chunks of one. A key's words are not kept: a
-        change reads the changed keys' earlier chunks again to take their words out (6 MB at 10,000 sections
-        of docs)."""
+        change reads the changed keys' earlier chunks again to take their words out, which costs less than
+        holding every key's words for the rare key that changes."""
         self._chunks_of = chunks_of
         before = previous._digests if previous is not None else {}
         self._digests: dict[QuestionKey, bytes] = {}

@@ -62,8 +62,9 @@ def union_ids(arrays: list[np.ndarray]) -> np.ndarray:
 
 class Postings(dict[str, bytes]):
     """Each term of one language with the sorted numbers of its questions or sections, read as an array.
-    Stored as the bytes of the numbers: a numpy array costs 112 bytes besides its numbers, and at 10,000
-    sections of docs there are 50,000 of them (4 MB). A term in one question only shares that question's."""
+    Stored as the bytes of the numbers: a numpy array costs a fixed overhead besides its numbers, paid once per
+    term, and the terms grow with the knowledge (docs/scale.md). A term in one question
+    only shares that question's."""
 
     def __getitem__(self, term: str) -> np.ndarray:  # type: ignore[override]
         return np.frombuffer(dict.__getitem__(self, term), dtype=np.int32)
@@ -135,9 +136,9 @@ class KeySet:
 class KnowledgeTerms:
     """The terms of the knowledge, per language and per question (or section), and its spelling words.
 
-    Held compactly, since they grow with the knowledge (at 10,000 sections, 1.5 million section-term pairs):
-    each section's terms are a sorted tuple of interned strings, and each term's sections a sorted array of
-    their numbers in `table` (`KeySet` reads them)."""
+    Held compactly, since they grow with the knowledge (a pair for each term of each section): each section's
+    terms are a sorted tuple of interned strings, and each term's sections a sorted array of their numbers in
+    `table` (`KeySet` reads them)."""
 
     keys_of: dict[str, Postings]  # per language, each term's questions (numbers in `table`)
     everywhere: dict[str, AbstractSet[str]]  # per language, every term of the knowledge
@@ -154,8 +155,8 @@ class KnowledgeTerms:
         title) of each knowledge document; `previous`: the terms of an earlier knowledge, whose work on the
         texts that did not change is reused. Or, instead of `texts`, `keys` and `texts_of`, a key's (language,
         text) pairs made when asked: then no text is kept, nor all of them made at once. A key's terms are not
-        kept either: a change reads the changed keys' earlier texts again to take their terms out (18 MB at
-        10,000 sections of docs)."""
+        kept either: a change reads the changed keys' earlier texts again to take their terms out, which costs
+        less than holding every key's terms for the rare key that changes."""
         domain: dict[str, set[str]] = {}
         for lang, title in titles:
             domain.setdefault(lang, set()).update(t for word in word_terms(title, lang, frozenset()) for t in word)

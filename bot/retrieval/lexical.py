@@ -4,7 +4,7 @@ stemmer and stop words.
 Each chunk's tokens are kept by its text, counted: (token number in the language's vocabulary, count) pairs.
 An index made from an earlier one (`previous`) tokenises and counts only the chunks whose text changed, and
 hands bm25s the rest as they were: bm25s's own indexing collects the vocabulary, numbers every token and counts
-every chunk's tokens again, in Python, on each build (1.1 s of a change at 10,000 sections); `_Counted`
+every chunk's tokens again, in Python, on each build (most of a change's time in BM25); `_Counted`
 computes the same matrix from the counts at once, with bm25s's scoring functions, to the same bits. A
 vocabulary only grows: the one of an earlier index is copied and extended, never changed, since the index in
 use reads it while the next is made; the words of removed documents stay in it, with no document (a score
@@ -80,13 +80,13 @@ class LexicalIndex:
 
 def _read(text: str, lang: str) -> list[str]:
     """`tokens` of a knowledge text, past the cache of the questions' words (which the knowledge's texts,
-    each read once, would fill with 20 MB that no question asks for again)."""
+    each read once, would fill with words that no question asks for again)."""
     return [term for word in word_terms.__wrapped__(text, lang) for term in word]
 
 
 def _counted(numbers: list[int]) -> bytes:
     """A chunk's token numbers as (number, count) pairs, one after the other, as the bytes of 4-byte ints (one
-    object of the exact size: an `array` costs 64 bytes more and grows in steps)."""
+    object of the exact size: an `array` has a header of its own and grows in steps)."""
     out = array("i")
     for number, count in Counter(numbers).items():
         out.append(number)

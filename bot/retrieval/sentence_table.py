@@ -3,8 +3,8 @@
 Every sentence is a piece of one paragraph or list of its question or section (`bot.knowledge.chunks` cuts
 them so), and the loaded knowledge holds those paragraphs anyway. A sentence is therefore kept as four
 numbers: its owner (document, language, question), the paragraph, and where in it the sentence starts and
-ends; its text is cut out when it is read (an answer reads a few dozen). At 10,000 sections of docs that is
-50,000 sentences in 1 MB of arrays, instead of 11 MB of strings and objects. A sentence the paragraphs do not
+ends; its text is cut out when it is read (an answer reads a few dozen). Numbers in arrays take a small part
+of what a string and an object per sentence took. A sentence the paragraphs do not
 hold (an index written by other code) keeps its own text, and is read the same.
 
 `Sentences` reads like the list of `Sentence` it replaces: `len`, iteration, `[i]`, and `==`.

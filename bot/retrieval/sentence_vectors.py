@@ -1,14 +1,14 @@
 """The knowledge's sentence vectors, without a copy of the index's file in memory.
 
-Sentences are most of the knowledge's vectors (50,000 rows at 10,000 sections of docs, 39 MB as half floats),
-and an answer reads the rows of two to four questions or sections (a few KB). So the index's `sentences.npy`
-is not read into memory: an answer reads the rows it needs from the file (`os.pread`, from the system's page
-cache, which is not the process's memory). Mapping the file was tried: the system maps a whole block of the
-file's cache (up to 2 MB) at each first touch, and after six answers 17 MB of it counted in the process's
-memory. A refresh does not make a new array either: an unchanged document's rows stay where they are in that
-base, and only the rows of documents changed since the start (embedded again, or moved) are held in a small
-array of their own, `delta`. So a change copies none of the base, and a replica holds in memory the vectors
-of what changed since it started, not of all it knows.
+Sentences are most of the knowledge's vectors, and an answer reads the rows of two to four questions or
+sections. So the index's `sentences.npy` is not read into memory: an answer reads the rows it needs from the
+file (`os.pread`, from the system's page cache, which is not the process's memory). Mapping the file was tried:
+the system maps a whole block of the file's cache at each first touch, so a few answers brought far more of it
+into the process's memory than they read (docs/scale.md). A refresh does not make a new
+array either: an unchanged document's rows stay where they are in that base, and only the rows of documents
+changed since the start (embedded again, or moved) are held in a small array of their own, `delta`. So a
+change copies none of the base, and a replica holds in memory the vectors of what changed since it started,
+not of all it knows.
 """
 
 from __future__ import annotations

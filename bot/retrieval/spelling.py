@@ -19,8 +19,8 @@ class Spelling:
         self._stems = stems
         self._built = False
         self._lock = threading.Lock()
-        # A deletion -> the word that has it, or a list of the words when several do (most have one: a set for
-        # each took three times the memory, 15 MB at 10,000 sections of docs).
+        # A deletion -> the word that has it, or a list of the words when several do (most have one, and a set
+        # for each took several times the memory).
         self._index: dict[str, str | list[str]] = {}
         self._endings: dict[str, str | list[str]] = {}  # the last 3 to n-3 letters of a long word -> the word
 

@@ -21,8 +21,8 @@ class Thresholds:
     # name is an aside ("MPIJob or PyTorchJob?").
     pins_down: int = 4
     # A follow-up's known word used by at most this many questions is a subject of its own, not a word that
-    # leans on the earlier turns. Stricter than `pins_down` on purpose: at 4, one follow-up of
-    # tests/eval/followups.jsonl loses its earlier turns' subject (recall@1 1.0 -> 0.985).
+    # leans on the earlier turns. Stricter than `pins_down` on purpose: as loose as it, a follow-up that leans
+    # on a known word loses its earlier turns' subject (docs/quality.md, Follow-ups).
     names_a_subject: int = 2
 
 
