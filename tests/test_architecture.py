@@ -12,7 +12,7 @@ import ast
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import cache
 from pathlib import Path
 
@@ -411,3 +411,121 @@ def test_the_package_root_has_room_signs() -> None:
         init = package / "__init__.py"
         assert init.is_file() and ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))), (
             f"{package.name}/ says what it is for in its __init__ docstring")
+
+
+# -- each rule written once -------------------------------------------------------------------------------
+# A rule the code applies in several places is defined by one module, which the others import: the
+# control characters (`bot.text.control`), Slack's markup (`bot.text.markup`), the default team
+# (`bot.quiz.models`), the languages (`bot.lang`) and the Slack action ids (`bot.slack.action_ids`).
+
+# Files that still write a rule of their own, each with why; none should be added.
+NOT_YET_ONCE: dict[str, str] = {
+    "bot/knowledge/loader.py": "changed elsewhere at the moment; its ('es', 'en') is to become LANGUAGES",
+    "bot/api/routes/admin.py": "changed elsewhere at the moment; its Literal['es', 'en'] is to become Lang",
+    "bot/cli/knowledge.py": "replaced by the bot/cli/knowledge/ package, which uses bot.cli.texts.printable",
+}
+
+
+def package_sources() -> Iterator[tuple[str, str, ast.Module]]:
+    """(path from the project's root, source, tree) of every module of bot/."""
+    for path in sorted(PACKAGE.rglob("*.py")):
+        source = path.read_text(encoding="utf-8")
+        yield path.relative_to(PROJECT_ROOT).as_posix(), source, ast.parse(source, filename=str(path))
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    """The ids of the nodes that are docstrings (prose, not rules)."""
+    found: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                found.add(id(first.value))
+    return found
+
+
+def _strings(tree: ast.AST) -> Iterator[tuple[ast.Constant, str]]:
+    """Every string constant of `tree` but its docstrings, with its text."""
+    docstrings = _docstrings(tree)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+            yield node, node.value
+
+
+def _written_elsewhere(owner: str, found: Callable[[str, ast.Module], list[int]]) -> list[str]:
+    return [f"{path}:{line}" for path, source, tree in package_sources()
+            if path != owner and path not in NOT_YET_ONCE for line in found(source, tree)]
+
+
+def test_the_control_characters_are_defined_once() -> None:
+    # In the source, a character class of control characters starts one of these ranges (`\x00-\x1f`).
+    control_range = re.compile(r"\\x(?:00|7f|80)-")
+
+    def found(source: str, _tree: ast.Module) -> list[int]:
+        return [source.count("\n", 0, m.start()) + 1 for m in control_range.finditer(source)]
+
+    elsewhere = _written_elsewhere("bot/text/control.py", found)
+    assert not elsewhere, "control characters are bot.text.control's C0, C0_BUT_LAYOUT, C1 and CONTROL:\n" + \
+        "\n".join(elsewhere)
+
+
+def test_slacks_markup_is_read_by_one_set_of_patterns() -> None:
+    markup = ("<@[", "<#[", "https?|mailto", "<!(", "<![^|")  # `(?<![` is a look-behind, no markup
+
+    def found(_source: str, tree: ast.Module) -> list[int]:
+        return [node.lineno for node, text in _strings(tree) if any(part in text for part in markup)]
+
+    elsewhere = _written_elsewhere("bot/text/markup.py", found)
+    assert not elsewhere, "Slack's mentions, channels and links are bot.text.markup's SLACK_* patterns:\n" + \
+        "\n".join(elsewhere)
+
+
+def test_the_default_team_is_one_constant() -> None:
+    def found(_source: str, tree: ast.Module) -> list[int]:
+        return [node.lineno for node, text in _strings(tree) if text == "default"]
+
+    elsewhere = _written_elsewhere("bot/quiz/models.py", found)
+    assert not elsewhere, "the team of whoever names none is bot.quiz.DEFAULT_TEAM:\n" + "\n".join(elsewhere)
+
+
+def test_the_languages_are_named_once() -> None:
+    def found(_source: str, tree: ast.Module) -> list[int]:
+        return [node.lineno for node in ast.walk(tree)
+                if isinstance(node, ast.Tuple | ast.List | ast.Set) and len(node.elts) == 2
+                and {e.value for e in node.elts if isinstance(e, ast.Constant)} == {"es", "en"}]
+
+    elsewhere = _written_elsewhere("bot/lang.py", found)
+    assert not elsewhere, "the languages are bot.lang's LANGUAGES (and Lang):\n" + "\n".join(elsewhere)
+
+
+def test_slack_action_ids_are_defined_once() -> None:
+    from bot.slack import action_ids
+
+    ids = {value for name, value in vars(action_ids).items() if name.endswith("_ACTION") and isinstance(value, str)}
+    assert ids, "bot.slack.action_ids defines the action ids"
+    # A text's key may read like an action id ("quiz_me": the button's label): a catalog's keys and what is
+    # looked up in it are not action ids, nor is a block's id.
+    catalogs = {"bot/slack/texts.py", "bot/slack/round_texts.py"}
+
+    def found(_source: str, tree: ast.Module) -> list[int]:
+        looked_up: set[int] = set()  # and a block's id, which may be named like the action in it
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("t", "rt"):
+                looked_up |= {id(inner) for arg in node.args for inner in ast.walk(arg)}
+            elif isinstance(node, ast.Dict):
+                looked_up |= {id(value) for key, value in zip(node.keys, node.values, strict=True)
+                              if isinstance(key, ast.Constant) and key.value == "block_id"}
+        return [node.lineno for node, text in _strings(tree) if id(node) not in looked_up
+                and any(text == i or f"{i}_" in text for i in ids)]
+
+    elsewhere = [place for place in _written_elsewhere("bot/slack/action_ids.py", found)
+                 if place.rsplit(":", 1)[0] not in catalogs]
+    assert not elsewhere, "Slack action ids are bot.slack.action_ids's:\n" + "\n".join(elsewhere)
+
+
+def test_no_surface_imports_the_database_library() -> None:
+    """The surfaces reach the database through bot.storage only."""
+    problems = [f"{path}:{line}: imports {module}" for path, source, _tree in package_sources()
+                if path.split("/")[1] in SURFACES for line, module in imported_modules(source, path)
+                if module.split(".")[0] in ("sqlalchemy", "alembic")]
+    assert not problems, "\n".join(problems)
