@@ -15,7 +15,7 @@ import pytest
 from rich.console import Console
 
 from bot.answering.assistant import Answer, Assistant
-from bot.cli.knowledge import entry_file_text, read_entry_file
+from bot.cli.knowledge.entry_files import entry_file_text, read_entry_file
 from bot.cli.quiz import build_engine
 from bot.cli.render import render_answer
 from bot.config import load_settings
