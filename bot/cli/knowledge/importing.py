@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import shutil
 import tempfile
 from collections import Counter
@@ -25,6 +24,7 @@ from pathlib import Path
 from typing import Literal
 
 from bot.cli.common import settings_from_args
+from bot.cli.texts import printable
 from bot.errors import InputError, KnowledgeError
 from bot.knowledge.limits import MAX_DOCUMENT_BYTES
 from bot.knowledge.loader import (
@@ -44,7 +44,7 @@ NOT_MARKDOWN = "not Markdown (only .md, .mdx and sources.yaml files are imported
 META_FILE = "a repository's own file (README, LICENSE…), not read as knowledge"
 CONFLICT = "a different file is already there (left alone; --force replaces it)"
 OUTSIDE_LINK = "a link that leaves the imported folder"
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")  # a document's title cannot send escapes to the terminal
+_ONE_LINE = str.maketrans("", "", "\t\n")  # a file's line of the report is one line, whatever its title holds
 
 
 @dataclass(frozen=True)
@@ -170,7 +170,7 @@ def describe(file: FileReport) -> str:
     unit = "question" if file.kind == "quiz" else "section"
     holds = f'"{file.title}" ({file.kind}, {file.lang}, {file.sections} {unit}{"s" * (file.sections != 1)})'
     line = f"{file.status} {target}: {holds}" + (f" <{file.url}>" if file.url else "")
-    return _CONTROL.sub("", line)
+    return printable(line).translate(_ONE_LINE)
 
 
 def import_paths(paths: Sequence[Path], knowledge_dir: Path, *, force: bool = False) -> ImportReport:
