@@ -227,6 +227,20 @@ def test_import_json_shape(knowledge_copy: Path, capsys: pytest.CaptureFixture[s
     assert report["knowledge_dir"] == str(knowledge_copy)
 
 
+def test_a_title_reaches_the_terminal_on_one_line_without_escapes_or_bidi_controls(
+    knowledge_copy: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    hostile = tmp_path / "hostile.md"
+    hostile.write_text('---\ntitle: "Quota\\e[31m \\u202etxt.exe\\u202c\\tand\\nmore"\nlang: en\n---\n\n'
+                       "## Quota\n\nThe research team has a quota of 64 GPUs.\n", encoding="utf-8")
+    code, out, err = run([*dirs(knowledge_copy, knowledge_copy.parent / "index"), "knowledge", "import",
+                          str(hostile)], capsys)
+    assert code == 0, err
+    assert 'imported hostile.md: "Quota[31m txt.exeandmore" (doc, en, 1 section)' in out.splitlines()
+    code, report = import_json(knowledge_copy, capsys, hostile)  # the JSON keeps the title as it is
+    assert by_target(report)["hostile.md"]["title"] == "Quota\x1b[31m \u202etxt.exe\u202c\tand\nmore"
+
+
 def test_files_that_cannot_be_read_are_skipped_and_not_copied(
     knowledge_copy: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
