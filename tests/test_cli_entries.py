@@ -19,9 +19,10 @@ from bot.cli.knowledge.entry_files import entry_file_text, read_entry_file
 from bot.cli.quiz import build_engine
 from bot.cli.render import render_answer
 from bot.config import load_settings
+from bot.curation.service import EntryDraft
 from bot.knowledge import load_knowledge
 from bot.knowledge.citations import Citation
-from bot.storage import Database, EntryFields, Stores
+from bot.storage import Database, Stores
 from tests.cli_helpers import run
 from tests.conftest import KNOWLEDGE, UNREACHABLE_DATABASE
 from tests.fakes import FakeEmbedder, lexical_model
@@ -270,11 +271,10 @@ def test_an_unreachable_database_is_one_line(monkeypatch: pytest.MonkeyPatch, tm
 
 
 def test_an_entry_file_reads_back_as_it_was_written(tmp_path: Path) -> None:
-    fields = EntryFields(title='Which "kind": yes or no?', body="# Not the title\n\nText: with a colon.", lang="es",
-                         topic="yes", options=("yes", "B) no", "1.0", "[x]"), answer="B")
-    read = read_entry_file(write(tmp_path / "entry.md", entry_file_text(fields)))
-    assert (read.title, read.body.strip(), read.lang, read.topic, read.options, read.answer) == (
-        fields.title, fields.body, fields.lang, fields.topic, ("yes", "B) no", "1.0", "[x]"), fields.answer)
+    draft = EntryDraft(title='Which "kind": yes or no?', body="# Not the title\n\nText: with a colon.", lang="es",
+                       topic="yes", options=("yes", "B) no", "1.0", "[x]"), answer="B")
+    read = read_entry_file(write(tmp_path / "entry.md", entry_file_text(draft)))
+    assert read.tidied() == draft
 
 
 def test_a_heading_in_code_is_not_the_title(tmp_path: Path) -> None:

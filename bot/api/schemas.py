@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, StrictInt, StrictStr
 
 from bot.answering.conversation import MAX_TURN_CHARS, MAX_TURNS
+from bot.curation.service import EntryDraft
 from bot.knowledge.citations import SNIPPET_CHARS, SNIPPET_LINES
 from bot.knowledge.entries import MAX_BODY, MAX_NOTE, MAX_TITLE, MAX_TOPIC
 from bot.lang import Lang
@@ -264,6 +265,11 @@ class EntryIn(BaseModel):
         examples=[_QUIZ_OPTIONS])
     answer: Literal["A", "B", "C", "D"] | None = Field(
         default=None, description="Only for a quiz question: the letter of the right option.", examples=["B"])
+
+    def draft(self) -> EntryDraft:
+        """The body as the core's draft, which `Curation` checks (this schema only parses and documents it)."""
+        return EntryDraft(title=self.title, body=self.body, lang=self.lang, topic=self.topic,
+                          options=tuple(self.options or ()), answer=self.answer)
 
 
 class EntryEditIn(EntryIn):

@@ -6,13 +6,16 @@ exists) and fails with InputError before anything is written; an edit names the 
 same `request_key`) changes nothing twice. Each change is logged with who made it and the id, never the text.
 Replicas learn of changes through the knowledge revision (`revision`, `snapshot`: see
 `bot.answering.refresh`), so the service answers from an entry within seconds on every replica.
+
+An entry has one type at each boundary: `EntryDraft`, what a maintainer writes (every surface parses its input
+into one; the record keeps it, checked and tidied); `EntryRecord`, what is stored; and `Entry`, what the
+knowledge reads (`bot.knowledge.entries`, which makes it a `Document`).
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from bot.errors import InputError, KnowledgeError
@@ -28,28 +31,12 @@ from bot.knowledge.entries import (
 )
 from bot.knowledge.model import Note
 from bot.lang import LANGUAGES
-from bot.storage import EntryFields, EntryRecord, EntryStore, EntryVersion, NoteRecord
+from bot.storage import EntryRecord, EntryStore, EntryVersion, NoteRecord
+from bot.storage.entry_records import EntryDraft
+
+__all__ = ["Curation", "EntryDraft", "entry_of", "note_of"]
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class EntryDraft:
-    """What a maintainer writes: a title, a Markdown body, a language, an optional topic; for a quiz question
-    also its four options and the right letter (the body is then its explanation)."""
-
-    title: str
-    body: str
-    lang: str
-    topic: str | None = None
-    options: tuple[str, ...] = ()
-    answer: str | None = None
-
-    def fields(self) -> EntryFields:
-        topic = self.topic.strip() if self.topic and self.topic.strip() else None
-        return EntryFields(title=self.title.strip(), body=self.body.strip(), lang=self.lang, topic=topic,
-                           options=tuple(o.strip() for o in self.options),
-                           answer=self.answer.strip().upper() if self.answer else None)
 
 
 class Curation:
@@ -62,24 +49,24 @@ class Curation:
     def add(self, draft: EntryDraft, *, by: str, credit: str | None = None, request_key: str | None = None,
             gap: int | None = None) -> tuple[EntryRecord, bool]:
         """Save a new entry (and mark knowledge gap `gap` answered by it); (the entry, whether it is new)."""
-        fields = self._checked(draft)
-        record, created = self.store.add(fields, by=by, credit=credit, request_key=request_key)
+        tidy = self._checked(draft)
+        record, created = self.store.add(tidy, by=by, credit=credit, request_key=request_key)
         if gap is not None:
             self.store.answer_gap(gap, record.id)
         if created:
-            log.info("knowledge entry added", extra={"entry": record.id, "by": by, "kind": fields.kind})
+            log.info("knowledge entry added", extra={"entry": record.id, "by": by, "kind": tidy.kind})
         return record, created
 
     def edit(self, entry_id: str, draft: EntryDraft, *, version: int, by: str) -> EntryRecord:
         """Replace the entry's fields, if it is still at `version`. A text stays a text and a quiz question a
         quiz question: what was answered from it, the attempts and reviews of a question, hold to its kind."""
-        fields = self._checked(draft, entry_id)
+        tidy = self._checked(draft, entry_id)
         current = self.store.get(entry_id)
-        if current is not None and current.fields.kind != fields.kind:
+        if current is not None and current.fields.kind != tidy.kind:
             raise InputError(f"entry {entry_id} is a text: add a quiz question as a new entry"
                              if current.fields.kind == "doc" else
                              f"entry {entry_id} is a quiz question: an edit keeps its four options and answer")
-        record = self.store.edit(entry_id, fields, version=version, by=by)
+        record = self.store.edit(entry_id, tidy, version=version, by=by)
         log.info("knowledge entry edited", extra={"entry": entry_id, "by": by, "version": record.version})
         return record
 
@@ -162,23 +149,24 @@ class Curation:
         return written
 
     @staticmethod
-    def _checked(draft: EntryDraft, entry_id: str = "new") -> EntryFields:
-        fields = draft.fields()
-        check_entry(fields.title, fields.body, fields.lang, fields.topic, fields.options, fields.answer)
+    def _checked(draft: EntryDraft, entry_id: str = "new") -> EntryDraft:
+        """The draft as it is kept, once it is known to make an entry that reads as knowledge."""
+        tidy = draft.tidied()
+        check_entry(tidy.title, tidy.body, tidy.lang, tidy.topic, tidy.options, tidy.answer)
         try:
-            entry_document(entry_of_fields(entry_id, fields))
+            entry_document(_entry(entry_id, tidy))
         except KnowledgeError as exc:
             raise InputError(f"the entry does not read as knowledge: {exc.reason}") from exc
-        return fields
+        return tidy
 
 
-def entry_of_fields(entry_id: str, fields: EntryFields) -> Entry:
-    return Entry(id=entry_id, title=fields.title, body=fields.body, lang=fields.lang, topic=fields.topic,
-                 options=fields.options, answer=fields.answer)
+def _entry(entry_id: str, draft: EntryDraft) -> Entry:
+    return Entry(id=entry_id, title=draft.title, body=draft.body, lang=draft.lang, topic=draft.topic,
+                 options=draft.options, answer=draft.answer)
 
 
 def entry_of(record: EntryRecord) -> Entry:
-    return entry_of_fields(record.id, record.fields)
+    return _entry(record.id, record.fields)
 
 
 def note_of(record: NoteRecord) -> Note:
@@ -189,3 +177,4 @@ def _write(path: Path, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     return path
+

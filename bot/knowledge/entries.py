@@ -35,7 +35,8 @@ _LABELS = {"es": ("Tema", "Respuesta", "Explicación"), "en": ("Topic", "Answer"
 
 @dataclass(frozen=True)
 class Entry:
-    """An entry as the knowledge reads it (`bot.storage.EntryRecord` is how it is kept)."""
+    """An entry as the knowledge reads it: its id and its text as kept (`bot.storage.EntryRecord` is how it is
+    stored; `entry_document` reads it as the `Document` its knowledge file would be)."""
 
     id: str
     title: str

@@ -27,8 +27,11 @@ from bot.storage.tables import (
 
 
 @dataclass(frozen=True)
-class EntryFields:
-    """What an editor writes: the text of an entry and, for a quiz question, its options and answer."""
+class EntryDraft:
+    """What a maintainer writes, on any surface: a title, a Markdown body, a language, an optional topic; for a
+    quiz question also its four options and the right letter (the body is then its explanation). The core
+    checks it (`bot.curation`) and keeps it `tidied` as each version's text. It is defined here, below the
+    core, so that the record can hold the very type the surfaces fill in."""
 
     title: str
     body: str
@@ -41,11 +44,23 @@ class EntryFields:
     def kind(self) -> str:
         return "quiz" if self.options else "doc"
 
+    def tidied(self) -> EntryDraft:
+        """As it is kept: no space around the texts, no blank topic, the answer's letter in upper case."""
+        topic = self.topic.strip() if self.topic and self.topic.strip() else None
+        return EntryDraft(title=self.title.strip(), body=self.body.strip(), lang=self.lang, topic=topic,
+                          options=tuple(o.strip() for o in self.options),
+                          answer=self.answer.strip().upper() if self.answer else None)
+
+
+EntryFields = EntryDraft  # the name `bot.storage` still exports it under
+
 
 @dataclass(frozen=True)
 class EntryRecord:
+    """An entry as stored: its id and version, its text as last checked, who changed it and when."""
+
     id: str
-    fields: EntryFields
+    fields: EntryDraft
     version: int
     credit: str | None
     created_by: str
@@ -62,10 +77,12 @@ class EntryRecord:
 
 @dataclass(frozen=True)
 class EntryVersion:
+    """One change to an entry in its history, with the text it left."""
+
     entry_id: str
     version: int
     action: str  # "create", "edit", "delete", "restore"
-    fields: EntryFields
+    fields: EntryDraft
     changed_by: str
     changed_at: datetime
 
@@ -96,16 +113,16 @@ def bump(conn: sa.Connection, now: datetime) -> None:
                  .values(revision=knowledge_revision.c.revision + 1, updated_at=now))
 
 
-def _columns(fields: EntryFields) -> dict[str, Any]:
+def _columns(fields: EntryDraft) -> dict[str, Any]:
     quiz = json.dumps({"options": list(fields.options), "answer": fields.answer}) if fields.options else None
     return {"kind": fields.kind, "title": fields.title, "body": fields.body, "lang": fields.lang,
             "topic": fields.topic, "quiz": quiz}
 
 
-def _fields(row: Any) -> EntryFields:
+def _fields(row: Any) -> EntryDraft:
     quiz = json.loads(row.quiz) if row.quiz else {}
-    return EntryFields(title=row.title, body=row.body, lang=row.lang, topic=row.topic,
-                       options=tuple(quiz.get("options", ())), answer=quiz.get("answer"))
+    return EntryDraft(title=row.title, body=row.body, lang=row.lang, topic=row.topic,
+                      options=tuple(quiz.get("options", ())), answer=quiz.get("answer"))
 
 
 def _entry(row: Any) -> EntryRecord:
@@ -114,7 +131,7 @@ def _entry(row: Any) -> EntryRecord:
                        updated_at=row.updated_at, deleted_by=row.deleted_by, deleted_at=row.deleted_at)
 
 
-def _keep_version(conn: sa.Connection, entry_id: str, version: int, action: str, fields: EntryFields, by: str,
+def _keep_version(conn: sa.Connection, entry_id: str, version: int, action: str, fields: EntryDraft, by: str,
                   now: datetime) -> None:
     conn.execute(knowledge_entry_versions.insert().values(
         entry_id=entry_id, version=version, action=action, changed_by=by, changed_at=now, **_columns(fields)))
@@ -125,7 +142,7 @@ def by_request(conn: sa.Connection, request_key: str) -> EntryRecord | None:
     return _entry(row) if row else None
 
 
-def add_entry(conn: sa.Connection, fields: EntryFields, *, by: str, now: datetime, credit: str | None = None,
+def add_entry(conn: sa.Connection, fields: EntryDraft, *, by: str, now: datetime, credit: str | None = None,
               request_key: str | None = None) -> EntryRecord:
     entry_id = new_id()
     conn.execute(knowledge_entries.insert().values(
@@ -150,7 +167,7 @@ def _existing(conn: sa.Connection, entry_id: str) -> EntryRecord:
     return found
 
 
-def edit_entry(conn: sa.Connection, entry_id: str, fields: EntryFields, *, version: int, by: str,
+def edit_entry(conn: sa.Connection, entry_id: str, fields: EntryDraft, *, version: int, by: str,
                now: datetime) -> EntryRecord:
     """Write `fields` over the entry if it is still at `version` (else StaleEditError, nothing written)."""
     current = _existing(conn, entry_id)

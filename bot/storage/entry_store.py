@@ -10,7 +10,7 @@ import sqlalchemy as sa
 from bot.errors import StorageIntegrityError
 from bot.storage import entry_records as sql
 from bot.storage.database import ConcernStore
-from bot.storage.entry_records import EntryFields, EntryRecord, EntryVersion, NoteRecord
+from bot.storage.entry_records import EntryDraft, EntryRecord, EntryVersion, NoteRecord
 
 T = TypeVar("T")
 
@@ -21,7 +21,7 @@ class EntryStore(ConcernStore):
         with self.database.reading() as conn:
             return sql.revision(conn)
 
-    def add(self, fields: EntryFields, *, by: str, credit: str | None = None,
+    def add(self, fields: EntryDraft, *, by: str, credit: str | None = None,
             request_key: str | None = None) -> tuple[EntryRecord, bool]:
         """Save a new entry; with `request_key` (a form submitted twice, a retried request) the entry saved the
         first time comes back instead. Returns (the entry, whether it was created now)."""
@@ -52,7 +52,7 @@ class EntryStore(ConcernStore):
         with self.database.reading() as conn:
             return sql.get_entry(conn, entry_id)
 
-    def edit(self, entry_id: str, fields: EntryFields, *, version: int, by: str) -> EntryRecord:
+    def edit(self, entry_id: str, fields: EntryDraft, *, version: int, by: str) -> EntryRecord:
         with self.database.writing() as conn:
             return sql.edit_entry(conn, entry_id, fields, version=version, by=by, now=self.database.clock())
 

@@ -35,7 +35,6 @@ from bot.api.schemas import (
     error_responses,
 )
 from bot.config import Settings
-from bot.curation.service import EntryDraft
 from bot.errors import StaleEditError, UnknownEntryError
 from bot.storage import EntryRecord, EntryVersion, NoteRecord
 
@@ -126,11 +125,6 @@ def _known() -> Iterator[None]:
         raise HTTPException(404, str(exc)) from None
 
 
-def _draft(body: EntryIn) -> EntryDraft:
-    return EntryDraft(title=body.title, body=body.body, lang=body.lang, topic=body.topic,
-                      options=tuple(body.options or ()), answer=body.answer)
-
-
 def _request_key(by: str, key: str | None) -> str | None:
     """A client's Idempotency-Key, kept apart from other tokens' keys and from other surfaces'."""
     return f"{by}:{key}" if key is not None else None
@@ -163,7 +157,7 @@ def _note(record: NoteRecord) -> dict[str, object]:
 async def add_entry(body: EntryIn, response: Response, services: QuizServicesDep, by: AdminDep,
                     idempotency_key: IdempotencyKey = None) -> dict[str, object]:
     """Save a text or a quiz question: every replica answers from it (or draws it) within seconds."""
-    record, created = await services.run(services.curation.add, _draft(body), by=by,
+    record, created = await services.run(services.curation.add, body.draft(), by=by,
                                          request_key=_request_key(by, idempotency_key))
     if not created:
         response.status_code = status.HTTP_200_OK
@@ -204,7 +198,7 @@ async def edit_entry(entry_id: EntryId, body: EntryEditIn, services: QuizService
     """Replace the entry's text, if it is still at `version` (else 409 and nothing saved)."""
     try:
         with _known():
-            record = await services.run(services.curation.edit, entry_id, _draft(body), version=body.version, by=by)
+            record = await services.run(services.curation.edit, entry_id, body.draft(), version=body.version, by=by)
     except StaleEditError as exc:
         return JSONResponse({"error": str(exc), "current_version": exc.current}, status_code=409)
     return _entry(record)

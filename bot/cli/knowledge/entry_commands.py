@@ -18,6 +18,7 @@ import sys
 import unicodedata
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
 from bot.cli.common import settings_from_args
@@ -31,7 +32,7 @@ from bot.knowledge import KnowledgeBase
 from bot.knowledge.entries import ENTRIES_FOLDER, with_entries
 from bot.knowledge.loader import load_knowledge
 from bot.lang import LANGUAGES
-from bot.storage import EntryFields, EntryRecord, EntryVersion, NoteRecord, Stores, open_database
+from bot.storage import EntryRecord, EntryVersion, NoteRecord, Stores, open_database
 from bot.text.language import detect_language
 
 LIVE = "a running server answers from it within seconds"
@@ -197,9 +198,7 @@ def cmd_add(args: argparse.Namespace) -> int:
     written = read_entry_file(path)
     by = _by(args)
     lang = args.lang or written.lang or detect_language(f"{written.title}\n{written.body}")
-    topic = args.topic if args.topic is not None else written.topic
-    draft = EntryDraft(title=written.title, body=written.body, lang=lang, topic=topic, options=written.options,
-                       answer=written.answer)
+    draft = replace(written, lang=lang, topic=args.topic if args.topic is not None else written.topic)
     with _curation(args) as (_, curation):
         try:
             record, _ = curation.add(draft, by=by)
@@ -220,15 +219,14 @@ def cmd_edit(args: argparse.Namespace) -> int:
         current = _entry(curation, args.id)
         before = current.fields
         topic = args.topic if args.topic is not None else written.topic if written.topic is not None else before.topic
-        draft = EntryDraft(title=written.title, body=written.body, lang=args.lang or written.lang or before.lang,
-                           topic=topic, options=written.options, answer=written.answer)
+        draft = replace(written, lang=args.lang or written.lang or before.lang, topic=topic)
         if bool(draft.options) != bool(before.options):
             raise InputError(f"{path}: entry {current.id} is a quiz question, and the file gives no options and "
                              "answer" if before.options else
                              f"{path}: entry {current.id} is a text, and the file gives options: add a quiz "
                              "question as a new entry")
         version = current.version if args.version is None else args.version
-        if version == current.version and draft.fields() == before:
+        if version == current.version and draft.tidied() == before:
             print(f"entry {current.id} unchanged: the file says what version {current.version} says")
             return 0
         try:
@@ -282,7 +280,7 @@ def cmd_history(args: argparse.Namespace) -> int:
         return 0
     print(printable(f"entry {current.id}: {describe_entry(current)}"))
     rows: list[list[str]] = []
-    previous: EntryFields | None = None
+    previous: EntryDraft | None = None
     for version in versions:
         rows.append([f"v{version.version}", version.action, version.changed_by, when(version.changed_at),
                      _what_changed(version, previous)])
@@ -294,7 +292,7 @@ def cmd_history(args: argparse.Namespace) -> int:
     return 0
 
 
-def _what_changed(version: EntryVersion, previous: EntryFields | None) -> str:
+def _what_changed(version: EntryVersion, previous: EntryDraft | None) -> str:
     fields = version.fields
     if version.action == "create" or previous is None:
         return f'"{fields.title}" ({fields.kind}, {fields.lang})'

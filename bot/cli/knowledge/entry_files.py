@@ -3,22 +3,21 @@ and `history --show` prints.
 
 Front matter (optional) gives title, lang, topic, and for a quiz question options (a list of 4) and answer (a
 letter); the rest is the text (a quiz question's explanation). Without a title, the first `# heading` is the
-title and leaves the body. An entry as the knowledge reads it is another format
-(`bot.knowledge.entries.to_markdown`, what `export` writes).
+title and leaves the body. The file is read into the core's `EntryDraft`, which `Curation` checks; an entry as
+the knowledge reads it is another format (`bot.knowledge.entries.to_markdown`, what `export` writes).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
 
+from bot.curation.service import EntryDraft
 from bot.errors import InputError, KnowledgeError
 from bot.knowledge.entries import LETTERS
 from bot.knowledge.markdown import read_front_matter
-from bot.storage import EntryFields
 
 ENTRY_KEYS = ("title", "lang", "topic", "options", "answer")
 _TITLE_HEADING = re.compile(r"#[ \t]++(.*)")  # `# Title`, not `## Section`; the closing `#`s are cut in code
@@ -26,23 +25,10 @@ _FENCE_LINE = re.compile(r"^\s*(```+|~~~+)")
 _LETTERED = re.compile(r"^([A-D])\)\s+")  # an option written as `A) text`
 
 
-@dataclass(frozen=True)
-class EntryFile:
-    """What an entry's Markdown file says (None: it does not say)."""
-
-    title: str
-    body: str
-    lang: str | None = None
-    topic: str | None = None
-    options: tuple[str, ...] = ()
-    answer: str | None = None
-
-
-def read_entry_file(path: Path) -> EntryFile:
-    """An entry from a Markdown file: front matter (optional) with title, lang, topic, and for a quiz question
-    options (a list of 4) and answer (a letter); the body is the text (a quiz question's explanation). Without
-    a title, the first `# heading` is the title and leaves the body. InputError (naming the file) when it
-    cannot be read so."""
+def read_entry_file(path: Path) -> EntryDraft:
+    """The draft a Markdown file says; its `lang` is "" when the file gives none (the command then takes
+    `--lang`, the entry's, or the one the text is written in) and its `topic` None. InputError (naming the
+    file) when it cannot be read so."""
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
@@ -75,8 +61,8 @@ def read_entry_file(path: Path) -> EntryFile:
     if raw_options is not None and not isinstance(raw_options, list):
         raise InputError(f"{path}: options must be a list of the 4 options, A first")
     options = tuple(_option(value, i) for i, value in enumerate(raw_options or ()))
-    return EntryFile(title=title, body=body, lang=_scalar(values, "lang", path), topic=_scalar(values, "topic", path),
-                     options=options, answer=_scalar(values, "answer", path))
+    return EntryDraft(title=title, body=body, lang=_scalar(values, "lang", path) or "",
+                      topic=_scalar(values, "topic", path), options=options, answer=_scalar(values, "answer", path))
 
 
 def _scalar(values: dict[str, object], key: str, path: Path) -> str | None:
@@ -126,13 +112,13 @@ def _title_heading(line: str) -> str | None:
     return text.strip() or None
 
 
-def entry_file_text(fields: EntryFields) -> str:
-    """An entry as the file `add` and `edit` read (`history --show`): read back, it gives the same fields."""
-    front: dict[str, object] = {"title": fields.title, "lang": fields.lang}
-    if fields.topic:
-        front["topic"] = fields.topic
-    if fields.options:
-        front["options"] = [f"{letter}) {option}" for letter, option in zip(LETTERS, fields.options, strict=False)]
-        front["answer"] = fields.answer
+def entry_file_text(draft: EntryDraft) -> str:
+    """An entry as the file `add` and `edit` read (`history --show`): read back, it gives the same draft."""
+    front: dict[str, object] = {"title": draft.title, "lang": draft.lang}
+    if draft.topic:
+        front["topic"] = draft.topic
+    if draft.options:
+        front["options"] = [f"{letter}) {option}" for letter, option in zip(LETTERS, draft.options, strict=False)]
+        front["answer"] = draft.answer
     header = yaml.safe_dump(front, allow_unicode=True, sort_keys=False, width=1_000_000)
-    return f"---\n{header}---\n\n{fields.body}\n"
+    return f"---\n{header}---\n\n{draft.body}\n"
