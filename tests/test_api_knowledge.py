@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ from bot.api import create_app
 from bot.config import Settings
 from bot.services import Services
 from tests.api_helpers import client_for
+from tests.cli_helpers import run
 from tests.knowledge_helpers import ASK_RUNBOOK, ASK_SLINKY, QUIZ_ENTRY, RUNBOOK, SLINKY_NOTE
 
 ADMIN = {"Authorization": "Bearer admin-token"}
@@ -188,6 +190,30 @@ def test_the_same_idempotency_key_saves_one_entry_and_one_note(admin: Admin, ser
     two = admin.post("/v1/admin/notes", note, headers={"Idempotency-Key": "note-1"})
     assert (one.status_code, two.status_code) == (201, 200) and one.json() == two.json()
     assert len(services.stores.entries.notes()) == 1
+
+
+def test_the_command_line_prints_the_entries_and_notes_the_api_serves(
+    admin: Admin, settings: Settings, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One JSON shape: `eksbot knowledge list --json` and `notes --json` print, for the same database, the
+    objects `GET /v1/admin/entries` and `/v1/admin/notes` answer, key for key and in the same order."""
+    monkeypatch.setenv("DATABASE_URL", settings.database_url)
+    monkeypatch.setenv("EKSBOT_KNOWLEDGE_DIR", str(settings.knowledge_dir))
+    text = admin.post("/v1/admin/entries", RUNBOOK).json()
+    admin.post("/v1/admin/entries", QUIZ_ENTRY)
+    admin.put(f"/v1/admin/entries/{text['id']}", {**RUNBOOK, "topic": "GPU quotas", "version": 1})
+    admin.delete(f"/v1/admin/entries/{text['id']}")
+    admin.post("/v1/admin/notes", {"question": 4, "lang": "en", "text": SLINKY_NOTE})
+
+    for argv, path, key in ((["list", "--deleted", "--json"], "/v1/admin/entries?deleted=true", "entries"),
+                            (["notes", "--json"], "/v1/admin/notes", "notes")):
+        served = admin.get(path).json()[key]
+        code, out, err = run(["knowledge", *argv], capsys)
+        assert (code, err) == (0, ""), err
+        printed = [json.loads(line) for line in out.splitlines()]
+        assert printed == served and len(served) == (2 if key == "entries" else 1)
+        assert [list(row) for row in printed] == [list(row) for row in served]
+    assert set(printed[0]) == NOTE_KEYS and set(served[0]) == NOTE_KEYS
 
 
 # -- notes -----------------------------------------------------------------------------------------------

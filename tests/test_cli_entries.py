@@ -113,9 +113,10 @@ def test_add_list_edit_history_delete_and_restore(db: str, tmp_path: Path, capsy
     assert lines[0] == f'added entry {entry}: "GPU quota for the research team" (doc, en, topic Quotas), version 1'
 
     [row] = listed(capsys)
-    assert row == {**row, "id": entry, "doc": f"entries/{entry}", "kind": "doc", "version": 1, "lang": "en",
-                   "title": "GPU quota for the research team", "topic": "Quotas", "created_by": "ana",
-                   "updated_by": "ana", "deleted": False, "deleted_by": None, "deleted_at": None}
+    assert row == {**row, "id": entry, "version": 1, "kind": "doc", "title": "GPU quota for the research team",
+                   "lang": "en", "topic": "Quotas", "options": [], "answer": None, "created_by": "ana",
+                   "updated_by": "ana", "deleted": False}
+    assert row["body"].startswith("The research team has a quota of 64")
     table = ok(capsys, "list")
     assert table[0].split() == ["ID", "KIND", "VERSION", "LANG", "UPDATED", "TITLE"]
     assert table[1].split()[:5] == [entry, "doc", "1", "en", "ana"]
@@ -140,7 +141,7 @@ def test_add_list_edit_history_delete_and_restore(db: str, tmp_path: Path, capsy
     assert lines[0].endswith("version 3, deleted") and f"'eksbot knowledge restore {entry}' undoes it" in lines[1]
     assert listed(capsys) == [] and ok(capsys, "list")[0].startswith("no entries")
     [gone] = listed(capsys, "--deleted")
-    assert (gone["id"], gone["deleted"], gone["deleted_by"], gone["version"]) == (entry, True, "bea", 3)
+    assert (gone["id"], gone["deleted"], gone["updated_by"], gone["version"]) == (entry, True, "bea", 3)
     assert "DELETED" in ok(capsys, "list", "--deleted")[0]
     assert ok(capsys, "delete", entry)[0].startswith(f"entry {entry} is already deleted (bea ")
 
@@ -442,6 +443,9 @@ def test_bidi_and_other_invisible_characters_of_an_entry_never_reach_the_termina
 
     listing = "\n".join(ok(capsys, "list"))
     assert "txt.exe" in listing and [c for c in INVISIBLE if c in listing] == []
+    lines = "\n".join(ok(capsys, "list", "--json"))
+    assert [c for c in INVISIBLE if c in lines] == []
+    assert "Ganymede room\u202e\u200f" in json.loads(lines)["body"]  # escaped in the JSON, not lost
 
 
 def test_the_terminal_shows_a_line_separator_as_a_new_line() -> None:

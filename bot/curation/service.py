@@ -9,7 +9,8 @@ Replicas learn of changes through the knowledge revision (`revision`, `snapshot`
 
 An entry has one type at each boundary: `EntryDraft`, what a maintainer writes (every surface parses its input
 into one; the record keeps it, checked and tidied); `EntryRecord`, what is stored; and `Entry`, what the
-knowledge reads (`bot.knowledge.entries`, which makes it a `Document`).
+knowledge reads (`bot.knowledge.entries`, which makes it a `Document`). `entry_json`, `version_json` and
+`note_json` are the one JSON shape of each, over HTTP and on the command line alike.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from bot.lang import LANGUAGES
 from bot.storage import EntryRecord, EntryStore, EntryVersion, NoteRecord
 from bot.storage.entry_records import EntryDraft
 
-__all__ = ["Curation", "EntryDraft", "entry_of", "note_of"]
+__all__ = ["Curation", "EntryDraft", "entry_json", "entry_of", "note_json", "note_of", "version_json"]
 
 log = logging.getLogger(__name__)
 
@@ -178,3 +179,29 @@ def _write(path: Path, text: str) -> Path:
     path.write_text(text, encoding="utf-8")
     return path
 
+
+# -- the JSON shapes ------------------------------------------------------------------------------------------
+# One shape of an entry, a version and a note for every surface: the HTTP API's bodies (`bot.api.schemas`
+# documents them field by field) and the command line's --json lines are these, key for key.
+
+def _text_json(draft: EntryDraft) -> dict[str, object]:
+    return {"kind": draft.kind, "title": draft.title, "body": draft.body, "lang": draft.lang, "topic": draft.topic,
+            "options": list(draft.options), "answer": draft.answer}
+
+
+def entry_json(record: EntryRecord) -> dict[str, object]:
+    """An entry as it is now: its id, version and text, who added it and last changed it, whether deleted."""
+    return {"id": record.id, "version": record.version, **_text_json(record.fields),
+            "created_by": record.created_by, "created_at": record.created_at.isoformat(),
+            "updated_by": record.updated_by, "updated_at": record.updated_at.isoformat(), "deleted": record.deleted}
+
+
+def version_json(version: EntryVersion) -> dict[str, object]:
+    """One version of an entry's history: the change, who made it and when, and the text it left."""
+    return {"version": version.version, "action": version.action, "changed_by": version.changed_by,
+            "changed_at": version.changed_at.isoformat(), **_text_json(version.fields)}
+
+
+def note_json(record: NoteRecord) -> dict[str, object]:
+    return {"id": record.id, "doc": record.doc_id, "question": record.question, "lang": record.lang,
+            "text": record.text, "created_by": record.created_by, "created_at": record.created_at.isoformat()}

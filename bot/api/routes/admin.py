@@ -35,8 +35,8 @@ from bot.api.schemas import (
     error_responses,
 )
 from bot.config import Settings
+from bot.curation.service import entry_json, note_json, version_json
 from bot.errors import StaleEditError, UnknownEntryError
-from bot.storage import EntryRecord, EntryVersion, NoteRecord
 
 
 async def require_configured_tokens(settings: Annotated[Settings, Depends(get_settings)]) -> None:
@@ -130,28 +130,6 @@ def _request_key(by: str, key: str | None) -> str | None:
     return f"{by}:{key}" if key is not None else None
 
 
-def _entry(record: EntryRecord) -> dict[str, object]:
-    fields = record.fields
-    return {"id": record.id, "version": record.version, "kind": fields.kind, "title": fields.title,
-            "body": fields.body, "lang": fields.lang, "topic": fields.topic, "options": list(fields.options),
-            "answer": fields.answer, "created_by": record.created_by, "created_at": record.created_at.isoformat(),
-            "updated_by": record.updated_by, "updated_at": record.updated_at.isoformat(),
-            "deleted": record.deleted}
-
-
-def _version(version: EntryVersion) -> dict[str, object]:
-    fields = version.fields
-    return {"version": version.version, "action": version.action, "changed_by": version.changed_by,
-            "changed_at": version.changed_at.isoformat(), "kind": fields.kind, "title": fields.title,
-            "body": fields.body, "lang": fields.lang, "topic": fields.topic, "options": list(fields.options),
-            "answer": fields.answer}
-
-
-def _note(record: NoteRecord) -> dict[str, object]:
-    return {"id": record.id, "doc": record.doc_id, "question": record.question, "lang": record.lang,
-            "text": record.text, "created_by": record.created_by, "created_at": record.created_at.isoformat()}
-
-
 @router.post("/entries", response_model=EntryOut, status_code=status.HTTP_201_CREATED, summary="Add an entry",
              responses={**ENTRY_ERRORS, 200: {"model": EntryOut, "description": AGAIN.format("entry")}})
 async def add_entry(body: EntryIn, response: Response, services: QuizServicesDep, by: AdminDep,
@@ -162,14 +140,14 @@ async def add_entry(body: EntryIn, response: Response, services: QuizServicesDep
     if not created:
         response.status_code = status.HTTP_200_OK
     response.headers["Location"] = f"{router.prefix}/entries/{record.id}"
-    return _entry(record)
+    return entry_json(record)
 
 
 @router.get("/entries", response_model=EntriesOut, responses=ENTRY_ERRORS, summary="List the entries")
 async def list_entries(services: QuizServicesDep, deleted: Annotated[bool, Query(
         description="Also list deleted entries.")] = False) -> dict[str, object]:
     records = await services.run(services.curation.listing, deleted=deleted)
-    return {"entries": [_entry(record) for record in records]}
+    return {"entries": [entry_json(record) for record in records]}
 
 
 @router.get("/entries/{entry_id}", response_model=EntryOut, responses=ENTRY_ERRORS, summary="One entry")
@@ -178,7 +156,7 @@ async def get_entry(entry_id: EntryId, services: QuizServicesDep) -> dict[str, o
     record = await services.run(services.curation.get, entry_id)
     if record is None:
         raise HTTPException(404, f"no knowledge entry {entry_id!r}")
-    return _entry(record)
+    return entry_json(record)
 
 
 @router.get("/entries/{entry_id}/history", response_model=EntryHistoryOut, responses=ENTRY_ERRORS,
@@ -187,7 +165,7 @@ async def entry_history(entry_id: EntryId, services: QuizServicesDep) -> dict[st
     """Every change to the entry, oldest first: who, when, what (create, edit, delete, restore) and its text."""
     with _known():
         versions = await services.run(services.curation.history, entry_id)
-    return {"id": entry_id, "versions": [_version(v) for v in versions]}
+    return {"id": entry_id, "versions": [version_json(v) for v in versions]}
 
 
 @router.put("/entries/{entry_id}", response_model=EntryOut, summary="Edit an entry",
@@ -201,7 +179,7 @@ async def edit_entry(entry_id: EntryId, body: EntryEditIn, services: QuizService
             record = await services.run(services.curation.edit, entry_id, body.draft(), version=body.version, by=by)
     except StaleEditError as exc:
         return JSONResponse({"error": str(exc), "current_version": exc.current}, status_code=409)
-    return _entry(record)
+    return entry_json(record)
 
 
 @router.delete("/entries/{entry_id}", status_code=status.HTTP_204_NO_CONTENT, response_class=Response,
@@ -219,7 +197,7 @@ async def restore_entry(entry_id: EntryId, services: QuizServicesDep, by: AdminD
     """Answer from a deleted entry again (nothing changes for one that is not deleted)."""
     with _known():
         record = await services.run(services.curation.restore, entry_id, by=by)
-    return _entry(record)
+    return entry_json(record)
 
 
 @router.post("/notes", response_model=NoteOut, status_code=status.HTTP_201_CREATED, summary="Add a note",
@@ -232,13 +210,13 @@ async def add_note(body: NoteIn, response: Response, services: QuizServicesDep, 
                                          request_key=_request_key(by, idempotency_key))
     if not created:
         response.status_code = status.HTTP_200_OK
-    return _note(record)
+    return note_json(record)
 
 
 @router.get("/notes", response_model=NotesOut, responses=NOTE_ERRORS, summary="List the notes")
 async def list_notes(services: QuizServicesDep) -> dict[str, object]:
     records = await services.run(services.curation.notes)
-    return {"notes": [_note(record) for record in records]}
+    return {"notes": [note_json(record) for record in records]}
 
 
 @router.delete("/notes/{note_id}", status_code=status.HTTP_204_NO_CONTENT, response_class=Response,

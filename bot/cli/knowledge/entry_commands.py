@@ -4,7 +4,9 @@ of the database.
 Each command changes or shows them through `bot.curation.Curation`, which every running replica answers from
 within seconds: nothing is rebuilt here. An entry is written as a Markdown file (`entry_files`). A change the
 core refuses (too long, a stale version, an unknown id, a note for a question there is not) is one line on
-stderr and exit code 1, and nothing is written.
+stderr and exit code 1, and nothing is written. `list --json` and `notes --json` print the HTTP API's entry
+and note objects (`bot.curation.service.entry_json`, `note_json`), one a line, with what the terminal must not
+get escaped (`json_line`).
 """
 
 from __future__ import annotations
@@ -12,7 +14,6 @@ from __future__ import annotations
 import argparse
 import functools
 import getpass
-import json
 import re
 import sys
 import unicodedata
@@ -24,15 +25,15 @@ from pathlib import Path
 from bot.cli.common import settings_from_args
 from bot.cli.knowledge.entry_files import entry_file_text, read_entry_file
 from bot.cli.knowledge.tables import columns, count, describe_entry, when
-from bot.cli.texts import printable
+from bot.cli.texts import json_line, printable
 from bot.config import Settings
-from bot.curation.service import Curation, EntryDraft
+from bot.curation.service import Curation, EntryDraft, entry_json, note_json
 from bot.errors import InputError, KnowledgeEditError, StaleEditError, UnknownEntryError
 from bot.knowledge import KnowledgeBase
 from bot.knowledge.entries import ENTRIES_FOLDER, with_entries
 from bot.knowledge.loader import load_knowledge
 from bot.lang import LANGUAGES
-from bot.storage import EntryRecord, EntryVersion, NoteRecord, Stores, open_database
+from bot.storage import EntryRecord, EntryVersion, Stores, open_database
 from bot.text.language import detect_language
 
 LIVE = "a running server answers from it within seconds"
@@ -166,7 +167,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         records = curation.listing(deleted=args.deleted)
     if args.json:
         for record in records:
-            print(json.dumps(entry_dict(record), ensure_ascii=False))
+            print(json_line(entry_json(record)))
         return 0
     if not records:
         print("no entries" if args.deleted else "no entries (--deleted lists the deleted ones too)")
@@ -180,17 +181,6 @@ def cmd_list(args: argparse.Namespace) -> int:
     deleted = sum(r.deleted for r in records)
     print(count(len(records), "entry", "entries") + (f", {deleted} deleted" if args.deleted else ""))
     return 0
-
-
-def entry_dict(record: EntryRecord) -> dict[str, object]:
-    fields = record.fields
-    return {
-        "id": record.id, "doc": f"{ENTRIES_FOLDER}/{record.id}", "kind": fields.kind, "version": record.version,
-        "lang": fields.lang, "title": fields.title, "topic": fields.topic, "credit": record.credit,
-        "created_by": record.created_by, "created_at": record.created_at.isoformat(),
-        "updated_by": record.updated_by, "updated_at": record.updated_at.isoformat(), "deleted": record.deleted,
-        "deleted_by": record.deleted_by, "deleted_at": record.deleted_at.isoformat() if record.deleted_at else None,
-    }
 
 
 def cmd_add(args: argparse.Namespace) -> int:
@@ -321,7 +311,7 @@ def cmd_notes(args: argparse.Namespace) -> int:
         records = curation.notes()
     if args.json:
         for record in records:
-            print(json.dumps(note_dict(record), ensure_ascii=False))
+            print(json_line(note_json(record)))
         return 0
     if not records:
         print("no notes")
@@ -333,11 +323,6 @@ def cmd_notes(args: argparse.Namespace) -> int:
         print(printable(line))
     print(count(len(records), "note", "notes"))
     return 0
-
-
-def note_dict(record: NoteRecord) -> dict[str, object]:
-    return {"id": record.id, "doc": record.doc_id, "question": record.question, "lang": record.lang,
-            "text": record.text, "created_by": record.created_by, "created_at": record.created_at.isoformat()}
 
 
 def cmd_delete_note(args: argparse.Namespace) -> int:
