@@ -17,11 +17,10 @@ import yaml
 from bot.curation.service import EntryDraft
 from bot.errors import InputError, KnowledgeError
 from bot.knowledge.entries import LETTERS
-from bot.knowledge.markdown import read_front_matter
+from bot.knowledge.markdown import FENCE_LINE, read_front_matter
 
 ENTRY_KEYS = ("title", "lang", "topic", "options", "answer")
 _TITLE_HEADING = re.compile(r"#[ \t]++(.*)")  # `# Title`, not `## Section`; the closing `#`s are cut in code
-_FENCE_LINE = re.compile(r"^\s*(```+|~~~+)")
 _LETTERED = re.compile(r"^([A-D])\)\s+")  # an option written as `A) text`
 
 
@@ -86,7 +85,7 @@ def _heading_title(body: str) -> tuple[str | None, str]:
     lines = body.split("\n")
     fence: str | None = None
     for i, line in enumerate(lines):
-        opened = _FENCE_LINE.match(line)
+        opened = FENCE_LINE.match(line)
         if opened:
             marker = opened.group(1)
             if fence is None:
