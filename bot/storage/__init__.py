@@ -7,7 +7,7 @@ One `Database` (engine, schema, transactions) and one store per concern over it,
 
 from bot.storage.database import ConcernStore, Database, open_database
 from bot.storage.engine import never_created
-from bot.storage.entry_records import EntryFields, EntryRecord, EntryVersion, NoteRecord
+from bot.storage.entry_records import EntryDraft, EntryRecord, EntryVersion, NoteRecord
 from bot.storage.entry_store import EntryStore
 from bot.storage.event_store import EVENT_MEMORY, EventStore
 from bot.storage.feedback_store import FeedbackStore
@@ -22,7 +22,7 @@ from bot.storage.store import Stores
 from bot.storage.topic_store import TopicStore
 
 __all__ = [
-    "EVENT_MEMORY", "AttemptRecord", "Claim", "ConcernStore", "Database", "EntryFields", "EntryRecord", "EntryStore",
+    "EVENT_MEMORY", "AttemptRecord", "Claim", "ConcernStore", "Database", "EntryDraft", "EntryRecord", "EntryStore",
     "EntryVersion", "EventStore", "FeedbackStore", "GapRecord", "NoteRecord",
     "GapStore", "PeopleStore", "QuizStore", "ReviewRecord", "RoundAnswerRecord", "RoundQuestion", "RoundRecord",
     "RoundStore", "ScheduleRecord", "Score", "Stores", "TopicStore", "never_created", "open_database",

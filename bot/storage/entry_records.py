@@ -52,7 +52,6 @@ class EntryDraft:
                           answer=self.answer.strip().upper() if self.answer else None)
 
 
-EntryFields = EntryDraft  # the name `bot.storage` still exports it under
 
 
 @dataclass(frozen=True)

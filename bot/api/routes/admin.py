@@ -37,6 +37,7 @@ from bot.api.schemas import (
 from bot.config import Settings
 from bot.curation.service import entry_json, note_json, version_json
 from bot.errors import StaleEditError, UnknownEntryError
+from bot.lang import Lang
 
 
 async def require_configured_tokens(settings: Annotated[Settings, Depends(get_settings)]) -> None:
@@ -56,7 +57,7 @@ class GapOut(BaseModel):
     kind: Literal["unanswered", "uncovered", "downvoted"] = Field(
         description="unanswered: the bot said it does not know; uncovered: a term of a partly answered question "
                     "the knowledge never mentions; downvoted: an answer got 👎.", examples=["unanswered"])
-    lang: Literal["es", "en"] = Field(examples=["en"])
+    lang: Lang = Field(examples=["en"])
     text: str = Field(description="The question (latest wording of the group), or the uncovered term.",
                       examples=["How do I run a PyTorchJob on EKS?"])
     example: str | None = Field(description="For an uncovered term: the latest question it came from.",
