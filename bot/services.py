@@ -105,7 +105,7 @@ class Services:
         """Load the model and index (rebuilding a stale index when the settings allow it), and start opening
         the database in the background (migrating it first when `EKSBOT_MIGRATE_ON_START` is on): it is
         retried with backoff until it answers, and `database` tells meanwhile why it is not ready."""
-        return cls.starting(settings, Assistant.from_settings(settings, embedder=embedder))
+        return cls.starting(settings, Assistant.from_settings(settings, embedder=embedder, strict=False))
 
     @classmethod
     def starting(cls, settings: Settings, assistant: Assistant) -> Services:

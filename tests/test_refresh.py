@@ -21,6 +21,7 @@ from bot.answering.refresh import KnowledgeRefresh
 from bot.api import create_app
 from bot.config import Settings, load_settings
 from bot.curation.service import EntryDraft
+from bot.errors import EksBotError
 from bot.knowledge.entries import Entry
 from bot.knowledge.model import Note
 from bot.metrics import Metrics
@@ -390,3 +391,38 @@ def test_the_metrics_count_reloads_failures_and_skipped_files(
     scraped = generate_latest(metrics.registry).decode()
     assert "eksbot_knowledge_reloads_total 1.0" in scraped and "eksbot_knowledge_behind 0.0" in scraped
     assert "eksbot_knowledge_skipped_files 1.0" in scraped
+
+
+def test_the_served_metrics_say_how_the_reloads_went(watched: Services, knowledge_copy: Path,
+                                                     settings: Settings) -> None:
+    client = TestClient(create_app(settings, services=watched))
+    assert "eksbot_knowledge_reloads_total 0.0" in client.get("/metrics").text
+    (knowledge_copy / "notes.md").write_bytes(b"\0binary")
+    add_doc(knowledge_copy)
+    deadline = time.monotonic() + 10
+    while "eksbot_knowledge_reloads_total 1.0" not in (scraped := client.get("/metrics").text):
+        assert time.monotonic() < deadline, "the reload was not counted within 10 s"
+        time.sleep(0.05)
+    assert "eksbot_knowledge_skipped_files 1.0" in scraped
+
+
+def test_a_server_starts_with_a_quiz_file_that_has_an_error_and_names_it(
+    knowledge_copy: Path, tmp_path: Path, settings: Settings, caplog: pytest.LogCaptureFixture
+) -> None:
+    """One broken file must not keep a replica from starting (a rollout would stall on it) while the build
+    refuses it with its file and line."""
+    quiz = knowledge_copy / "eks-training-quiz.en.md"
+    quiz.write_text(quiz.read_text(encoding="utf-8").replace("Answer: B\n", "", 1), encoding="utf-8")
+    add_doc(knowledge_copy)
+    starting = settings.model_copy(update={"knowledge_dir": knowledge_copy, "index_dir": tmp_path / "index",
+                                           "auto_rebuild": True, "knowledge_refresh_seconds": 0})
+    with caplog.at_level(logging.WARNING, logger="bot.answering.assistant"):
+        services = Services.load(starting, embedder=FakeEmbedder())
+    try:
+        assert services.assistant.answer(QUESTION, "en").answered
+        assert sorted(services.assistant.knowledge.editions("eks-training-quiz")) == ["es"]
+        assert any(str(quiz) in r.getMessage() for r in caplog.records if r.levelno == logging.WARNING)
+    finally:
+        services.close()
+    with pytest.raises(EksBotError, match="eks-training-quiz.en.md"):
+        Assistant.from_settings(starting, embedder=FakeEmbedder())

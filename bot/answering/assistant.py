@@ -2,7 +2,7 @@
 
 The bot answers only from the knowledge: the most relevant explanation sentences of the best question,
 its best matching code snippet, and citations. It answers only when the answerability model judges that
-the best quiz question answers what was asked (`bot.retrieval.answerability`); then it also names the
+the best quiz question answers what was asked (`bot.answering.answerability`); then it also names the
 terms of the question that the knowledge never mentions. Otherwise it says it does not know, lists what
 it covers and, when a quiz question is really related, offers it as related (not as the answer).
 """
@@ -98,11 +98,16 @@ class Assistant:
         self._topics: dict[str, list[str]] = {}
 
     @classmethod
-    def from_settings(cls, settings: Settings, embedder: Embedder | None = None, model: Model | None = None
-                      ) -> Assistant:
+    def from_settings(cls, settings: Settings, embedder: Embedder | None = None, model: Model | None = None,
+                      *, strict: bool = True) -> Assistant:
+        """The assistant over the knowledge and index the settings name. `strict=False` (a server starting)
+        skips a knowledge file with an error, as a running server does, and logs it with its line: one broken
+        file must not keep a replica from starting while the others serve. The build stays strict."""
         embedder = embedder or load_embedder(settings)
-        index = load_index(load_knowledge(settings.knowledge_dir), settings.index_dir, embedder,
-                           rebuild=settings.auto_rebuild)
+        knowledge = load_knowledge(settings.knowledge_dir, strict=strict)
+        for skipped in knowledge.skipped:
+            log.warning("skipped %s", skipped)
+        index = load_index(knowledge, settings.index_dir, embedder, rebuild=settings.auto_rebuild)
         return cls(index, embedder, threshold=settings.abstain_threshold, max_chars=settings.max_question_chars,
                    model=model)
 
@@ -135,9 +140,9 @@ class Assistant:
         return detect_language(text, self.vocabulary)
 
     def warm(self) -> None:
-        """Build what the first questions would otherwise build on their way (the misspelling index: tens of
-        milliseconds for the quiz, more for many documents). Run off the request path after a start or a change
-        of knowledge; a question that comes first waits for the build instead of making its own."""
+        """Build what the first questions would otherwise build on their way (the misspelling index, whose cost
+        grows with the knowledge's words). Run off the request path after a start or a change of knowledge; a
+        question that comes first waits for the build instead of making its own."""
         self.retriever.vocabulary.prepare()
 
     def answer(self, question: str, lang: str | None = None) -> Answer:
@@ -244,9 +249,6 @@ class Assistant:
         answer opens by naming what the knowledge does not cover ("The knowledge base says nothing about
         “JobSet”. On gang scheduling with Volcano: …")."""
         return self.caveat_threshold if judgement.partial else self.threshold
-
-    def judge_retrieval(self, retrieval: Retrieval) -> Judgement:
-        return self.judge.judge(retrieval)
 
     def topics(self, lang: str) -> list[str]:
         """What the knowledge covers, in `lang` (read once: the knowledge of an assistant never changes)."""

@@ -128,5 +128,6 @@ def _attach(app: FastAPI, services: Services) -> None:
     loaded(services.assistant)
     services.on_swap.append(loaded)  # the knowledge changed while serving
     metrics.feedback.counts = services.stores.feedback.counts
+    metrics.knowledge.status = services.knowledge_status
     services.batcher.on_batch = metrics.batch_size.observe
     app.state.services = services
