@@ -40,8 +40,8 @@ class Settings(BaseSettings):
     )
     knowledge_refresh_seconds: float = Field(
         default=0.5, ge=0.0, le=3600.0,
-        description="How often a running server looks for changed knowledge files (their names, sizes and times: "
-        "a few milliseconds), besides being told of each write by the system; a change is answered from without a "
+        description="How often a running server looks for changed knowledge files (their names, sizes and times "
+        "only), besides being told of each write by the system; a change is answered from without a "
         "restart (0: only at start).",
     )
     index_dir: Path = Field(

@@ -2,16 +2,15 @@
 
 The directory is watched: the system tells of a write below it (inotify on Linux, through `watchfiles`), and the
 files are looked at at once. They are also looked at every half second (`knowledge_refresh_seconds`) in any
-case, for file systems that tell nothing (names, sizes and modification times: about 3 ms for 150 files, and no
-file is read while nothing changed). When something changed, the changed files are read again and a new index
+case, for file systems that tell nothing (names, sizes and modification times only: no file is read while
+nothing changed). When something changed, the changed files are read again and a new index
 and assistant are made aside, in memory, from the ones in use: the vectors, chunks, terms, BM25 counts, excerpt
 and definition readings of every unchanged document are taken over, so only the changed document's text is
-embedded (on the model's thread, between answers) and read. At 10,000 sections of docs this takes about a second
-(`docs/scale.md`), during which Python's cycle collector waits (a full pass over the millions of objects of the
-index would add most of a second more). The new assistant is then handed over in one step; questions already
-being answered finish on the old one. What the change needs embedded goes to the model's thread a few texts at
-a time (`ENCODE_BATCH_SECONDS`), so that a question asked meanwhile waits for one small call, not for the whole
-change.
+embedded (on the model's thread, between answers) and read (how long that takes at scale: `docs/scale.md`).
+Meanwhile Python's cycle collector waits: a full pass over the index's objects would cost about as much again.
+The new assistant is then handed over in one step; questions already being answered finish on the old one.
+What the change needs embedded goes to the model's thread a few texts at a time (`ENCODE_BATCH_SECONDS`), so
+that a question asked meanwhile waits for one small call, not for the whole change.
 
 A file that cannot be read stops nothing else: a document that cannot be read, a knowledge-format file with an
 error, an edition that disagrees with the others, a file larger than the limit or a link out of the directory
@@ -303,8 +302,7 @@ def with_extras(assistant: Assistant, entries: list[Entry], notes: list[Note]) -
 def release_freed_memory() -> None:
     """Give the memory freed since the last call back to the system. glibc's allocator keeps freed pages for
     later allocations: after an assistant is replaced (or the start's loading is done), a replica would
-    otherwise stay at its peak (at 10,000 sections of docs, tens of MB). Nothing where the C library is not
-    glibc."""
+    otherwise stay at its peak. Nothing where the C library is not glibc."""
     trim = _malloc_trim()
     if trim is not None:
         trim(0)
