@@ -129,6 +129,17 @@ def test_a_well_formed_small_file_parses(tmp_path: Path) -> None:
     assert doc.questions[0].blocks[0].text == "la respuesta correcta es la segunda."
 
 
+def test_a_missing_answer_line_is_named_with_an_example_in_the_file_s_language(tmp_path: Path) -> None:
+    english = FRONT_EN + "\n## 1. Which one?\n\nTopic: Tests\n\n- A) this\n- B) that\n\nExplanation: none.\n"
+    path = write(tmp_path, "mini.en.md", english)
+    with pytest.raises(KnowledgeError) as info:
+        parse_file(path)
+    assert_names(info.value, path, line_of(english, "## 1."), "no answer line", "Answer: B")
+    spanish = write(tmp_path, "mini.es.md", FRONT_ES + "\n" + question_md(1).replace("Respuesta: B\n", ""))
+    with pytest.raises(KnowledgeError, match="Respuesta: B"):
+        parse_file(spanish)
+
+
 def test_missing_front_matter(tmp_path: Path) -> None:
     path = write(tmp_path, "mini.es.md", question_md(1))
     with pytest.raises(KnowledgeError) as info:

@@ -171,7 +171,8 @@ def _question(
         if len(options) < 2:
             raise KnowledgeError(path, line_no, f"question {number} needs at least two options '- A) ...'")
         if answer is None:
-            raise KnowledgeError(path, line_no, f"question {number} has no answer line ('Respuesta: B')")
+            example = "Respuesta: B" if lang == "es" else "Answer: B"
+            raise KnowledgeError(path, line_no, f"question {number} has no answer line ('{example}')")
         if answer not in {o.key for o in options}:
             keys = ", ".join(o.key for o in options)
             raise KnowledgeError(
