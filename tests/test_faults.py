@@ -1,6 +1,7 @@
 """Faults made for real: PostgreSQL connections terminated and refused, a database that refuses connections
-at start, a read-only and a full data directory. Questions keep being answered; the quiz gives 503 with
-Retry-After during the fault and works again within seconds of its end, with nothing lost.
+at start, a read-only and a full data directory, hostile knowledge dropped into a running server. Questions keep
+being answered; the quiz gives 503 with Retry-After during the fault and works again within seconds of its end,
+with nothing lost.
 
 PostgreSQL is reached through a TCP proxy on loopback (`tests/tcp_proxy.py`) that the test takes down (every
 connection cut, new ones refused) and brings back; the shared server itself is never stopped. The data
@@ -13,6 +14,7 @@ import asyncio
 import contextlib
 import os
 import subprocess
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -305,3 +307,78 @@ def test_the_server_prunes_unanswered_quiz_questions_once_the_database_is_open(
                      round_retention_days=180):
             wait_for(lambda: QuizStore(store).get_attempt("forgotten") is None, 10)
             wait_for(lambda: RoundStore(store).get(record.id) is None, 10)
+
+
+# -- hostile knowledge -------------------------------------------------------------------------------
+# What a careless maintainer or an attacker can put in the knowledge: lines that make a regular expression
+# backtrack, YAML alias bombs, a quiz file with an error, a link to a secret outside the folder, thousands of
+# files at once and one huge file. Answers go on meanwhile, and the rest of the knowledge goes live.
+
+def test_hostile_knowledge_never_stalls_answers_and_the_rest_goes_live(
+    settings: Settings, knowledge_copy: Path, fake_index_dir: Path, tmp_path: Path
+) -> None:
+    from pydantic import SecretStr
+
+    from bot.config import load_settings
+    from tests.fakes import FakeEmbedder, lexical_model
+    from tests.hostile_knowledge import HOSTILE_FILES, SECRET, drop_hostile_knowledge
+    from tests.knowledge_helpers import ASK_RUNBOOK, RUNBOOK
+
+    assistant = Assistant.from_settings(
+        load_settings(knowledge_dir=knowledge_copy, index_dir=fake_index_dir, auto_rebuild=False),
+        embedder=FakeEmbedder(), model=lexical_model())
+    live = settings.model_copy(update={"knowledge_dir": knowledge_copy, "knowledge_refresh_seconds": 0.2,
+                                       "api_tokens_raw": SecretStr("admin-token"), "rate_limit": 0})
+    admin = {"Authorization": "Bearer admin-token"}
+    services = Services.starting(live, assistant)
+    stop = threading.Event()
+    timings: list[float] = []
+    statuses: list[int] = []
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    try:
+        with TestClient(create_app(live, services=services)) as client:  # one event loop, used from two threads
+
+            def ask() -> None:
+                while not stop.is_set():
+                    started = time.monotonic()
+                    response = client.post("/v1/query", json={"question": QUESTION, "lang": "en"}, headers=admin)
+                    timings.append(time.monotonic() - started)
+                    statuses.append(response.status_code)
+                    time.sleep(0.01)
+
+            def cited() -> list[str]:
+                body = client.post("/v1/query", json={"question": ASK_RUNBOOK, "lang": "en"}, headers=admin).json()
+                return [c["doc"] for c in body["citations"]]
+
+            wait_for(lambda: services.database.ready, 30)
+            asking = threading.Thread(target=ask, daemon=True)
+            asking.start()
+            try:
+                time.sleep(0.5)  # answers before anything is dropped in
+                drop_hostile_knowledge(knowledge_copy, outside)
+                entry = client.post("/v1/admin/entries", json=RUNBOOK, headers=admin)
+                assert entry.status_code == 201, entry.text
+                wait_for(lambda: cited()[:1] == [f"entries/{entry.json()['id']}"], 60)
+                wait_for(lambda: len(services.assistant.knowledge.documents) > HOSTILE_FILES, 60)
+                assert client.get("/healthz").status_code == 200
+                secret = client.post("/v1/query", json={"question": "What is the database password?", "lang": "en"},
+                                     headers=admin)
+                assert SECRET not in secret.text
+            finally:
+                stop.set()
+                asking.join(timeout=30)
+    finally:
+        services.close()
+    knowledge = services.assistant.knowledge
+    sources = {d.source for d in knowledge.documents}
+    assert "hostile/patterns.mdx" in sources  # read, in linear time
+    assert not {"hostile/credentials.md", "hostile/huge.md", "hostile/bomb-doc.md"} & sources
+    assert all(SECRET not in b.text for d in knowledge.documents for q in d.questions for b in q.blocks)
+    assert set(statuses) == {200}, sorted(set(statuses))
+    ordered = sorted(timings)
+    p99 = ordered[int(0.99 * (len(ordered) - 1))]
+    print(f"\nhostile knowledge: {len(timings)} answers while it was read, p99 {p99 * 1000:.0f} ms, "
+          f"max {ordered[-1] * 1000:.0f} ms")
+    assert len(timings) > 20
+    assert p99 <= 0.5, f"answer p99 {p99:.2f} s while hostile knowledge was read (max {ordered[-1]:.2f} s)"
