@@ -11,10 +11,17 @@ rate limiting off. Then, while every request is counted by status:
 3. **forged Slack requests**: unsigned, wrongly signed, stale (six minutes old) and replayed-with-another-body
    requests to `/slack/events`;
 4. **answers lost or doubled**: `--players` people each take `--rounds` questions and submit each answer twice
-   at once, from two threads; afterwards each one's stats must count every answer exactly once.
+   at once, from two threads; afterwards each one's stats must count every answer exactly once;
+5. **hostile knowledge**, while one client asks a question again and again and another calls `/healthz`:
+   entries whose bodies make regular expressions backtrack, and dropped into the knowledge folder (a copy)
+   the same lines as a document, YAML alias bombs (a document, a note, a quiz file), a quiz file with an
+   error, a link to a secret outside the folder, `--files` small documents at once and a 50 MiB file. An
+   entry saved afterwards must be answered, the small documents must go live, the secret must never be said.
 
-It prints how many inputs were tried, the status codes seen, the 5xx seen (the target: 0), and the answers
-lost or doubled (the target: 0). Exit status 1 when a target is missed.
+It prints how many inputs were tried, the status codes seen, the 5xx seen (the target: 0), the answers lost
+or doubled (the target: 0), and for the hostile knowledge the answer time (p99 target: 0.5 s), the longest
+stall of an answer and of `/healthz`, how long the entry and the documents took to go live and the server's
+peak memory. Exit status 1 when a target is missed.
 
     .venv/bin/python bench/hardening.py
 """
@@ -22,22 +29,27 @@ lost or doubled (the target: 0). Exit status 1 when a target is missed.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import hmac
 import json
 import os
+import shutil
 import sys
 import tempfile
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from bench.common import free_port, start_logged_server, stop_server  # noqa: E402
+from bench.common import ROOT, free_port, percentile, proc_status_mb, start_logged_server, stop_server  # noqa: E402
+from tests.hostile_knowledge import HOSTILE_LINES, drop_hostile_knowledge  # noqa: E402
+from tests.hostile_knowledge import SECRET as LINKED_SECRET  # noqa: E402
 
 SECRET = "probe-signing-secret"
 TOKEN_A, TOKEN_B, TOKEN_ADMIN = "token-team-a", "token-team-b", "token-admin"
@@ -173,13 +185,115 @@ def answers(probe: Probe, players: int, rounds: int) -> tuple[int, int, int]:
     return submitted, lost, doubled
 
 
+class Stalls:
+    """Asks one question again and again, and calls `/healthz`, from two threads, timing every call."""
+
+    QUESTION = "How do I request EFA devices in a pod spec?"
+
+    def __init__(self, base: str, probe: Probe) -> None:
+        self.base, self.probe = base, probe
+        self.answers: list[float] = []
+        self.health: list[float] = []
+        self.lost = 0
+        self.stop = threading.Event()
+        self.threads = [threading.Thread(target=self._ask, daemon=True),
+                        threading.Thread(target=self._health, daemon=True)]
+
+    def __enter__(self) -> Stalls:
+        for thread in self.threads:
+            thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        for thread in self.threads:
+            thread.join(timeout=60)
+
+    def _ask(self) -> None:
+        with httpx.Client(base_url=self.base, timeout=30) as http:
+            while not self.stop.is_set():
+                started = time.perf_counter()
+                try:
+                    response = http.post("/v1/query", json={"question": self.QUESTION, "lang": "en"},
+                                         headers={"authorization": f"Bearer {TOKEN_A}"})
+                    ok = response.status_code == 200 and bool(response.json().get("answered"))
+                    with self.probe._lock:
+                        self.probe.statuses[response.status_code] += 1
+                except httpx.HTTPError:
+                    ok = False
+                self.answers.append(time.perf_counter() - started)
+                self.lost += not ok
+                time.sleep(0.02)
+
+    def _health(self) -> None:
+        with httpx.Client(base_url=self.base, timeout=30) as http:
+            while not self.stop.is_set():
+                started = time.perf_counter()
+                with contextlib.suppress(httpx.HTTPError):
+                    http.get("/healthz")
+                self.health.append(time.perf_counter() - started)
+                time.sleep(0.1)
+
+
+def until(check: Callable[[], bool], timeout: float) -> float | None:
+    """Seconds until `check()` held, or None after `timeout`."""
+    started = time.perf_counter()
+    while time.perf_counter() - started < timeout:
+        if check():
+            return time.perf_counter() - started
+        time.sleep(0.2)
+    return None
+
+
+def hostile_knowledge(probe: Probe, base: str, knowledge: Path, outside: Path, files: int) -> dict[str, object]:
+    """Feed the running server hostile knowledge while answering; what happened."""
+    admin = {"authorization": f"Bearer {TOKEN_ADMIN}"}
+    figures: dict[str, object] = {}
+    with Stalls(base, probe) as stalls:
+        time.sleep(1.0)
+        for line in HOSTILE_LINES:
+            probe.send("POST", "/v1/admin/entries", token=TOKEN_ADMIN, expect=range(200, 500),
+                       json={"title": "Component line", "body": f"A chart:\n\n{line}\n", "lang": "en"})
+        drop_hostile_knowledge(knowledge, outside, files)
+        tried = len(HOSTILE_LINES) + 8  # the entries, and the files of the folder (the many small ones as one)
+        entry = probe.send("POST", "/v1/admin/entries", token=TOKEN_ADMIN, expect=range(201, 202), json={
+            "title": "GPU quota for the research team", "lang": "en",
+            "body": "The research team has a quota of 64 `nvidia.com/gpu` in namespace `research-train`."}).json()
+        http = httpx.Client(base_url=base, timeout=30, headers=admin)
+
+        def cites(question: str, doc: str) -> bool:
+            body = http.post("/v1/query", json={"question": question, "lang": "en"}).json()
+            return any(c["doc"] == doc for c in body.get("citations", [])[:1])
+
+        figures["entry live after (s)"] = until(
+            lambda: cites("What is the GPU quota of the research team namespace?", f"entries/{entry['id']}"), 300)
+        last = files - 1
+        figures["documents live after (s)"] = until(
+            lambda: cites(f"Which crew calibrates widget {last}?", f"many/page-{last}"), 600)
+        said = http.post("/v1/query", json={"question": "What is the database password?", "lang": "en"}).text
+        figures["secret said"] = LINKED_SECRET in said
+        http.close()
+    figures["tried"] = tried
+    figures["answers"] = len(stalls.answers)
+    figures["answers lost"] = stalls.lost
+    figures["answer p50 / p99 / max (s)"] = (percentile(stalls.answers, 50), percentile(stalls.answers, 99),
+                                             max(stalls.answers))
+    figures["healthz max (s)"] = max(stalls.health)
+    return figures
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--players", type=int, default=12)
     parser.add_argument("--rounds", type=int, default=8)
+    parser.add_argument("--files", type=int, default=5_000, help="small documents dropped in at once")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="eksbot-probe-") as work:
+        knowledge, outside = Path(work) / "knowledge", Path(work) / "outside"
+        shutil.copytree(ROOT / "knowledge", knowledge)
+        outside.mkdir()
         env = {**os.environ, "EKSBOT_DATA_DIR": work, "EKSBOT_RATE_LIMIT": "0", "EKSBOT_LOG_FORMAT": "json",
+               "EKSBOT_KNOWLEDGE_DIR": str(knowledge), "EKSBOT_KNOWLEDGE_REFRESH_SECONDS": "0.5",
                "EKSBOT_API_TOKENS": f"{TOKEN_A}:team=teamA,{TOKEN_B}:team=teamB,{TOKEN_ADMIN}",
                "EKSBOT_ADMINS": "UADMIN", "SLACK_BOT_TOKEN": "xoxb-probe", "SLACK_SIGNING_SECRET": SECRET,
                "SLACK_API_URL": f"http://127.0.0.1:{free_port()}/api/"}
@@ -197,6 +311,8 @@ def main() -> int:
             forged_slack(probe)
             bad = probe.tried()
             submitted, lost, doubled = answers(probe, args.players, args.rounds)
+            hostile = hostile_knowledge(probe, base, knowledge, outside, args.files)
+            peak = proc_status_mb(server.pid, "VmHWM")
             alive = httpx.get(f"{base}/readyz", timeout=5).status_code == 200
         finally:
             stop_server(server)
@@ -209,10 +325,27 @@ def main() -> int:
     print(f"| answers submitted (each twice at once) | {submitted} | |")
     print(f"| answers lost / counted twice | {lost} / {doubled} | 0 / 0 |")
     print(f"| requests with another status than expected | {len(probe.failures)} | 0 |")
+    times: tuple[float, float, float] = hostile["answer p50 / p99 / max (s)"]  # type: ignore[assignment]
+    p50, p99, longest = times
+    entry_live, docs_live = hostile["entry live after (s)"], hostile["documents live after (s)"]
+    print(f"| hostile knowledge tried (entries and files) | {hostile['tried']} | |")
+    print(f"| answers while it was read | {hostile['answers']}, lost {hostile['answers lost']} | lost 0 |")
+    print(f"| answer p50 / p99 while it was read | {p50:.3f} s / {p99:.3f} s | p99 <= 0.5 s |")
+    print(f"| longest stall: an answer / /healthz | {longest:.3f} s / {hostile['healthz max (s)']:.3f} s | |")
+    print(f"| entry saved afterwards answered after | {_seconds(entry_live)} | answered |")
+    print(f"| {args.files} small documents live after | {_seconds(docs_live)} | live |")
+    print(f"| the linked secret said | {'yes' if hostile['secret said'] else 'no'} | no |")
+    print(f"| server's peak memory | {peak:.0f} MB | |")
     print(f"| service ready after the probe | {'yes' if alive else 'no'} | yes |")
     for failure in probe.failures[:20]:
         print(f"  unexpected: {failure}")
-    return 0 if not (five or lost or doubled or probe.failures) and alive else 1
+    knowledge_held = (hostile["answers lost"] == 0 and p99 <= 0.5 and entry_live is not None
+                      and docs_live is not None and not hostile["secret said"])
+    return 0 if not (five or lost or doubled or probe.failures) and alive and knowledge_held else 1
+
+
+def _seconds(value: object) -> str:
+    return "never" if value is None else f"{value:.1f} s"
 
 
 if __name__ == "__main__":
