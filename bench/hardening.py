@@ -235,14 +235,16 @@ class Stalls:
                 time.sleep(0.1)
 
 
-def until(check: Callable[[], bool], timeout: float) -> float | None:
-    """Seconds until `check()` held, or None after `timeout`."""
+def until_each(checks: dict[str, Callable[[], bool]], timeout: float) -> dict[str, float | None]:
+    """Seconds until each check first held, looked at together; None for one that had not after `timeout`."""
     started = time.perf_counter()
-    while time.perf_counter() - started < timeout:
-        if check():
-            return time.perf_counter() - started
+    held: dict[str, float | None] = dict.fromkeys(checks)
+    while time.perf_counter() - started < timeout and any(v is None for v in held.values()):
+        for name, check in checks.items():
+            if held[name] is None and check():
+                held[name] = time.perf_counter() - started
         time.sleep(0.2)
-    return None
+    return held
 
 
 def hostile_knowledge(probe: Probe, base: str, knowledge: Path, outside: Path, files: int) -> dict[str, object]:
@@ -265,11 +267,13 @@ def hostile_knowledge(probe: Probe, base: str, knowledge: Path, outside: Path, f
             body = http.post("/v1/query", json={"question": question, "lang": "en"}).json()
             return any(c["doc"] == doc for c in body.get("citations", [])[:1])
 
-        figures["entry live after (s)"] = until(
-            lambda: cites("What is the GPU quota of the research team namespace?", f"entries/{entry['id']}"), 300)
         last = files - 1
-        figures["documents live after (s)"] = until(
-            lambda: cites(f"Which crew calibrates widget {last}?", f"many/page-{last}"), 600)
+        live = until_each({
+            "entry live after (s)": lambda: cites("What is the GPU quota of the research team namespace?",
+                                                  f"entries/{entry['id']}"),
+            "documents live after (s)": lambda: cites(f"Which crew calibrates widget {last}?", f"many/page-{last}"),
+        }, timeout=1800)
+        figures.update(live)
         said = http.post("/v1/query", json={"question": "What is the database password?", "lang": "en"}).text
         figures["secret said"] = LINKED_SECRET in said
         http.close()
