@@ -246,3 +246,32 @@ def test_unanswered_attempts_are_pruned_after_the_retention_period_and_answered_
 
 def review_of(attempt_id: str, clock: Clock) -> ReviewRecord:
     return ReviewRecord(team="T1", user="U1", doc_id="quiz", question=1, card="{}", due=clock.now)
+
+
+def test_databases_opened_at_once_by_several_threads_are_all_migrated(tmp_path: Path) -> None:
+    """A server opens its database on a thread of its own while another part of the process may open another
+    (a command, a test): their migrations must not pull Alembic's shared state from under each other."""
+    import threading
+
+    from bot.storage import Database
+
+    databases = [Database(f"sqlite:///{tmp_path / f'db-{i}.sqlite'}") for i in range(6)]
+    start = threading.Barrier(len(databases))
+    failures: list[BaseException] = []
+
+    def open_one(database: Database) -> None:
+        start.wait()
+        try:
+            database.upgrade()
+        except BaseException as exc:  # noqa: BLE001 - collected for the assertion below
+            failures.append(exc)
+
+    threads = [threading.Thread(target=open_one, args=(d,)) for d in databases]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert not failures, failures
+    for database in databases:
+        database.check_schema()  # raises when not at the newest revision
+        database.close()

@@ -7,6 +7,7 @@ imported when a migration runs, not when the server starts (it opens the databas
 from __future__ import annotations
 
 import logging
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,6 +21,10 @@ if TYPE_CHECKING:
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 # Replicas starting together take turns: the first upgrades, the others find the schema current.
 _LOCK_KEY = 0x656B73626F74
+# Alembic runs a migration through module-level proxies (`alembic.context`, `alembic.op`) it sets and removes:
+# two upgrades at once in one process (two databases opened by two threads) would pull them from under each
+# other. They take turns.
+_IN_PROCESS = threading.Lock()
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +45,7 @@ def upgrade(engine: sa.Engine) -> None:
     from alembic import command
     from alembic.runtime.migration import MigrationContext
 
-    with engine.connect() as conn:
+    with _IN_PROCESS, engine.connect() as conn:
         conn.execution_options(**{WRITE: True})
         with conn.begin():
             if conn.dialect.name == "postgresql":
