@@ -7,7 +7,7 @@ at Zipf 2.5 or more, with the Snowball stem of each word so inflected forms ("re
 lemma's frequency. Forms whose stem differs from their lemma's ("priorice", from "priorizar") are added
 from the `simplemma` package's lemma dictionaries: each form of a lemma that the list has, with the lemma's
 frequency (an inflection is as ordinary as its lemma). Terms are kept as 64-bit keys
-(`bot.retrieval.lexicon.term_key`) in sorted arrays: a few megabytes in memory instead of tens for a
+(`bot.reading.lexicon.term_key`) in sorted arrays: a few megabytes in memory instead of tens for a
 dictionary of strings. Run it again only to refresh the table (it needs the dev extra):
 
     .venv/bin/python scripts/make_word_frequencies.py
@@ -26,7 +26,7 @@ from simplemma.strategies.dictionaries import DefaultDictionaryFactory
 from wordfreq import get_frequency_dict
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from bot.retrieval.lexicon import term_key  # noqa: E402
+from bot.reading.lexicon import term_key  # noqa: E402
 
 OUT = Path(__file__).resolve().parent.parent / "bot" / "data" / "word-frequencies.npz"
 MIN_ZIPF = 2.5

@@ -24,8 +24,8 @@ PACKAGE = PROJECT_ROOT / "bot"
 SURFACES = ("api", "slack", "cli")
 FORBIDDEN = frozenset({"fastapi", "starlette", "slack_bolt", "slack_sdk"})
 ARCHITECTURE_DOC = PROJECT_ROOT / "docs" / "architecture.md"
-CORE_PACKAGES = ("bot.text", "bot.knowledge", "bot.embedding", "bot.retrieval", "bot.answering", "bot.evaluation",
-                 "bot.curation",
+CORE_PACKAGES = ("bot.text", "bot.reading", "bot.knowledge", "bot.embedding", "bot.retrieval", "bot.answering",
+                 "bot.evaluation", "bot.curation",
                  "bot.quiz", "bot.rounds", "bot.storage", "bot.services", "bot.home", "bot.config", "bot.errors",
                  "bot.lang", "bot.messages", "bot.logs", "bot.metrics")
 # Modules that sit loose in bot/ (everything else lives in a package named for its one job).
@@ -415,7 +415,7 @@ def test_the_package_root_has_room_signs() -> None:
 
 # -- each rule written once -------------------------------------------------------------------------------
 # A rule the code applies in several places is defined by one module, which the others import: the
-# control characters (`bot.text.control`), Slack's markup (`bot.text.markup`), the default team
+# control characters (`bot.text.control`), Slack's markup (`bot.reading.markup`), the default team
 # (`bot.quiz.models`), the languages (`bot.lang`) and the Slack action ids (`bot.slack.action_ids`).
 
 # Files that still write a rule of their own, each with why; none should be added.
@@ -473,8 +473,8 @@ def test_slacks_markup_is_read_by_one_set_of_patterns() -> None:
     def found(_source: str, tree: ast.Module) -> list[int]:
         return [node.lineno for node, text in _strings(tree) if any(part in text for part in markup)]
 
-    elsewhere = _written_elsewhere("bot/text/markup.py", found)
-    assert not elsewhere, "Slack's mentions, channels and links are bot.text.markup's SLACK_* patterns:\n" + \
+    elsewhere = _written_elsewhere("bot/reading/markup.py", found)
+    assert not elsewhere, "Slack's mentions, channels and links are bot.reading.markup's SLACK_* patterns:\n" + \
         "\n".join(elsewhere)
 
 

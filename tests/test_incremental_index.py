@@ -18,10 +18,10 @@ from bot.knowledge import KnowledgeBase, load_knowledge, loader
 from bot.knowledge.chunks import chunk_knowledge
 from bot.knowledge.loader import ReadCache
 from bot.lang import LANGUAGES
+from bot.reading.lexicon import Glossary
 from bot.retrieval import knowledge_terms
 from bot.retrieval.artifacts import make_index
 from bot.retrieval.lexical import LexicalIndex
-from bot.retrieval.lexicon import Glossary
 from bot.retrieval.readings import english_readings
 from bot.retrieval.sentence_groups import SentenceGroups
 from bot.text.language import edition_vocabulary
@@ -84,7 +84,7 @@ def same_answers(refreshed: Assistant, scratch: Assistant) -> None:
 
 
 def same_knowledge_terms(refreshed: Assistant, scratch: Assistant) -> None:
-    mine, theirs = refreshed.retriever.vocabulary.terms, scratch.retriever.vocabulary.terms
+    mine, theirs = refreshed.retriever.terms, scratch.retriever.terms
     assert {key: mine.terms_of(key) for key in mine.keys} == {key: theirs.terms_of(key) for key in theirs.keys}
     assert all(mine.postings(lang) == theirs.postings(lang) for lang in LANGUAGES)
     assert mine.everywhere == theirs.everywhere
@@ -150,7 +150,7 @@ def test_a_removed_doc_is_no_longer_answered(knowledge: Path, read: ReadCache) -
     assert not gone.answered
     assert all(c.doc_id != "runbook/gpu-training-runbook" for c in gone.citations)
     assert all(c.doc_id != "runbook/gpu-training-runbook" for c in after.index.chunks)
-    terms = after.retriever.vocabulary.terms
+    terms = after.retriever.terms
     assert not any("zeta" in words for key in terms.keys for words in terms.terms_of(key).values())
     assert "zeta" not in after.retriever.vocabulary.everywhere.get("en", frozenset())
 

@@ -262,7 +262,7 @@ def test_only_the_rules_that_shape_the_index_make_it_stale(tmp_path: Path, monke
     before = artifacts.pipeline_digest()
     hashed = {module.__name__ for module in artifacts.pipeline_modules()}
     assert {"bot.text.tokens", "bot.text.identifiers", "bot.knowledge.chunks"} <= hashed
-    assert not {"bot.text.markup", "bot.text.language"} & hashed
+    assert not {"bot.reading.markup", "bot.text.language"} & hashed
     tokens = importlib.import_module("bot.text.tokens")
     edited = tmp_path / "tokens.py"
     edited.write_text(Path(str(tokens.__file__)).read_text(encoding="utf-8") + "\n# a changed rule\n")

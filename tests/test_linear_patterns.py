@@ -20,13 +20,13 @@ from typing import Any
 
 import pytest
 
-from bot.answering.references import find_reference
 from bot.errors import KnowledgeError
 from bot.knowledge.markdown import parse_markdown
 from bot.knowledge.parser import parse_text
-from bot.retrieval.questions import read_definition
-from bot.text import markup
-from bot.text.rules import (
+from bot.reading import markup
+from bot.reading.questions import read_definition
+from bot.reading.references import find_reference
+from bot.reading.rules import (
     addition,
     comparison,
     continuation,
@@ -38,7 +38,7 @@ from bot.text.rules import (
 
 # The packages whose code reads knowledge files, entries, notes or questions: the core, and the surfaces that
 # read what people send (Slack messages added to the knowledge, HTTP bodies, imported folders).
-READERS = ("bot.knowledge", "bot.text", "bot.retrieval", "bot.answering", "bot.curation", "bot.quiz",
+READERS = ("bot.knowledge", "bot.text", "bot.reading", "bot.retrieval", "bot.answering", "bot.curation", "bot.quiz",
            "bot.cli", "bot.slack", "bot.api")
 # Patterns applied only to files the project ships (bot/data/), never to text from anyone else; each with why.
 OWN_DATA_ONLY: dict[str, str] = {}
@@ -245,7 +245,7 @@ def shown(text: str) -> str:
 def test_the_patterns_of_the_readers_are_collected() -> None:
     names = [name for name, _ in PATTERNS]
     assert len(names) > 40
-    for prefix in ("bot.knowledge.markdown.", "bot.knowledge.parser.", "bot.text.markup.", "bot.retrieval.terms.",
+    for prefix in ("bot.knowledge.markdown.", "bot.knowledge.parser.", "bot.reading.markup.", "bot.reading.terms.",
                    "bot.cli.knowledge.", "bot.slack.blocks.", "bot.text.control."):
         assert any(name.startswith(prefix) for name in names), prefix
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from bot.answering.assistant import Assistant
-from bot.retrieval.uncovered import other_kinds, uncovered_terms
-from bot.text.markup import clean_question, own_text
+from bot.reading.markup import clean_question, own_text
+from bot.reading.uncovered import other_kinds, uncovered_terms
 
 PENDING = ("```\nWarning  FailedScheduling  0/8 nodes are available: 8 Insufficient vpc.amazonaws.com/efa. "
            "preemption: 0/8 nodes are available\n```\nhow does the pod spec request EFA?")

@@ -7,14 +7,14 @@ from pathlib import Path
 import pytest
 
 from bot.answering.assistant import Assistant
-from bot.answering.references import find_reference
 from bot.errors import ConfigError
-from bot.retrieval.lexicon import WordFrequency
-from bot.retrieval.ordinary import meant
-from bot.retrieval.questions import definition_subject, referred_to_later
-from bot.text import rules as rules_module
+from bot.reading import rules as rules_module
+from bot.reading.lexicon import WordFrequency
+from bot.reading.ordinary import meant
+from bot.reading.questions import definition_subject, referred_to_later
+from bot.reading.references import find_reference
+from bot.reading.rules import continuation, rules, superlative_adjectives
 from bot.text.normalise import fold
-from bot.text.rules import continuation, rules, superlative_adjectives
 
 EXAMPLES = [(lang, example) for lang in ("en", "es") for example in rules(lang).examples["quiz_reference"]]
 

@@ -42,7 +42,7 @@ def test_a_started_server_builds_the_misspelling_index_off_the_request_path(sett
     from tests.fakes import FakeEmbedder, lexical_model
 
     assistant = Assistant.from_settings(settings, embedder=FakeEmbedder(), model=lexical_model())
-    index = assistant.retriever.vocabulary.terms.spelling
+    index = assistant.retriever.terms.spelling
     assert not index.ready
     services = Services.starting(settings, assistant)
     try:

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from bot.answering.assistant import Assistant
-from bot.retrieval import uncovered
-from bot.retrieval.lexicon import Glossary, WordFrequency, spanish_forms, specificity
-from bot.retrieval.terms import Analysis, QueryWord
+from bot.reading import uncovered
+from bot.reading.lexicon import Glossary, WordFrequency, spanish_forms, specificity
+from bot.reading.terms import Analysis, QueryWord
 
 
 def read(assistant: Assistant, question: str, lang: str | None = None) -> Analysis:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from bot.reading.markup import clean_question, context_spans, reading_text
 from bot.text.identifiers import is_code_name, is_setting_name
 from bot.text.language import detect_language, edition_vocabulary
-from bot.text.markup import clean_question, context_spans, reading_text
 from bot.text.normalise import fold, strip_accents
 from bot.text.sentences import sentences
 from bot.text.tokens import tokens

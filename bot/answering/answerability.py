@@ -5,7 +5,7 @@ between Karpenter and the Cluster Autoscaler?" is close to the Karpenter questio
 to any passage that says "AWS". The decision weighs signals that tell those apart:
 
 - **words**: the share of the question's words (weighed by how rare they are in general language,
-  `bot.retrieval.terms`) that the best quiz question uses, overall and in the best-covered sentence; the share
+  `bot.reading.terms`) that the best quiz question uses, overall and in the best-covered sentence; the share
   of the words that say what is asked ("back up", "cost", "upgrade") that the knowledge never uses; named
   things it never mentions;
 - **definitions**: a "what is X?" question needs a passage that explains X, not a passing mention
@@ -13,7 +13,7 @@ to any passage that says "AWS". The decision weighs signals that tell those apar
 - **closeness in meaning**: the best chunk's and the best sentence's cosine, whether one fact stands out
   from the question's other sentences, and the fused score's margin over the next question;
 - **the rest of a comparison**: "MPIJob or PyTorchJob?" is judged as "MPIJob?" once the named thing the
-  knowledge never mentions is set aside (`bot.retrieval.uncovered`), and answered with what it does not cover.
+  knowledge never mentions is set aside (`bot.reading.uncovered`), and answered with what it does not cover.
 - **how people ask**: whether the question is closer to our labelled questions the cited quiz question
   answers than to those it is cited for and nothing answers (`bot.answering.exemplars`).
 
@@ -37,11 +37,11 @@ from pathlib import Path
 from bot.answering.definitions import Definitions
 from bot.answering.exemplars import Exemplars
 from bot.errors import ConfigError
+from bot.reading.lexicon import RARE_ZIPF
+from bot.reading.terms import Analysis, QueryWord, Vocabulary
+from bot.reading.thresholds import THRESHOLDS
+from bot.reading.uncovered import names_a_thing, other_kinds, uncovered_terms
 from bot.retrieval.hybrid import HybridRetriever, Retrieval
-from bot.retrieval.lexicon import RARE_ZIPF
-from bot.retrieval.terms import Analysis, QueryWord, Vocabulary
-from bot.retrieval.thresholds import THRESHOLDS
-from bot.retrieval.uncovered import names_a_thing, other_kinds, uncovered_terms
 from bot.text.identifiers import is_code_name, is_setting_name
 
 MODEL_FILE = Path(__file__).resolve().parent.parent / "data" / "answerability.json"
@@ -71,7 +71,7 @@ def _broad_weight(word: QueryWord) -> float:
 FEATURES = (
     # What the best quiz question says of the question's words. A named thing the knowledge never
     # mentions, asked about beside one it explains ("MPIJob or PyTorchJob?"), was set aside before
-    # retrieval (`bot.retrieval.uncovered`): these judge the rest, which an answer can cover.
+    # retrieval (`bot.reading.uncovered`): these judge the rest, which an answer can cover.
     "named_unknown",  # named things the quiz never writes, not even as an option (at most 3)
     "broad_found",  # share of all content words (weighed from common to rare) the best question uses
     "literal",  # the question writes a name of code or configuration (`save_on_each_node`, `FI_PROVIDER`,

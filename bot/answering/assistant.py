@@ -19,7 +19,6 @@ import numpy as np
 from bot.answering.answerability import Judge, Judgement, Model
 from bot.answering.definitions import Definitions
 from bot.answering.excerpts import Excerpts
-from bot.answering.references import find_reference
 from bot.config import Settings
 from bot.embedding.backends import load_embedder
 from bot.embedding.embedder import Embedder
@@ -28,11 +27,12 @@ from bot.knowledge import KnowledgeBase, Question, load_knowledge
 from bot.knowledge.citations import Citation  # also importable from here, as before
 from bot.lang import Lang, check_lang
 from bot.messages import say
+from bot.reading.markup import clean_question, own_text, reading_text
+from bot.reading.references import find_reference
+from bot.reading.thresholds import THRESHOLDS
 from bot.retrieval.artifacts import LoadedIndex, load_index, make_index
 from bot.retrieval.hybrid import HybridRetriever, QuestionKey, Retrieval, ScoredQuestion, Tuning
-from bot.retrieval.thresholds import THRESHOLDS
 from bot.text.language import detect_language
-from bot.text.markup import clean_question, own_text, reading_text
 from bot.text.normalise import fold
 
 RELATED_RATIO = 0.85  # other questions cited when their score is this close to the best one's
@@ -162,7 +162,7 @@ class Assistant:
                                                                           referred, strict=True))]
 
     def referred(self, text: str, lang: Lang) -> tuple[frozenset[QuestionKey], str]:
-        """The quiz questions a message names ("question 7", "the FSx question": `bot.answering.references`)
+        """The quiz questions a message names ("question 7", "the FSx question": `bot.reading.references`)
         and the text to search with: the named question's title in place of its number. No keys when the
         message names none, or a number or subject no quiz question has."""
         reference = find_reference(text, lang)
@@ -204,7 +204,7 @@ class Assistant:
     def _answer(self, text: str, retrieval: Retrieval, referred: frozenset[QuestionKey] = frozenset(),
                 own: Retrieval | None = None) -> Answer:
         """The answer to a message from its retrieval; `own`: the retrieval of the person's own words, when the
-        message also holds pasted code (`bot.text.markup.own_text`)."""
+        message also holds pasted code (`bot.reading.markup.own_text`)."""
         lang = retrieval.language
         judgement = self.judge.judge(retrieval, own)
         if referred:  # the message names the quiz question: that one answers it

@@ -32,13 +32,13 @@ from datetime import UTC, datetime, timedelta
 
 from bot.answering.assistant import Answer, Assistant
 from bot.lang import Lang
-from bot.retrieval.knowledge_terms import KeySet
-from bot.retrieval.terms import Analysis, QueryWord
-from bot.retrieval.thresholds import THRESHOLDS
+from bot.reading.markup import clean_question
+from bot.reading.postings import KeySet
+from bot.reading.rules import addition, continuation, is_clitic, pointer_words
+from bot.reading.terms import Analysis, QueryWord
+from bot.reading.thresholds import THRESHOLDS
 from bot.storage import TopicStore
-from bot.text.markup import clean_question
 from bot.text.normalise import fold
-from bot.text.rules import addition, continuation, is_clitic, pointer_words
 
 MAX_TURNS = 10  # earlier turns a caller may pass
 MAX_TURN_CHARS = 2000  # each, like a question

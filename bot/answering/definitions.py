@@ -21,10 +21,10 @@ from sys import intern
 
 from bot.knowledge import KnowledgeBase
 from bot.lang import LANGUAGES
+from bot.reading.terms import QueryWord
 from bot.retrieval.artifacts import LoadedIndex
 from bot.retrieval.hybrid import QuestionKey
 from bot.retrieval.sentence_groups import SentenceGroups
-from bot.retrieval.terms import QueryWord
 from bot.text.identifiers import WORD_PATTERN
 from bot.text.normalise import fold, strip_accents
 from bot.text.tokens import ALL_STOPWORDS, word_terms

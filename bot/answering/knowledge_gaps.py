@@ -21,8 +21,8 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from bot.lang import Lang
+from bot.reading.markup import clean_question
 from bot.storage import GapRecord, GapStore
-from bot.text.markup import clean_question
 from bot.text.normalise import fold
 from bot.text.tokens import word_terms
 

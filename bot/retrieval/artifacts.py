@@ -32,7 +32,7 @@ from bot.errors import IndexArtifactError
 from bot.knowledge import KnowledgeBase
 from bot.knowledge.chunks import Chunk, Sentence, chunk_knowledge
 from bot.knowledge.model import Document
-from bot.retrieval.lexicon import Glossary
+from bot.reading.lexicon import Glossary
 from bot.retrieval.readings import embedded_text, english_readings
 from bot.retrieval.sentence_table import Sentences, SentencesBuilder
 from bot.retrieval.sentence_vectors import DTYPE as SENTENCE_DTYPE
@@ -61,7 +61,8 @@ def pipeline_modules() -> tuple[ModuleType, ...]:
     question is read (chat markup, language detection) are not among them, so editing those keeps a built
     index."""
     from bot.knowledge import chunks, markdown, parser
-    from bot.retrieval import lexicon, readings
+    from bot.reading import lexicon
+    from bot.retrieval import readings
     from bot.text import identifiers, normalise, sentences, tokens
 
     return (parser, markdown, chunks, normalise, identifiers, tokens, sentences, lexicon, readings)
@@ -69,7 +70,7 @@ def pipeline_modules() -> tuple[ModuleType, ...]:
 
 def pipeline_digest() -> str:
     """Names the code of `pipeline_modules()` and the glossary: changing them makes the index stale."""
-    from bot.retrieval.lexicon import GLOSSARY
+    from bot.reading.lexicon import GLOSSARY
 
     digest = hashlib.sha256()
     for module in pipeline_modules():

@@ -3,7 +3,7 @@
 All three are needed: the embedding model is English, so dense alone misses Spanish wording; BM25 alone
 misses English paraphrases; and both reward a question that repeats a common word ("memory") over the
 one that names the question's subject ("BF16"). Per question, the best chunk cosine, the best normalised
-BM25 score and the share of the question's specificity (see `bot.retrieval.terms`) its words find there
+BM25 score and the share of the question's specificity (see `bot.reading.terms`) its words find there
 are added with weights (the dense weight is lower for Spanish questions). Whether the best question
 answers at all is decided afterwards, by `bot.answering.answerability`.
 """
@@ -22,13 +22,13 @@ import numpy as np
 from bot.knowledge import KnowledgeBase
 from bot.knowledge.chunks import Chunk
 from bot.lang import LANGUAGES, Lang
-from bot.retrieval import uncovered
+from bot.reading import uncovered
+from bot.reading.lexicon import Glossary, WordFrequency
+from bot.reading.terms import Analysis, Vocabulary
 from bot.retrieval.artifacts import LoadedIndex, english_of
 from bot.retrieval.knowledge_terms import KnowledgeTerms, text_key
 from bot.retrieval.lexical import LexicalIndex
-from bot.retrieval.lexicon import Glossary, WordFrequency
 from bot.retrieval.sentence_groups import SentenceGroups
-from bot.retrieval.terms import Analysis, Vocabulary
 from bot.text.normalise import fold
 from bot.text.tokens import word_terms
 
@@ -103,6 +103,7 @@ class Retrieval:
 
 class HybridRetriever:
     lexical: LexicalIndex
+    terms: KnowledgeTerms
     vocabulary: Vocabulary
     _edition_words: _EditionWords
 
@@ -138,11 +139,12 @@ class HybridRetriever:
                     *(("en", f"{_knowledge_text(c)}\n{english[c.id]}") for c in of_key if c.id in english)]
 
         in_order = list(dict.fromkeys((c.doc_id, c.question) for c in self.chunks))  # as the chunks come
-        self.vocabulary = Vocabulary(KnowledgeTerms(
+        self.terms = KnowledgeTerms(  # where the knowledge uses each term, which a question's words are read with
             titles=[(d.lang, d.title) for d in index.knowledge.documents],
-            previous=previous.vocabulary.terms if previous else None, texts_of=texts_of, keys=in_order,
-        ), offered=_offered_terms(index.knowledge))
-        table = self.vocabulary.terms.table  # each key's place in `keys`, by its number in the vocabulary
+            previous=previous.terms if previous else None, texts_of=texts_of, keys=in_order,
+        )
+        self.vocabulary = Vocabulary(self.terms, offered=_offered_terms(index.knowledge))
+        table = self.terms.table  # each key's place in `keys`, by its number in the vocabulary
         self._place_of = np.full(len(table.keys), -1, dtype=np.int64)
         self._place_of[[table.id_of[key] for key in keys]] = np.arange(len(keys))
         # BM25 in the other language than the question's counts `other_edition_weight`, where the same
@@ -170,7 +172,7 @@ class HybridRetriever:
         """Read a clean question: its content words, their specificity, and the text to search with.
 
         A named thing the knowledge never mentions, asked about beside one it explains ("MPIJob or
-        PyTorchJob?"), is set aside: the rest is what gets searched and judged (`bot.retrieval.uncovered`).
+        PyTorchJob?"), is set aside: the rest is what gets searched and judged (`bot.reading.uncovered`).
         """
         analysis = self.vocabulary.analyze(question, language, self.frequency, self.glossary)
         aside = uncovered.set_aside(analysis, self.vocabulary)

@@ -1,7 +1,7 @@
 """A document written only in Spanish, read in English too.
 
 The embedding model is English, and an English question shares few words with Spanish text. A question in
-Spanish is already read in English as well (`bot.retrieval.terms`, with the glossary); this is the same for
+Spanish is already read in English as well (`bot.reading.terms`, with the glossary); this is the same for
 the knowledge's side: each chunk of a document that has no English edition gets the English equivalents of
 its words (`Glossary.reading`), embedded with it and searched with English BM25. Knowledge with both editions
 (the quiz) is read as written.
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.knowledge.chunks import Chunk
-from bot.retrieval.lexicon import Glossary
+from bot.reading.lexicon import Glossary
 
 
 def english_readings(chunks: Sequence[Chunk], glossary: Glossary) -> dict[int, str]:

@@ -20,12 +20,12 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.errors import InputError
 from bot.lang import LANGUAGES, Lang
+from bot.reading.markup import clean_question
 from bot.services import Services
 from bot.slack import blocks
 from bot.slack.errors import describe, failure_message
 from bot.slack.payloads import Body, SlackContext, button_value, doc_named, team_of, whole_number
 from bot.slack.texts import t
-from bot.text.markup import clean_question
 
 log = logging.getLogger(__name__)
 

@@ -24,13 +24,13 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.errors import UnknownTopicError
 from bot.lang import Lang
+from bot.reading.markup import clean_question
 from bot.services import Services
 from bot.slack import blocks
 from bot.slack.answering import AnswerListeners, conversation_id, message_key
 from bot.slack.errors import describe, failure_message
 from bot.slack.payloads import Body, SlackContext, team_of
 from bot.slack.texts import t
-from bot.text.markup import clean_question
 
 log = logging.getLogger(__name__)
 

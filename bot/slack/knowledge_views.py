@@ -18,11 +18,11 @@ from typing import Any
 
 from bot.knowledge.entries import MAX_NOTE, MAX_TITLE, MAX_TOPIC
 from bot.lang import LANGUAGES, Lang, is_lang
+from bot.reading.markup import SLACK_CHANNEL, SLACK_LINK, SLACK_SPECIAL, SLACK_USER, clean_question
 from bot.slack import blocks
 from bot.slack.blocks import Block
 from bot.slack.texts import t
 from bot.text.control import CONTROL
-from bot.text.markup import SLACK_CHANNEL, SLACK_LINK, SLACK_SPECIAL, SLACK_USER, clean_question
 
 ENTRY_CALLBACK = "knowledge_entry"
 NOTE_CALLBACK = "knowledge_note"

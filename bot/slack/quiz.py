@@ -16,12 +16,12 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.errors import QuizError, UnknownTopicError
 from bot.lang import Lang, is_lang
 from bot.quiz import QuizResult
+from bot.reading.markup import clean_question
 from bot.services import Services
 from bot.slack import blocks
 from bot.slack.errors import describe, failure_message
 from bot.slack.payloads import Body, SlackContext, button_value, channel_of, team_of, user_of, whole_number
 from bot.slack.texts import t
-from bot.text.markup import clean_question
 
 log = logging.getLogger(__name__)
 

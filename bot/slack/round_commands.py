@@ -16,10 +16,10 @@ from datetime import time
 from bot.config import zone_named
 from bot.errors import InputError
 from bot.lang import Lang, is_lang
+from bot.reading.markup import clean_question
 from bot.rounds.lifecycle import DEFAULT_MINUTES, DEFAULT_QUESTIONS
 from bot.rounds.weekly import clock_of, minutes_of, weekday_of
 from bot.slack.round_texts import rt
-from bot.text.markup import clean_question
 
 ROUND_WORDS = frozenset({"round", "ronda"})
 SCHEDULE_WORDS = frozenset({"schedule", "programar", "programa"})

@@ -14,8 +14,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from bot.retrieval.lexicon import WordFrequency, term_key
-from bot.text.rules import rules
+from bot.reading.lexicon import WordFrequency, term_key
+from bot.reading.rules import rules
 
 VOWELS = "aeiou"
 MIN_LENGTH = 5  # shorter words are too close to too many others

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Thresholds:
-    # A word at least this specific (`bot.retrieval.terms`: 0 for "how", 1 for "IRSA") can be the subject of a
+    # A word at least this specific (`bot.reading.terms`: 0 for "how", 1 for "IRSA") can be the subject of a
     # question: what the knowledge misses, what makes a question related, what a pasted log is evidence of,
     # what "the X question" names, what a follow-up is about.
     specific: float = 0.5

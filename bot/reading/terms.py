@@ -21,23 +21,21 @@ from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from functools import reduce
+from typing import Protocol
 
 import numpy as np
 
-from bot.retrieval.knowledge_terms import KeySet, KnowledgeTerms, Postings, union_ids
-from bot.retrieval.lexicon import (
+from bot.reading.lexicon import (
     RARE_ZIPF,
     Glossary,
     WordFrequency,
     specificity,
 )
-from bot.retrieval.ordinary import forget_slips, meant
-from bot.retrieval.questions import QUESTION_END, read_definition, referred_to_later
-from bot.retrieval.thresholds import THRESHOLDS
-from bot.text.identifiers import QUERY_WORD, is_code_name, is_hyphenated_word
-from bot.text.markup import MACHINE_SHARE, context_spans
-from bot.text.normalise import fold, strip_accents
-from bot.text.rules import (
+from bot.reading.markup import MACHINE_SHARE, context_spans
+from bot.reading.ordinary import forget_slips, meant
+from bot.reading.postings import KeySet, Postings, union_ids
+from bot.reading.questions import QUESTION_END, read_definition, referred_to_later
+from bot.reading.rules import (
     comparison,
     frame_words,
     names_a_quiz_question,
@@ -46,6 +44,10 @@ from bot.text.rules import (
     slang,
     superlative_adjectives,
 )
+from bot.reading.spelling import Spelling
+from bot.reading.thresholds import THRESHOLDS
+from bot.text.identifiers import QUERY_WORD, is_code_name, is_hyphenated_word
+from bot.text.normalise import fold, strip_accents
 from bot.text.tokens import ALL_STOPWORDS, word_terms
 
 NAMED_ZIPF = 3.2  # rarer than this: not a common word (a typo of a knowledge word may be meant)
@@ -121,10 +123,38 @@ class Analysis:
     definition_acts: bool = False  # the definition asks what X does ("what does X do?"), not what it is
 
 
+class KnowledgeWords(Protocol):
+    """What reading a question needs of the knowledge's words, which the index builds
+    (`bot.retrieval.knowledge_terms.KnowledgeTerms`): handed in, so the reading imports nothing of the index."""
+
+    @property
+    def domain(self) -> Mapping[str, AbstractSet[str]]:
+        """Per language, the terms of the knowledge documents' titles."""
+
+    @property
+    def everywhere(self) -> Mapping[str, AbstractSet[str]]:
+        """Per language, every term of the knowledge."""
+
+    @property
+    def keys_of(self) -> Mapping[str, Postings]:
+        """Per language, each term's questions or sections."""
+
+    @property
+    def languages(self) -> list[str]:
+        """The languages the knowledge is written in."""
+
+    @property
+    def spelling(self) -> Spelling:
+        """The knowledge's own words, to mend a misspelt word with."""
+
+    def where(self, ids: np.ndarray) -> KeySet:
+        """The questions or sections of these numbers."""
+
+
 class Vocabulary:
     """The terms of the knowledge, per language and per question, and its words for mending typos."""
 
-    def __init__(self, terms: KnowledgeTerms, offered: Mapping[str, AbstractSet[str]] | None = None) -> None:
+    def __init__(self, terms: KnowledgeWords, offered: Mapping[str, AbstractSet[str]] | None = None) -> None:
         """`offered`: per language, the terms of the quiz's wrong options (see `QueryWord.offered`)."""
         self.terms = terms
         self.offered = dict(offered or {})

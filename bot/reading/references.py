@@ -2,7 +2,7 @@
 the quiz", "the FSx question", "the quiz question about MPIJob slots", "I got the BF16 one wrong", "explícame la
 de Volcano") is about that question, whatever the rest of it says.
 
-The patterns are data (`bot/data/rules/<lang>.yaml`, read with `bot.text.rules`); both languages' are tried,
+The patterns are data (`bot/data/rules/<lang>.yaml`, read with `bot.reading.rules`); both languages' are tried,
 since people mix them. A number resolves to the quiz question with that number; "about X" to the one quiz
 question that uses the most of X's specific words (ties broken by how retrieval ranks the whole message).
 Nothing resolves, and the question is read as any other, when the number is not a quiz question's or no
@@ -15,8 +15,8 @@ import re
 from dataclasses import dataclass
 
 from bot.lang import LANGUAGES
+from bot.reading.rules import QuizReferenceRules, rules
 from bot.text.normalise import fold, strip_accents
-from bot.text.rules import QuizReferenceRules, rules
 
 _WORD = re.compile(r"\w+")
 

@@ -49,7 +49,7 @@ _HEADER = re.compile(r"\S(?:(?: {2,}|\t)\S+){2}")
 _LOWER_WORD = re.compile(r"(?<!\S)[a-záéíóúñü]{2,}(?!\S)")
 _INDENTED_CODE = re.compile(r"^(?: {4,}|\t)\S.*[(){}\[\]=;]")
 _MACHINE_TOKEN = re.compile(r"\w[./:=@]\w|^[\d.,%]+\w{0,3}$|^[-=_*#~]{3,}$")  # "0/4", "p4d.24xlarge", "12G", "----"
-MACHINE_SHARE = 0.3  # a line this much of machine tokens is output, not prose (as a sentence: `bot.retrieval.terms`)
+MACHINE_SHARE = 0.3  # a line this much of machine tokens is output, not prose (as a sentence: `bot.reading.terms`)
 MACHINE_LINE_TOKENS = 3
 
 

@@ -6,9 +6,9 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from bot.reading.rules import DefinitionRules, definition_rules, points_back
 from bot.text.identifiers import QUERY_WORD
 from bot.text.normalise import fold, strip_accents
-from bot.text.rules import DefinitionRules, definition_rules, points_back
 
 QUESTION_END = re.compile(r"\?+(?=\s*\S)|\?+\s*$")
 

@@ -12,11 +12,11 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from bot.retrieval.questions import referred_to_later
-from bot.retrieval.terms import Analysis, QueryWord, Vocabulary
-from bot.retrieval.thresholds import THRESHOLDS
+from bot.reading.questions import referred_to_later
+from bot.reading.rules import coordination_words
+from bot.reading.terms import Analysis, QueryWord, Vocabulary
+from bot.reading.thresholds import THRESHOLDS
 from bot.text.normalise import fold
-from bot.text.rules import coordination_words
 from bot.text.tokens import ALL_STOPWORDS
 
 _CONNECTORS = frozenset({"for"})  # "Mountpoint for S3", "FSx for NetApp ONTAP": a name goes on
