@@ -32,9 +32,9 @@ from datetime import UTC, datetime, timedelta
 
 from bot.answering.assistant import Answer, Assistant
 from bot.lang import Lang
+from bot.reading.followups import adds_to_earlier, is_pointer, opens_as_continuation, own_words, points_back
 from bot.reading.markup import clean_question
 from bot.reading.postings import KeySet
-from bot.reading.rules import addition, continuation, is_clitic, pointer_words
 from bot.reading.terms import Analysis, QueryWord
 from bot.reading.thresholds import THRESHOLDS
 from bot.storage import TopicStore
@@ -89,18 +89,18 @@ class Conversation:
         if not turns:
             return Reading(text, language, followup=False, reason="no-context")
         analysis = self.assistant.retriever.analyze(text, language)
-        own = [w for w in analysis.words if fold(w.text) not in pointer_words()]
+        own = own_words(analysis)
         subjects = [w for w in own if self._is_subject(w)]
         unknown = [w for w in own if w.specificity >= UNKNOWN_NAME_SPECIFICITY and w.named and not self._known(w)]
         if unknown:
             return Reading(text, language, followup=False, reason="unknown-subject")
-        points_back = len(own) <= SHORT_WITH_POINTER and _points_back(analysis)
-        if not points_back and self._mostly_unknown(own):
+        pointing = len(own) <= SHORT_WITH_POINTER and points_back(analysis)
+        if not pointing and self._mostly_unknown(own):
             return Reading(text, language, followup=False, reason="unknown-words")
-        adds = bool(addition().search(text))
-        if continuation().match(text) and not (subjects and len(own) - len(subjects) >= OWN_ASPECTS and not adds):
+        adds = adds_to_earlier(text)
+        if opens_as_continuation(text) and not (subjects and len(own) - len(subjects) >= OWN_ASPECTS and not adds):
             reason = "continuation"
-        elif points_back or adds:
+        elif pointing or adds:
             reason = "points-back"
         elif not subjects and len(own) <= SHORT:
             reason = "no-subject"
@@ -109,7 +109,7 @@ class Conversation:
                 text, language, turns, analysis, subjects, reason="declined-alone"))
         # "¿y en Trainium?" asks the same of another subject: only what was asked is carried over.
         followup = self._with_turns(text, language, turns, analysis, subjects, reason=reason,
-                                    aspects_only=bool(subjects) and not (points_back or adds))
+                                    aspects_only=bool(subjects) and not (pointing or adds))
         return followup or Reading(text, language, followup=False, reason=reason)
 
     def _with_turns(self, text: str, language: Lang, turns: list[str], analysis: Analysis,
@@ -145,8 +145,7 @@ class Conversation:
             return False
         top = answer.citations[0]
         key = (top.doc_id, top.question)
-        words = [w for w in self.assistant.retriever.analyze(reading.text, reading.language).words
-                 if fold(w.text) not in pointer_words()]
+        words = own_words(self.assistant.retriever.analyze(reading.text, reading.language))
         return bool(words) and _weighed_share(words, lambda w: key in w.where) >= KNOWN_SHARE
 
     def _known(self, word: QueryWord) -> bool:
@@ -180,7 +179,7 @@ class Conversation:
             for word in self.assistant.retriever.analyze(turn, turn_language).words:
                 order += 1
                 folded = fold(word.text)
-                if folded in present or folded in pointer_words() or not self._known(word):
+                if folded in present or is_pointer(word) or not self._known(word):
                     continue
                 if aspects_only and (word.named or self._is_subject(word)) and not word.where & beside:
                     continue
@@ -226,11 +225,6 @@ def _weighed_share(words: Sequence[QueryWord], holds: Callable[[QueryWord], bool
     """The share of `words` (weighed by specificity, at least `MIN_WEIGHT` each) for which `holds` is true."""
     weights = [(max(w.specificity, MIN_WEIGHT), holds(w)) for w in words]
     return sum(weight for weight, held in weights if held) / sum(weight for weight, _ in weights)
-
-
-def _points_back(analysis: Analysis) -> bool:
-    folded = [fold(t) for t in analysis.tokens]
-    return any(t in pointer_words() or is_clitic(t) for t in folded)
 
 
 def _limited(words: list[str], limit: int) -> str:

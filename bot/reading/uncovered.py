@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from bot.reading.lexicon import Glossary, WordFrequency
 from bot.reading.questions import referred_to_later
 from bot.reading.rules import coordination_words
 from bot.reading.terms import Analysis, QueryWord, Vocabulary
@@ -23,6 +24,23 @@ _CONNECTORS = frozenset({"for"})  # "Mountpoint for S3", "FSx for NetApp ONTAP":
 
 
 CONJUNCT_REACH = 3  # tokens between a coordinator and the head of each side ("X vs the new Y")
+
+
+def read_question(vocabulary: Vocabulary, question: str, language: str, frequency: WordFrequency,
+                  glossary: Glossary | None = None) -> Analysis:
+    """Read a clean question: its content words, their specificity, and the text to search with.
+
+    A named thing the knowledge never mentions, asked about beside one it explains ("MPIJob or PyTorchJob?"),
+    is set aside (`set_aside`): the rest is read again, and is what gets searched and judged; the named things
+    are kept as `Analysis.set_aside`.
+    """
+    analysis = vocabulary.analyze(question, language, frequency, glossary)
+    aside = set_aside(analysis, vocabulary)
+    if not aside.named:
+        return analysis
+    rest = remainder(analysis, question, aside)
+    terms = tuple(uncovered_terms(analysis, vocabulary, only=set(aside.named)))
+    return replace(vocabulary.analyze(rest, language, frequency, glossary), set_aside=terms)
 
 
 @dataclass(frozen=True)

@@ -22,9 +22,9 @@ import numpy as np
 from bot.knowledge import KnowledgeBase
 from bot.knowledge.chunks import Chunk
 from bot.lang import LANGUAGES, Lang
-from bot.reading import uncovered
 from bot.reading.lexicon import Glossary, WordFrequency
 from bot.reading.terms import Analysis, Vocabulary
+from bot.reading.uncovered import read_question
 from bot.retrieval.artifacts import LoadedIndex, english_of
 from bot.retrieval.knowledge_terms import KnowledgeTerms, text_key
 from bot.retrieval.lexical import LexicalIndex
@@ -169,18 +169,10 @@ class HybridRetriever:
         return self._edition_words.words
 
     def analyze(self, question: str, language: str) -> Analysis:
-        """Read a clean question: its content words, their specificity, and the text to search with.
-
-        A named thing the knowledge never mentions, asked about beside one it explains ("MPIJob or
-        PyTorchJob?"), is set aside: the rest is what gets searched and judged (`bot.reading.uncovered`).
-        """
-        analysis = self.vocabulary.analyze(question, language, self.frequency, self.glossary)
-        aside = uncovered.set_aside(analysis, self.vocabulary)
-        if not aside.named:
-            return analysis
-        rest = uncovered.remainder(analysis, question, aside)
-        terms = tuple(uncovered.uncovered_terms(analysis, self.vocabulary, only=set(aside.named)))
-        return replace(self.vocabulary.analyze(rest, language, self.frequency, self.glossary), set_aside=terms)
+        """Read a clean question with this knowledge's words (`bot.reading.uncovered.read_question`): its content
+        words, their specificity, and the text to search with, a named thing the knowledge never mentions asked
+        about beside one it explains set aside."""
+        return read_question(self.vocabulary, question, language, self.frequency, self.glossary)
 
     def _per_question_max(self, values: np.ndarray) -> np.ndarray:
         """The largest value of each question's chunks (chunks grouped by question once, at load)."""
