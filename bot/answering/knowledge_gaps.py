@@ -8,10 +8,10 @@ Three kinds of entries, straight from the answers:
 - "downvoted": a question whose answer got 👎, with the quiz question the answer cited.
 
 Near-identical entries count together: the same kind and language, and the same content words (stemmed,
-without stop words, in any order) or nearly the same (see `bot.storage.gap_records`). Nothing identifies
-who asked: no user id, no channel. Entries are kept `EKSBOT_GAPS_RETENTION_DAYS` days after they were
-last seen (`prune`, run by the services' hourly retention pass and by `eksbot gaps --prune`, also while
-recording is off), and none are recorded with `EKSBOT_RECORD_GAPS=false`.
+without stop words, in any order: `bot.reading.keys`) or nearly the same (see `bot.storage.gap_records`).
+Nothing identifies who asked: no user id, no channel. Entries are kept `EKSBOT_GAPS_RETENTION_DAYS` days
+after they were last seen (`prune`, run by the services' hourly retention pass and by `eksbot gaps --prune`,
+also while recording is off), and none are recorded with `EKSBOT_RECORD_GAPS=false`.
 """
 
 from __future__ import annotations
@@ -21,29 +21,14 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from bot.lang import Lang
+from bot.reading.keys import words_key
 from bot.reading.markup import clean_question
 from bot.storage import GapRecord, GapStore
-from bot.text.normalise import fold
-from bot.text.tokens import word_terms
 
 if TYPE_CHECKING:  # types only: recording needs no model
     from bot.answering.assistant import Answer
 
-KEY_CHARS = 255
 TEXT_CHARS = 500  # a question is stored at most this long
-
-
-def gap_key(text: str, lang: str) -> str:
-    """The words that make two entries the same gap: "How do I use a PyTorchJob?" and "how to use
-    PyTorchJobs" give the same key."""
-    words = word_terms(fold(clean_question(text)), lang)  # folded: "PyTorchJobs" is stemmed like a word
-    terms = sorted({term for word in words for term in word}) or [fold(text).strip()]
-    key = ""
-    for term in terms:
-        if len(key) + len(term) + 1 > KEY_CHARS:
-            break
-        key = f"{key} {term}".strip()
-    return key
 
 
 class KnowledgeGaps:
@@ -68,12 +53,12 @@ class KnowledgeGaps:
         if not text:
             return
         if not answer.answered:
-            self.store.add(kind="unanswered", lang=answer.language, key=gap_key(text, answer.language), text=text)
+            self.store.add(kind="unanswered", lang=answer.language, key=words_key(text, answer.language), text=text)
         else:
             # A quiz question by its number; a document's section has no number a maintainer could use.
             cited = answer.citations[0].question if answer.citations and not answer.citations[0].section else None
             for term in answer.uncovered:
-                self.store.add(kind="uncovered", lang=answer.language, key=gap_key(term, answer.language),
+                self.store.add(kind="uncovered", lang=answer.language, key=words_key(term, answer.language),
                                text=term, example=text, question=cited)
 
     def record_downvote(self, question: str, *, cited: int, lang: Lang, section: str = "") -> None:
@@ -85,14 +70,14 @@ class KnowledgeGaps:
         if not self.enabled:
             return
         text = _stored(question) or f"#{cited}"
-        self.store.add(kind="downvoted", lang=lang, key=f"#{cited} {gap_key(text, lang)}", text=text,
+        self.store.add(kind="downvoted", lang=lang, key=f"#{cited} {words_key(text, lang)}", text=text,
                        question=cited)
 
     def _record_section_downvote(self, question: str, section: str, lang: Lang) -> None:
         if not self.enabled:
             return
         text = _stored(question) or section
-        self.store.add(kind="downvoted", lang=lang, key=f"{section} {gap_key(text, lang)}", text=text,
+        self.store.add(kind="downvoted", lang=lang, key=f"{section} {words_key(text, lang)}", text=text,
                        example=section)
 
     def listing(self, *, limit: int = 50, kind: str | None = None) -> list[GapRecord]:
