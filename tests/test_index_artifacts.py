@@ -270,6 +270,23 @@ def test_only_the_rules_that_shape_the_index_make_it_stale(tmp_path: Path, monke
     assert artifacts.pipeline_digest() != before
 
 
+def test_the_word_lists_the_index_reads_are_hashed_with_its_code(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                                                ) -> None:
+    """The stop words, finite verbs and Spanish inflections are data (`bot/data/rules/index-words.yaml`): editing
+    them marks a built index stale; the rules of how people write, read only with a question, do not."""
+    from bot.retrieval import artifacts
+    from bot.text import words
+
+    hashed = artifacts.pipeline_data()
+    assert words.WORDS_FILE in hashed and "bot.text.words" in {m.__name__ for m in artifacts.pipeline_modules()}
+    assert not {"en.yaml", "es.yaml"} & {path.name for path in hashed}
+    before = artifacts.pipeline_digest()
+    edited = tmp_path / "index-words.yaml"
+    edited.write_text(words.WORDS_FILE.read_text(encoding="utf-8").replace("get need want", "get need"))
+    monkeypatch.setattr(words, "WORDS_FILE", edited)
+    assert artifacts.pipeline_digest() != before
+
+
 
 def test_sentence_vectors_are_held_as_half_floats_and_an_index_of_float32_ones_still_loads(
         knowledge_copy: Path, built: Path) -> None:

@@ -7,13 +7,21 @@ from pathlib import Path
 import pytest
 
 from bot.answering.assistant import Assistant
+from bot.answering.definitions import Definitions
 from bot.errors import ConfigError
 from bot.reading import rules as rules_module
 from bot.reading.lexicon import WordFrequency
 from bot.reading.ordinary import meant
 from bot.reading.questions import definition_subject, referred_to_later
 from bot.reading.references import find_reference
-from bot.reading.rules import continuation, rules, superlative_adjectives
+from bot.reading.rules import (
+    alias_words,
+    continuation,
+    defining_verbs,
+    name_connectors,
+    rules,
+    superlative_adjectives,
+)
 from bot.text.normalise import fold
 
 EXAMPLES = [(lang, example) for lang in ("en", "es") for example in rules(lang).examples["quiz_reference"]]
@@ -141,3 +149,19 @@ def test_each_definition_example_is_read_as_its_file_says(lang: str, example: di
     subject = definition_subject(str(example["text"]))
     expected = example["subject"]
     assert subject == (frozenset(str(expected).split()) if expected else frozenset())
+
+
+DEFINING = [(lang, example) for lang in ("en", "es") for example in rules(lang).examples["defining_sentences"]]
+
+
+@pytest.mark.parametrize(("lang", "example"), DEFINING, ids=[str(e["text"]) for _, e in DEFINING])
+def test_each_defining_sentence_example_explains_what_its_file_says(fake_assistant: Assistant, lang: str,
+                                                                   example: dict[str, object]) -> None:
+    about = fake_assistant.retriever.analyze(str(example["about"]), lang).words
+    definitions = Definitions([("key", "sentence", str(example["text"]))], [])
+    assert definitions.defines("key", about) is example["defines"]
+
+
+def test_the_words_of_defining_sentences_and_names_are_read_from_both_files() -> None:
+    assert {"splits", "divide", "es"} <= defining_verbs() and {"also", "tambien"} <= alias_words()
+    assert name_connectors() == {"for"}

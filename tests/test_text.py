@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from bot.errors import ConfigError
 from bot.reading.markup import clean_question, context_spans, reading_text
+from bot.text import words
 from bot.text.identifiers import is_code_name, is_setting_name
 from bot.text.language import detect_language, edition_vocabulary
 from bot.text.normalise import fold, strip_accents
 from bot.text.sentences import sentences
-from bot.text.tokens import tokens
+from bot.text.tokens import ALL_STOPWORDS, STOPWORDS, tokens
+from bot.text.words import index_words
 
 
 def test_fold_removes_accents_and_case() -> None:
@@ -181,3 +186,21 @@ def test_sentences_do_not_split_inside_identifiers() -> None:
     assert sentences("Usa topology.kubernetes.io/zone con un solo valor.") == [
         "Usa topology.kubernetes.io/zone con un solo valor."
     ]
+
+
+def test_the_index_word_lists_are_read_whole_from_their_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stop words, finite verbs and Spanish endings are data; no word is read as YAML's "no" or "on"."""
+    lists = index_words()
+    assert len(STOPWORDS["es"]) + len(STOPWORDS["en"]) == 212 and {"no", "on", "or"} <= STOPWORDS["en"]
+    assert {"qué", "cómo", "no", "y"} <= STOPWORDS["es"] and len(ALL_STOPWORDS) == 209
+    assert {"está", "must", "requieren"} <= lists.finite_verbs and len(lists.finite_verbs) == 50
+    assert "arlo" in lists.ar_endings and "iendo" in lists.er_ir_endings and lists.stem_changes["e"] == ("i", "ie")
+    broken = tmp_path / "index-words.yaml"
+    broken.write_text("stop_words: {es: [a, b]}\n", encoding="utf-8")
+    monkeypatch.setattr(words, "WORDS_FILE", broken)
+    index_words.cache_clear()
+    try:
+        with pytest.raises(ConfigError, match="index-words.yaml"):
+            index_words()
+    finally:
+        index_words.cache_clear()

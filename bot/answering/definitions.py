@@ -9,6 +9,9 @@ in common, but nothing that says what the thing is. A question of the knowledge 
 - one of its sentences, list items or table rows starts with X (after at most one other word, such
   as "NVIDIA BioNeMo") and goes on to say what X is or does: "X is…", "X: …", "X (also called Y) …",
   "X, which…", "X splits…". "Y" in parentheses right after X counts as X too.
+
+The verbs that say what X is and the words of an alias are data (`bot/data/rules/<lang>.yaml`,
+`defining_sentences`). This reads the knowledge's sentences; the question's X is read by `bot.reading`.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from sys import intern
 
 from bot.knowledge import KnowledgeBase
 from bot.lang import LANGUAGES
+from bot.reading.rules import alias_words, defining_verbs
 from bot.reading.terms import QueryWord
 from bot.retrieval.artifacts import LoadedIndex
 from bot.retrieval.hybrid import QuestionKey
@@ -32,17 +36,7 @@ from bot.text.tokens import ALL_STOPWORDS, word_terms
 _TOKEN = re.compile(WORD_PATTERN + r"|[(:,—)]")  # words, and the punctuation that sets a definition off
 _PUNCTUATION = frozenset("(:,—)")
 _PARENTHESES = re.compile(r"\(([^()]*)\)")
-_ALIAS_WORDS = frozenset({"also", "called", "known", "as", "tambien", "llamado", "llamada", "conocido", "or", "o",
-                          "i", "e", "ie", "eg"})
-# What follows a term that is being explained (verbs of definition and the punctuation that introduces one).
-_EXPLAINING = frozenset("""
-    is are was es son fue means significa stands provides proporciona ofrece defines define splits divide
-    trades intercambia implements implementa uses usa utiliza requires requiere combines combina reduces
-    reduce ensures garantiza enables permite habilita handles gestiona maneja runs ejecuta stores guarda
-    almacena includes incluye controls controla determines determina prevents evita introduces introduce
-    replicates replica distributes distribuye partitions particiona offloads descarga has tiene allows
-    : ( , —
-""".split())
+_EXPLAINING_MARKS = frozenset(":(,—")  # the punctuation that introduces what a term is, beside the verbs
 KEYS_KEPT = 4096  # questions whose definitions are kept once read
 HEAD_SLACK = 1  # words allowed before the term at the start of a sentence ("NVIDIA BioNeMo is...")
 
@@ -165,7 +159,8 @@ def _lead_defines(lead: _Lead, wanted: list[frozenset[str]], acts: bool = False)
             return False
         if all(any(w & t for t in span) for w in wanted):
             follower = lead.next_token[start + n - 1]
-            if follower in _EXPLAINING or follower == "" or (acts and follower.isalpha()):
+            if follower in _EXPLAINING_MARKS or follower in defining_verbs() or follower == "" or (
+                    acts and follower.isalpha()):
                 return True
     return False
 
@@ -186,7 +181,7 @@ def _leads(text: str) -> Iterable[_Lead]:
             if close is None:
                 break
             inside = [(j, t) for j, t in enumerate(tokens[i + 2 : close], start=i + 2)
-                      if t not in _PUNCTUATION and fold(t) not in ALL_STOPWORDS | _ALIAS_WORDS]
+                      if t not in _PUNCTUATION and fold(t) not in ALL_STOPWORDS | alias_words()]
             if inside:
                 alias = _lead_of(tokens, inside)
                 # The alias explains the same thing as the words before it: what follows the ")".

@@ -12,6 +12,7 @@ from typing import Literal
 
 from bot.knowledge import KnowledgeBase, Question
 from bot.text.sentences import sentences
+from bot.text.words import index_words
 
 ChunkKind = Literal["question", "explanation", "code", "table_row"]
 
@@ -83,19 +84,11 @@ def chunk_knowledge(kb: KnowledgeBase) -> tuple[list[Chunk], list[Sentence]]:
     return chunks, sents
 
 
-# Finite verbs (and auxiliaries) that make a line ending with a colon a sentence rather than a label.
-_FINITE = frozenset("""
-    is are was were be must should can could may does do did need needs require requires provides provide
-    has have will uses use runs run allows
-    es son está están era debe deben debería puede pueden hay necesita necesitan requiere requieren proporciona
-    proporcionan tiene tienen usa usan permite permiten
-""".split())
-
-
 def _is_label(text: str) -> bool:
-    """A short line ending with a colon and no finite verb: a heading for what follows, not a statement."""
+    """A short line ending with a colon and no finite verb (`bot/data/rules/index-words.yaml`, `finite_verbs`): a
+    heading for what follows, not a statement."""
     words = [w.strip(",.;:()").lower() for w in text.split()]
-    return len(text) <= 60 and not any(w in _FINITE for w in words)
+    return len(text) <= 60 and not any(w in index_words().finite_verbs for w in words)
 
 
 def _question_pieces(q: Question) -> list[tuple[ChunkKind, str, str, int, str | None]]:

@@ -20,6 +20,7 @@ import numpy as np
 from bot.text.identifiers import WORD
 from bot.text.normalise import fold, strip_accents
 from bot.text.tokens import STOPWORDS
+from bot.text.words import index_words
 
 FREQUENCIES = Path(__file__).resolve().parent.parent / "data" / "word-frequencies.npz"
 GLOSSARY = Path(__file__).resolve().parent.parent / "data" / "glossary-es-en.tsv"
@@ -136,24 +137,19 @@ class Glossary:
         return self._phrases.get(words, [])
 
 
-_AR = "o as a amos ais an e es emos eis en aste aron aba abas aban ando ado ada ados adas ar arlo arla arlos arlas " \
-      "arse ara aran ase asen are".split()
-_ER_IR = "o es e emos imos eis en a as amos an i iste io ieron ia ias ian iendo ido ida idos idas iera ieran iese " \
-         "er ir erlo irlo erla irla erse irse ere".split()
-
-
 def spanish_forms(lemma: str) -> set[str]:
     """A folded lemma and its common inflections: plurals and genders for nouns and adjectives, the
     frequent tenses for verbs (with e → i, e → ie and o → ue stem changes: pida, quiere, puede)."""
     forms = {lemma}
     base = lemma[:-2] if lemma.endswith("se") and len(lemma) > 5 else lemma  # "caerse"
     if len(base) > 3 and base[-2:] in ("ar", "er", "ir"):
-        stem, endings = base[:-2], _AR if base.endswith("ar") else _ER_IR
+        verbs = index_words()  # the endings and stem changes of `bot/data/rules/index-words.yaml`
+        stem, endings = base[:-2], verbs.ar_endings if base.endswith("ar") else verbs.er_ir_endings
         stems = {stem}
-        vowel = max(stem.rfind("e"), stem.rfind("o"), stem.rfind("u"))
+        vowel = max(stem.rfind(v) for v in verbs.stem_changes)
         if vowel >= 0:
             head, tail = stem[:vowel], stem[vowel + 1 :]
-            stems |= {head + v + tail for v in {"e": ("i", "ie"), "o": ("ue",), "u": ("ue",)}[stem[vowel]]}
+            stems |= {head + v + tail for v in verbs.stem_changes[stem[vowel]]}
         forms |= {s + e for s in stems for e in endings} | {base}
         return forms
     forms |= {lemma + "s", lemma + "es"}

@@ -82,6 +82,11 @@ class LanguageRules:
     superlatives: SuperlativeRules | None  # Spanish "-ísimo"; None in a language without such a form
     definitions: dict[str, Any]  # what makes "what is X?", as read from the file (see `definition_rules`)
     examples: dict[str, tuple[dict[str, object], ...]]  # class -> its example sentences
+    # A sentence of the knowledge that starts with X and says what X is: the verbs that may follow X ("X splits…",
+    # "X divide…"), and the words of an alias in parentheses ("X (also called Y)"), read past.
+    defining_verbs: frozenset[str] = frozenset()
+    alias_words: frozenset[str] = frozenset()
+    name_connectors: frozenset[str] = frozenset()  # "for": a name goes on past it ("Mountpoint for S3")
 
 
 def slang(lang: str, word: str) -> str | None:
@@ -104,6 +109,25 @@ def names_a_quiz_question(word: str) -> bool:
 def frame_words() -> frozenset[str]:
     """The words that frame a question, in every language (people mix them)."""
     return frozenset().union(*(rules(lang).frame_words for lang in LANGUAGES))
+
+
+@cache
+def defining_verbs() -> frozenset[str]:
+    """The verbs that say what a thing is when a sentence starts with it ("X is…", "X splits…"), in every
+    language (a knowledge document may mix them)."""
+    return frozenset().union(*(rules(lang).defining_verbs for lang in LANGUAGES))
+
+
+@cache
+def alias_words() -> frozenset[str]:
+    """The words of an alias in parentheses ("also called", "conocido como"), in every language."""
+    return frozenset().union(*(rules(lang).alias_words for lang in LANGUAGES))
+
+
+@cache
+def name_connectors() -> frozenset[str]:
+    """The words a name goes on past ("Mountpoint for S3", "FSx for NetApp ONTAP"), in every language."""
+    return frozenset().union(*(rules(lang).name_connectors for lang in LANGUAGES))
 
 
 @cache
@@ -265,6 +289,9 @@ def rules(lang: str) -> LanguageRules:
                 endings=tuple(str(e) for e in data["superlatives"]["endings"]),
             ) if "superlatives" in data else None,
             definitions=dict(data["definitions"]),
+            defining_verbs=frozenset(fold(str(w)) for w in data["defining_sentences"]["verbs"]),
+            alias_words=frozenset(fold(str(w)) for w in data["defining_sentences"]["alias_words"]),
+            name_connectors=frozenset(fold(str(w)) for w in data.get("name_connectors", {}).get("words", ())),
             examples={name: tuple(section.get("examples", ())) for name, section in data.items()
                       if isinstance(section, dict)},
         )

@@ -14,14 +14,11 @@ from dataclasses import dataclass, replace
 
 from bot.reading.lexicon import Glossary, WordFrequency
 from bot.reading.questions import referred_to_later
-from bot.reading.rules import coordination_words
+from bot.reading.rules import coordination_words, name_connectors
 from bot.reading.terms import Analysis, QueryWord, Vocabulary
 from bot.reading.thresholds import THRESHOLDS
 from bot.text.normalise import fold
 from bot.text.tokens import ALL_STOPWORDS
-
-_CONNECTORS = frozenset({"for"})  # "Mountpoint for S3", "FSx for NetApp ONTAP": a name goes on
-
 
 CONJUNCT_REACH = 3  # tokens between a coordinator and the head of each side ("X vs the new Y")
 
@@ -146,7 +143,7 @@ def _joins(by_position: dict[int, QueryWord], known: dict[int, bool], tokens: Se
     word = by_position.get(at)
     if word is not None:
         return word.named or (not known[at] and word.specificity >= THRESHOLDS.specific)
-    if tokens[at].lower() in _CONNECTORS:
+    if tokens[at].lower() in name_connectors():
         beyond = by_position.get(at + step)
         return beyond is not None and beyond.named and tokens[at + step][:1].isupper()
     return False

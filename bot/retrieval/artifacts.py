@@ -57,25 +57,33 @@ log = logging.getLogger(__name__)
 
 def pipeline_modules() -> tuple[ModuleType, ...]:
     """The code that shapes what the index holds: parsing, chunking, the text rules of words, tokens and
-    sentences, and the English reading of Spanish-only documents (with its glossary). Rules used only when a
-    question is read (chat markup, language detection) are not among them, so editing those keeps a built
-    index."""
+    sentences (with the word lists they read), and the English reading of Spanish-only documents (with its
+    glossary). Rules used only when a question is read (chat markup, language detection, `bot/data/rules/`'s
+    files per language) are not among them, so editing those keeps a built index."""
     from bot.knowledge import chunks, markdown, parser
     from bot.reading import lexicon
     from bot.retrieval import readings
-    from bot.text import identifiers, normalise, sentences, tokens
+    from bot.text import identifiers, normalise, sentences, tokens, words
 
-    return (parser, markdown, chunks, normalise, identifiers, tokens, sentences, lexicon, readings)
+    return (parser, markdown, chunks, normalise, identifiers, tokens, sentences, words, lexicon, readings)
+
+
+def pipeline_data() -> tuple[Path, ...]:
+    """The data the code of `pipeline_modules()` reads: the index's word lists and the glossary."""
+    from bot.reading.lexicon import GLOSSARY
+    from bot.text.words import WORDS_FILE
+
+    return (WORDS_FILE, GLOSSARY)
 
 
 def pipeline_digest() -> str:
-    """Names the code of `pipeline_modules()` and the glossary: changing them makes the index stale."""
-    from bot.reading.lexicon import GLOSSARY
-
+    """Names the code of `pipeline_modules()` and the data of `pipeline_data()`: changing them makes the index
+    stale."""
     digest = hashlib.sha256()
     for module in pipeline_modules():
         digest.update(Path(str(module.__file__)).read_bytes())
-    digest.update(GLOSSARY.read_bytes())
+    for data in pipeline_data():
+        digest.update(data.read_bytes())
     return digest.hexdigest()[:16]
 
 

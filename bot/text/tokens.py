@@ -1,4 +1,5 @@
-"""Index terms: stemmed words without stop words, identifiers whole and in their parts."""
+"""Index terms: stemmed words without stop words (`bot/data/rules/index-words.yaml`), identifiers whole and in
+their parts."""
 
 from __future__ import annotations
 
@@ -9,24 +10,9 @@ import Stemmer
 
 from bot.text.identifiers import WORD, is_identifier, parts
 from bot.text.normalise import fold, strip_accents
+from bot.text.words import index_words
 
-STOPWORDS = {
-    "es": frozenset(
-        """a al algo algun alguna algunas alguno algunos ante antes asi aun bajo bien cada como con contra cual
-        cuales cuando cuanto cuanta cuantos cuantas de del desde donde dos el ella ellas ellos en entre era es esa esas
-        ese eso esos esta estan estas este esto estos fue ha hace hacen hacer hay la las le les lo los mas me mi
-        mis mucho muy nada ni no nos o otra otro otros para pero poco por porque que quien se sea ser si sin
-        sobre son su sus tambien tengo tan te tiene tienen todo todos tu tus un una unas uno unos usar uso y ya yo
-        puedo debo necesito quiero hago mejor qué cómo cuál""".split()
-    ),
-    "en": frozenset(
-        """a about after all also an and any are as at be been before being between both but by can could
-        did do does doing done for from had has have how i if in into is it its just me more most my no not of
-        on or our should so some such than that the their them then there these they this those to too under
-        up us use used using very was we were what when where which while who why will with would you your
-        get need want""".split()
-    ),
-}
+STOPWORDS = index_words().stop_words  # per language (`bot/data/rules/index-words.yaml`)
 _STEMMERS = {"es": "spanish", "en": "english"}
 
 
