@@ -211,10 +211,11 @@ class Services:
                   conversation: str | None = None) -> Asked:
         """Answer a message of a conversation: the one call a surface makes.
 
-        The message is read with the earlier turns (`earlier`, and what `conversation`, an opaque id such
-        as a Slack thread's, was about), answered together with the questions asked meanwhile, and its
-        knowledge gaps are recorded. After an answer, what the conversation is about is remembered. Bad input
-        (InputError) is refused at once; a database failure only loses the context and the gaps."""
+        The message is read once (`bot.reading.markup.read_message`; a surface that read it first hands it on
+        as read), then with the earlier turns (`earlier`, and what `conversation`, an opaque id such as a Slack
+        thread's, was about), answered together with the questions asked meanwhile, and its knowledge gaps are
+        recorded. After an answer, what the conversation is about is remembered. Bad input (InputError) is
+        refused at once; a database failure only loses the context and the gaps."""
         turns = list(earlier)
         if conversation is not None:
             turns += await self._within(CONTEXT_TIMEOUT, [], self.memory.earlier, conversation)

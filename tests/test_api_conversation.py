@@ -9,6 +9,7 @@ from fastapi.testclient import TestClient
 from pydantic import SecretStr
 
 from bot.config import Settings
+from bot.reading import markup
 from bot.services import Services
 from tests.api_helpers import client_for
 
@@ -103,6 +104,29 @@ def test_a_follow_up_records_its_own_words_as_a_gap_not_the_reading(
     asked = asyncio.run(services.ask(question, "en", earlier=[ZERO]))
     assert asked.reading.followup and asked.reading.text != question  # read with the earlier turn
     assert services.settle() and recorded == [question]
+
+
+def test_a_message_is_read_once_on_its_way_through_the_core(services: Services, monkeypatch: pytest.MonkeyPatch
+                                                            ) -> None:
+    """The conversation, the batcher and the assistant each validate the message; it is read (cleaned) once,
+    and once more for each earlier turn. A surface that read it first (Slack) hands it on as read."""
+    read: list[str] = []
+    real = markup.reading_text
+
+    def reading_text(text: str) -> str:
+        read.append(text)
+        return real(text)
+
+    monkeypatch.setattr(markup, "reading_text", reading_text)
+    asked = asyncio.run(services.ask("<@U123> and how much *memory* does it save? :thinking_face:", "en",
+                                     earlier=[ZERO]))
+    assert asked.reading.followup and "memory" in asked.reading.text and len(read) == 2  # the message, the turn
+    read.clear()
+    message = markup.read_message("<@U123> and how much *memory* does it save?")
+    assert str(message) == "and how much memory does it save?"
+    assert message.shown == "and how much *memory* does it save?"
+    asyncio.run(services.ask(message, "en", earlier=[ZERO]))
+    assert len(read) == 2  # read by the surface, and the earlier turn by the core
 
 
 

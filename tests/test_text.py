@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from bot.errors import ConfigError
-from bot.reading.markup import clean_question, context_spans, reading_text
+from bot.reading.markup import clean_question, context_spans, read_message, reading_text
 from bot.text import words
 from bot.text.identifiers import is_code_name, is_setting_name
 from bot.text.language import detect_language, edition_vocabulary
@@ -204,3 +204,14 @@ def test_the_index_word_lists_are_read_whole_from_their_file(tmp_path: Path, mon
             index_words()
     finally:
         index_words.cache_clear()
+
+
+def test_a_message_is_read_once_and_shown_as_cleaned() -> None:
+    """`read_message` is the one cleaning: reading a message already read gives it back, and what is shown of
+    it (a gap, a log line) is the clean question with its formatting marks."""
+    raw = "<@U123> how do I set *gradient accumulation* :thinking_face: &gt; 4?"
+    message = read_message(raw)
+    assert message == reading_text(clean_question(raw)) == "how do I set gradient accumulation > 4?"
+    assert message.shown == clean_question(raw) == "how do I set *gradient accumulation* :thinking_face: > 4?"
+    assert read_message(message) is message and clean_question(message) == message.shown
+    assert read_message("  <@U123>  ") == ""

@@ -27,7 +27,7 @@ from bot.knowledge import KnowledgeBase, Question, load_knowledge
 from bot.knowledge.citations import Citation  # also importable from here, as before
 from bot.lang import Lang, check_lang
 from bot.messages import say
-from bot.reading.markup import clean_question, own_text, reading_text
+from bot.reading.markup import ReadMessage, own_text, read_message
 from bot.reading.references import find_reference
 from bot.reading.thresholds import THRESHOLDS
 from bot.retrieval.artifacts import LoadedIndex, load_index, make_index
@@ -125,12 +125,13 @@ class Assistant:
 
     # -- public API ---------------------------------------------------------------------------------
 
-    def prepare(self, question: str, lang: str | None = None) -> tuple[str, Lang]:
-        """Validate and clean a question; returns (clean text, language). Raises InputError."""
+    def prepare(self, question: str, lang: str | None = None) -> tuple[ReadMessage, Lang]:
+        """Validate and read a question (`read_message`: the one cleaning of a message; a message already read is
+        read as it is); returns (the message read, language). Raises InputError."""
         asked = check_lang(lang)
         if len(question) > self.max_chars:
             raise InputError(say(asked or "en", "too_long", length=len(question), limit=self.max_chars))
-        text = reading_text(clean_question(question))
+        text = read_message(question)
         if not text:
             raise InputError(say(asked or "en", "empty_question"))
         return text, asked or self.language_of(text)
@@ -258,7 +259,8 @@ class Assistant:
 
     def match_topic(self, topic: str, lang: str) -> list[tuple[str, int]]:
         """Questions about `topic` ("slurm", "almacenamiento"): by topic name, else through retrieval."""
-        wanted = fold(clean_question(topic))
+        message = read_message(topic)
+        wanted = fold(message.shown)
         if not wanted:
             return []
         named = [
@@ -267,7 +269,7 @@ class Assistant:
         ]
         if named:
             return named
-        retrieval = self.retrieve_many([self.prepare(topic, None)])[0]
+        retrieval = self.retrieve_many([self.prepare(message, None)])[0]
         judgement = self.judge.judge(retrieval)
         if not retrieval.ranked or not (judgement.probability >= self.threshold or judgement.related):
             return []

@@ -37,8 +37,9 @@ class AnswerBatcher:
         self._loop: asyncio.AbstractEventLoop | None = None
 
     async def answer(self, question: str, lang: str | None = None) -> Answer:
-        """Validate now (InputError at once, for this question only), then answer with the next batch."""
-        self.assistant.prepare(question, lang)
+        """Validate and read now (InputError at once, for this question only), then answer the message as read
+        with the next batch (it is not cleaned again)."""
+        question = self.assistant.prepare(question, lang)[0]
         loop = asyncio.get_running_loop()
         if self._queue is None or self._loop is not loop or self._worker is None or self._worker.done():
             # First use, or a new event loop (test clients run one per request): start a worker here.

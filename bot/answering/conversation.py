@@ -33,7 +33,7 @@ from datetime import UTC, datetime, timedelta
 from bot.answering.assistant import Answer, Assistant
 from bot.lang import Lang
 from bot.reading.followups import adds_to_earlier, is_pointer, opens_as_continuation, own_words, points_back
-from bot.reading.markup import clean_question
+from bot.reading.markup import ReadMessage, read_message
 from bot.reading.postings import KeySet
 from bot.reading.terms import Analysis, QueryWord
 from bot.reading.thresholds import THRESHOLDS
@@ -85,7 +85,7 @@ class Conversation:
     def read(self, question: str, earlier: Sequence[str] = (), lang: str | None = None) -> Reading:
         """The reading of `question` after `earlier` (oldest first). Raises InputError for a bad question."""
         text, language = self.assistant.prepare(question, lang)
-        turns = [t for t in (clean_question(turn) for turn in earlier[-CONTEXT_TURNS:]) if t]
+        turns = [t for t in (read_message(turn) for turn in earlier[-CONTEXT_TURNS:]) if t]
         if not turns:
             return Reading(text, language, followup=False, reason="no-context")
         analysis = self.assistant.retriever.analyze(text, language)
@@ -112,13 +112,14 @@ class Conversation:
                                     aspects_only=bool(subjects) and not (pointing or adds))
         return followup or Reading(text, language, followup=False, reason=reason)
 
-    def _with_turns(self, text: str, language: Lang, turns: list[str], analysis: Analysis,
+    def _with_turns(self, text: str, language: Lang, turns: Sequence[str], analysis: Analysis,
                     subjects: list[QueryWord], *, reason: str, aspects_only: bool = False) -> Reading | None:
         """The message read with the earlier turns' words (`_carried`), or None when none is carried or the
         whole is too long to ask."""
         carried = self._carried(turns, analysis, language, aspects_only=aspects_only,
                                 beside=KeySet.union(*(w.where for w in subjects)))
-        composed = f"{text} {' '.join(carried)}"
+        # Read already (the message, and words of the earlier turns' readings): answered as it is, not cleaned again.
+        composed = ReadMessage(f"{text} {' '.join(carried)}")
         if not carried or len(composed) > self.assistant.max_chars:
             return None
         return Reading(composed, language, followup=True, carried=tuple(carried), reason=reason)
@@ -163,7 +164,7 @@ class Conversation:
                 and self.vocabulary.questions_using(word) <= THRESHOLDS.names_a_subject
                 and not self.vocabulary.names_the_domain(word))
 
-    def _carried(self, turns: list[str], analysis: Analysis, language: str, *, aspects_only: bool,
+    def _carried(self, turns: Sequence[str], analysis: Analysis, language: str, *, aspects_only: bool,
                  beside: KeySet = _NO_KEYS) -> list[str]:
         """Known content words of the earlier turns (the latest turn first) that the message does not
         repeat, the most specific first; without subjects when `aspects_only`, except a subject that the

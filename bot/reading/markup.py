@@ -10,6 +10,10 @@ message of several lines, a line that reads as machine output (a shell command, 
 its timestamp or level, a table of aligned columns, mostly paths, numbers and hosts) is fenced as code by
 `clean_question` (`fence_pasted_lines`), and a quote marker (`> `) is taken off its line. `own_text` is what
 is left of a message without its pasted code: the person's own words.
+
+A message is cleaned once, by `read_message`, which every surface's question goes through (`Assistant.prepare`
+calls it; the Slack surface calls it first, to answer an empty mention itself): its result, a `ReadMessage`,
+is given back as it is by `read_message` and `clean_question`, however many layers of the core validate it.
 """
 
 from __future__ import annotations
@@ -53,9 +57,34 @@ MACHINE_SHARE = 0.3  # a line this much of machine tokens is output, not prose (
 MACHINE_LINE_TOKENS = 3
 
 
+class ReadMessage(str):
+    """A message as read (`read_message`): the text every part of the core reads. `shown` is the message as it
+    is kept and shown back (`clean_question`: a gap, a log line), with its formatting marks."""
+
+    shown: str
+
+    def __new__(cls, read: str, shown: str | None = None) -> ReadMessage:
+        message = super().__new__(cls, read)
+        message.shown = read if shown is None else shown
+        return message
+
+
+def read_message(text: str) -> ReadMessage:
+    """The one cleaning of a message: without Slack markup, control characters, emoji codes, formatting marks or
+    extra spaces, lines pasted without fences fenced (`clean_question`, then `reading_text`). A message already
+    read is given back as it is: a message is cleaned once, whoever asks again."""
+    if isinstance(text, ReadMessage):
+        return text
+    shown = clean_question(text)
+    return ReadMessage(reading_text(shown), shown)
+
+
 def clean_question(text: str) -> str:
     """The question a person typed, without Slack markup, control characters or extra spaces; code and link
-    labels stay, between backticks, and lines pasted without fences are fenced (`fence_pasted_lines`)."""
+    labels stay, between backticks, and lines pasted without fences are fenced (`fence_pasted_lines`). What
+    is kept and shown back of a message; of a message already read (`read_message`), what it was shown as."""
+    if isinstance(text, ReadMessage):
+        return text.shown
     text = fence_pasted_lines(text)
     text = SLACK_USER.sub(" ", text)
     text = SLACK_CHANNEL.sub(lambda m: f"#{m.group(1) or ''}", text)

@@ -20,7 +20,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.errors import InputError
 from bot.lang import LANGUAGES, Lang
-from bot.reading.markup import clean_question
+from bot.reading.markup import read_message
 from bot.services import Services
 from bot.slack import blocks
 from bot.slack.errors import describe, failure_message
@@ -113,8 +113,9 @@ class AnswerListeners:
 
     async def reply(self, services: Services, raw: str, *, lang: Lang | None = None,
                     conversation: str | None = None) -> tuple[dict[str, Any], str]:
-        """The message answering `raw` (read with its conversation), and the outcome for the metrics."""
-        question = clean_question(raw)
+        """The message answering `raw` (read with its conversation), and the outcome for the metrics. The message
+        is read here, once (`read_message`): an empty mention is answered here, and the core reads it as it is."""
+        question = read_message(raw)
         if not question:
             lang = lang or self.ctx.settings.default_lang
             topics = ", ".join(blocks.escape(x) for x in services.assistant.topics(lang))
@@ -126,7 +127,7 @@ class AnswerListeners:
         answer = asked.answer
         self.ctx.metrics.answer(answer.answered, "slack")
         if self.ctx.settings.log_questions:
-            log.info("question", extra={"question": question, "answered": answer.answered,
+            log.info("question", extra={"question": question.shown, "answered": answer.answered,
                                         "read_as": asked.reading.text})
         return (blocks.answer_message(answer, question=asked.reading.text),
                 "answered" if answer.answered else "abstained")
