@@ -42,7 +42,6 @@ from bot.reading.terms import Analysis, QueryWord, Vocabulary
 from bot.reading.thresholds import THRESHOLDS
 from bot.reading.uncovered import names_a_thing, other_kinds, uncovered_terms
 from bot.retrieval.hybrid import HybridRetriever, Retrieval
-from bot.text.identifiers import is_code_name, is_setting_name
 
 MODEL_FILE = Path(__file__).resolve().parent.parent / "data" / "answerability.json"
 log = logging.getLogger(__name__)
@@ -288,7 +287,7 @@ class Judge:
                 by_segment.setdefault(analysis.segments[w.position], {})[w.position] = broad[w.position]
         values["segment_found"] = max((_share(part, here) for part in by_segment.values()),
                                       default=values["broad_found"])
-        values["literal"] = float(any(is_code_name(w.text) and here[w.position] and w.specificity >= THRESHOLDS.specific
+        values["literal"] = float(any(w.code_name and here[w.position] and w.specificity >= THRESHOLDS.specific
                                       for w in words))
         values["aspect_unknown"] = _share(aspect, known, negate=True)
         values["dense_es" if retrieval.language == "es" else "dense_en"] = top.dense
@@ -303,7 +302,7 @@ class Judge:
             values["exemplar"] = self.exemplars.margin(retrieval.vector, top.key[1], leave_out=leave_out)
         # "what is X?": the best question must explain X, or use X literally, a name of its code or configuration
         # (`slotsPerWorker`, `FI_PROVIDER`), which its snippet shows in use.
-        literal = all(is_setting_name(w.text) and top.key in w.where for w in analysis.definition_of)
+        literal = all(w.setting_name and top.key in w.where for w in analysis.definition_of)
         if analysis.definition_of and not literal and not self.definitions.defines(
                 top.key, analysis.definition_of, acts=analysis.definition_acts):
             values["undefined"] = 1.0

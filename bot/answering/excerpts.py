@@ -71,7 +71,7 @@ class Excerpts:
         """
         key = (question.doc_id, question.number, question.lang)
         ids, vectors = self._groups.of_edition(key)
-        terms = set(tokens(retrieval.analysis.search_text, question.lang))
+        terms = set(retrieval.analysis.search_terms(question.lang))
         candidates: list[tuple[float, int, str]] = []
         if ids:
             sims = vectors @ vector

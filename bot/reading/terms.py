@@ -46,9 +46,9 @@ from bot.reading.rules import (
 )
 from bot.reading.spelling import Spelling
 from bot.reading.thresholds import THRESHOLDS
-from bot.text.identifiers import QUERY_WORD, is_code_name, is_hyphenated_word
+from bot.text.identifiers import QUERY_WORD, is_code_name, is_hyphenated_word, is_setting_name
 from bot.text.normalise import fold, strip_accents
-from bot.text.tokens import ALL_STOPWORDS, word_terms
+from bot.text.tokens import ALL_STOPWORDS, tokens, word_terms
 
 NAMED_ZIPF = 3.2  # rarer than this: not a common word (a typo of a knowledge word may be meant)
 CAPITALISED_NAMED_ZIPF = 5.0  # a capitalised word inside a sentence, rarer than this, is part of a name
@@ -92,6 +92,17 @@ class QueryWord:
         """Whether the quiz never writes the word, not even as an option: a thing the answer does not cover."""
         return not self.known and not self.offered
 
+    @property
+    def code_name(self) -> bool:
+        """Whether it is written as a name in code or configuration (`FI_PROVIDER`, `PyTorchJob`), not as a
+        hyphenated word ("multi-node")."""
+        return is_code_name(self.text)
+
+    @property
+    def setting_name(self) -> bool:
+        """Whether it is a name only code and configuration write (`FI_PROVIDER`, `slotsPerWorker`)."""
+        return is_setting_name(self.text)
+
     def found_in(self, present: Mapping[str, AbstractSet[str]]) -> bool:
         """Whether any reading of the word is among the terms `present` (per language)."""
         for lang, forms in self.forms.items():
@@ -121,6 +132,11 @@ class Analysis:
     set_aside: tuple[str, ...] = ()  # named things the knowledge never mentions, left out of this reading
     context: frozenset[int] = frozenset()  # positions of tokens read as context (pasted text, a scenario's telling)
     definition_acts: bool = False  # the definition asks what X does ("what does X do?"), not what it is
+
+    def search_terms(self, lang: str) -> list[str]:
+        """The index terms of `search_text` in `lang`: what the knowledge's chunks and sentences are matched with
+        (BM25, the excerpts)."""
+        return tokens(self.search_text, lang)
 
 
 class KnowledgeWords(Protocol):

@@ -188,7 +188,7 @@ class HybridRetriever:
         chunk_dense = np.zeros(n, dtype=np.float32)
         found = ids[0] >= 0
         chunk_dense[ids[0][found]] = dense_scores[0][found]
-        lexical_by_lang = self.lexical.scores(analysis.search_text)
+        lexical_by_lang = self.lexical.scores(analysis.search_terms)
         # Each language's BM25 on its own scale: normalise by that language's best before merging. A chunk
         # searched in two languages (a Spanish-only one, also in English) keeps the better of its two.
         chunk_lexical = np.zeros(n, dtype=np.float32)

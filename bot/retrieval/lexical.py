@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 from array import array
 from collections import Counter
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import bm25s
@@ -24,7 +25,7 @@ from bm25s.scoring import _select_idf_scorer, _select_tfc_scorer
 
 from bot.knowledge.chunks import Chunk
 from bot.retrieval.knowledge_terms import TextKey, text_key
-from bot.text.tokens import tokens, word_terms
+from bot.text.tokens import word_terms
 
 logging.getLogger("bm25s").setLevel(logging.WARNING)
 
@@ -66,12 +67,13 @@ class LexicalIndex:
     def languages(self) -> list[str]:
         return list(self._by_lang)
 
-    def scores(self, query: str) -> dict[str, np.ndarray]:
-        """Per language, BM25 scores of every chunk (0 for chunks of other languages)."""
+    def scores(self, query_terms: Callable[[str], Sequence[str]]) -> dict[str, np.ndarray]:
+        """Per language, BM25 scores of every chunk (0 for chunks of other languages) for a query's index terms
+        in that language (`query_terms`: `Analysis.search_terms`, the reading of the question)."""
         out: dict[str, np.ndarray] = {}
         for lang, (ids, engine) in self._by_lang.items():
             full = np.zeros(self._n, dtype=np.float32)
-            terms = tokens(query, lang)
+            terms = list(query_terms(lang))
             if terms:
                 full[ids] = engine.get_scores(terms)
             out[lang] = full
