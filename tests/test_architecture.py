@@ -397,6 +397,15 @@ def test_only_services_and_the_surfaces_import_curation() -> None:
     assert importers and all(m.startswith(allowed) for m in importers), importers
 
 
+def test_only_the_reading_applies_the_rules_of_how_people_write() -> None:
+    """A message's words are read in bot/reading/: outside it, the rules of `bot/data/rules/<lang>.yaml` are read
+    only for the knowledge's own defining sentences (`bot.answering.definitions`), never on a message."""
+    graph = explicit_graph()
+    importers = sorted(m for m, named in graph.items()
+                       if "bot.reading.rules" in named and not m.startswith("bot.reading"))
+    assert importers == ["bot.answering.definitions"], importers
+
+
 def test_only_the_command_line_imports_the_evaluation_tools() -> None:
     graph = explicit_graph()
     importers = sorted(m for m, named in graph.items()
