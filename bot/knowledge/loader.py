@@ -41,6 +41,7 @@ from bot.knowledge.markdown import FrontMatter, parse_markdown, read_front_matte
 from bot.knowledge.model import Document, Note, Question
 from bot.knowledge.parser import parse_text
 from bot.knowledge.safe_yaml import load_yaml
+from bot.lang import LANGUAGES
 
 log = logging.getLogger(__name__)
 
@@ -360,7 +361,7 @@ def web_url(url: str) -> bool:
 def _note(front: FrontMatter, relative: Path, path: Path) -> Note:
     values = front.values
     question, lang, text = values.get("question"), values.get("lang"), front.body.strip()
-    if not isinstance(question, int) or isinstance(question, bool) or lang not in ("es", "en") or not text:
+    if not isinstance(question, int) or isinstance(question, bool) or lang not in LANGUAGES or not text:
         raise KnowledgeError(path, 1, "a note needs note_for, a question number, lang (es or en) and a text")
     return Note(id=relative.with_suffix("").as_posix(), doc_id=str(values["note_for"]), question=question,
                 lang=str(lang), text=text)
