@@ -48,8 +48,8 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.common import ROOT, free_port, percentile, proc_status_mb, start_logged_server, stop_server  # noqa: E402
-from tests.hostile_knowledge import HOSTILE_LINES, drop_hostile_knowledge  # noqa: E402
-from tests.hostile_knowledge import SECRET as LINKED_SECRET  # noqa: E402
+from tests.support.hostile_knowledge import HOSTILE_LINES, drop_hostile_knowledge  # noqa: E402
+from tests.support.hostile_knowledge import SECRET as LINKED_SECRET  # noqa: E402
 
 SECRET = "probe-signing-secret"
 TOKEN_A, TOKEN_B, TOKEN_ADMIN = "token-team-a", "token-team-b", "token-admin"

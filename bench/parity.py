@@ -1,4 +1,4 @@
-"""Evaluation figures per embedding backend, side by side (what tests/test_backend_parity.py checks).
+"""Evaluation figures per embedding backend, side by side (what tests/embedding/test_backend_parity.py checks).
 
     .venv/bin/python bench/parity.py
 

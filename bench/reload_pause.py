@@ -75,7 +75,7 @@ def embedder_of(fake: bool, settings: Settings) -> Embedder:
     directory when there is one there (else made, with the build tools)."""
     if fake:
         sys.path.insert(0, str(ROOT))
-        from tests.fakes import FakeEmbedder
+        from tests.support.fakes import FakeEmbedder
 
         return FakeEmbedder()
     settings.index_dir.mkdir(parents=True, exist_ok=True)

@@ -2,7 +2,7 @@
 # Write the image's lock files (exact versions with sha256 hashes) from pyproject.toml, with uv (dev extra):
 #   requirements/runtime.lock  what serving needs: no PyTorch (deploy/Dockerfile's runtime environment)
 #   requirements/build.lock    the runtime's versions plus the build tools (ONNX export, index build)
-# Run it after changing dependencies in pyproject.toml; tests/test_locks.py checks the two agree with it.
+# Run it after changing dependencies in pyproject.toml; tests/deploy/test_locks.py checks the two agree with it.
 # The build lock pins the CPU build of torch (torch==X+cpu, linux x86_64). uv finds that wheel in
 # TORCH_WHEELS (a directory holding it) or on PyTorch's CPU index (TORCH_INDEX_URL).
 set -euo pipefail

@@ -4,7 +4,7 @@ environment variable, type, default and description.
     .venv/bin/python scripts/settings_doc.py          # rewrite docs/settings.md
     .venv/bin/python scripts/settings_doc.py --check  # exit 1 when docs/settings.md is not current
 
-`render()` returns the Markdown; tests/test_docs.py checks that docs/settings.md equals it. To change what a
+`render()` returns the Markdown; tests/project/test_docs.py checks that docs/settings.md equals it. To change what a
 setting's row says, edit the `description=` of its field in bot/config.py and run this script.
 """
 
@@ -42,7 +42,7 @@ HEADER = f"""\
 # Settings
 
 <!-- Generated from bot/config.py by scripts/settings_doc.py: edit the fields' descriptions there, then run
-     `{COMMAND}`. tests/test_docs.py fails when this file is not current. -->
+     `{COMMAND}`. tests/project/test_docs.py fails when this file is not current. -->
 
 Every setting comes from the environment and is read when the application or a command starts; a value of the
 wrong type or out of its bounds stops it with an error that names the setting. With the Helm chart, settings

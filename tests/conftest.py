@@ -2,7 +2,7 @@
 
 - Unit tests use the core's pieces directly (knowledge, fakes, a database).
 - Adapter tests (HTTP, Slack, CLI) run the real surfaces over `services`: the real assistant, index and
-  retrieval of the repository's knowledge, with the deterministic fake embedder (`tests/fakes.py`).
+  retrieval of the repository's knowledge, with the deterministic fake embedder (`tests/support/fakes.py`).
 - Integration tests (marked `slow`) use the real model (`real_embedder`, `index_dir`, `assistant`,
   `real_services`) or start processes. `pytest -m "not slow"` loads no model: a test that asks for the
   real model without the `slow` mark is refused at collection.
@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from bot.config import PROJECT_ROOT, Settings, load_settings
-from tests.quiz_helpers import Clock
+from tests.support.quiz_helpers import Clock
 
 if TYPE_CHECKING:
     from fastapi.testclient import TestClient
@@ -35,9 +35,9 @@ if TYPE_CHECKING:
     from bot.embedding.embedder import Embedder
     from bot.services import Services
     from bot.storage import Stores
-    from tests.fakes import FakeEmbedder
-    from tests.round_helpers import Kit
-    from tests.slack_fake import FakeSlack, SlackSender
+    from tests.support.fakes import FakeEmbedder
+    from tests.support.round_helpers import Kit
+    from tests.support.slack_fake import FakeSlack, SlackSender
 
 KNOWLEDGE = PROJECT_ROOT / "knowledge"
 SEED = PROJECT_ROOT.parent / "shared" / "seeds" / "eks-training-quiz.es.txt"
@@ -107,7 +107,7 @@ def real_services(settings: Settings, index_dir: Path, assistant: Assistant) -> 
 @pytest.fixture
 def client(settings: Settings, services: Services) -> TestClient:
     """The HTTP application over `services`, in-process."""
-    from tests.api_helpers import client_for
+    from tests.support.api_helpers import client_for
 
     return client_for(settings, services)
 
@@ -118,7 +118,7 @@ def client(settings: Settings, services: Services) -> TestClient:
 @pytest.fixture
 def fake_embedder() -> FakeEmbedder:
     """A fresh fake embedder (its `calls` and `threads` are this test's); it loads `fake_index_dir`."""
-    from tests.fakes import FakeEmbedder
+    from tests.support.fakes import FakeEmbedder
 
     return FakeEmbedder()
 
@@ -126,16 +126,16 @@ def fake_embedder() -> FakeEmbedder:
 @pytest.fixture(scope="session")
 def fake_index_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """An index of the repository's knowledge built with the fake embedder (any `FakeEmbedder()` loads it)."""
-    from tests.fakes import FakeEmbedder
+    from tests.support.fakes import FakeEmbedder
 
     return _built_index(tmp_path_factory.mktemp("fake-index"), FakeEmbedder())
 
 
 @pytest.fixture(scope="session")
 def fake_assistant(fake_index_dir: Path) -> Assistant:
-    """The real assistant (knowledge, index, retrieval) over the fake embedder (`tests/fakes.py`), with
+    """The real assistant (knowledge, index, retrieval) over the fake embedder (`tests/support/fakes.py`), with
     an answerability model that reads only words (the fake's cosines mean nothing)."""
-    from tests.fakes import FakeEmbedder, lexical_model
+    from tests.support.fakes import FakeEmbedder, lexical_model
 
     return _assistant(fake_index_dir, FakeEmbedder(), lexical_model())
 
@@ -290,7 +290,7 @@ def postgres_url(request: pytest.FixtureRequest, postgres_server_url: str) -> It
 @pytest.fixture
 def fake() -> Iterator[FakeSlack]:
     """A fake Slack on loopback, recording what the bot sends."""
-    from tests.slack_fake import FakeSlack
+    from tests.support.slack_fake import FakeSlack
 
     with FakeSlack() as server:
         yield server
@@ -299,7 +299,7 @@ def fake() -> Iterator[FakeSlack]:
 @pytest.fixture
 def slack(settings: Settings, services: Services, fake: FakeSlack) -> Iterator[SlackSender]:
     """The real application with Slack on, served by uvicorn, its Web API calls going to `fake`."""
-    from tests.slack_fake import bot_server
+    from tests.support.slack_fake import bot_server
 
     with bot_server(settings, services, fake) as sender:
         yield sender
@@ -311,7 +311,7 @@ SLACK_ADMIN = "UADMIN"  # the one maintainer of `admin_slack`
 @pytest.fixture
 def admin_slack(settings: Settings, services: Services, fake: FakeSlack) -> Iterator[SlackSender]:
     """`slack` with one maintainer, SLACK_ADMIN (EKSBOT_ADMINS)."""
-    from tests.slack_fake import bot_server
+    from tests.support.slack_fake import bot_server
 
     with bot_server(settings.model_copy(update={"admins_raw": SLACK_ADMIN}), services, fake) as sender:
         yield sender
@@ -323,7 +323,7 @@ def admin_slack(settings: Settings, services: Services, fake: FakeSlack) -> Iter
 @pytest.fixture
 def kits(db_url: str, clock: Clock) -> Iterator[Callable[..., Kit]]:
     """Makes rounds and schedules on `db_url`, each on its own connection (a process or replica each)."""
-    from tests.round_helpers import kit
+    from tests.support.round_helpers import kit
 
     made: list[Kit] = []
 

@@ -40,7 +40,7 @@ _MDX_STATEMENT = re.compile(r"^(?:import\s.+\sfrom\s|import\s+['\"]|export\s+(?:
 # Every pattern here reads text anyone may have written, so each runs in time linear in the line: no two
 # neighbouring parts can take the same characters (possessive `*+` and `++` where they could), and what a
 # backtracking pattern could only do in super-linear time (a component line, a header, a shortcode) is found
-# by the small scanners below. tests/test_linear_patterns.py feeds each pattern adversarial lines.
+# by the small scanners below. tests/project/test_linear_patterns.py feeds each pattern adversarial lines.
 _ADMONITION = re.compile(r"^\s*+:::+\s*+(?:\w[\w-]*+)?\s*+(?P<title>.*)")
 _SHORTCODE_HEAD = re.compile(r"\{\{[<%]\s*+/?\s*+[\w-]++")  # `{{< name` or `{{% /name`: up to the name's end
 _SHORTCODE_TITLE = re.compile(r"""title\s*+=\s*+["']([^"']+)["']""")

@@ -42,7 +42,7 @@ ANSWER_LABELS = ("respuesta", "answer")
 EXPLANATION_LABELS = ("explicación", "explicacion", "explanation")
 
 # Lines anyone may have written: each pattern runs in time linear in the line, its runs of spaces possessive
-# (`\s*+`, `\s++`) where a neighbouring part could take the same spaces (tests/test_linear_patterns.py).
+# (`\s*+`, `\s++`) where a neighbouring part could take the same spaces (tests/project/test_linear_patterns.py).
 _HEADING = re.compile(r"^##\s++(?:(\d++)\.\s++)?(.*\S)\s*$")
 _OPTION = re.compile(r"^-\s++([A-Z])\)\s++(.*\S)\s*$")
 _LABELLED = re.compile(r"^([A-Za-zÁÉÍÓÚáéíóúñ]+):\s*(.*)$")

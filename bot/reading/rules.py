@@ -1,7 +1,7 @@
 """How people write, per language, as data: `bot/data/rules/<lang>.yaml`.
 
 Patterns and classes of words that the reading of a question uses live in one file per language, each
-class with example sentences that `tests/test_rules.py` runs, instead of lists and regular expressions in
+class with example sentences that `tests/reading/test_rules.py` runs, instead of lists and regular expressions in
 code. A file that cannot be read, or a pattern that does not compile, stops the start with the file's name.
 """
 
