@@ -22,6 +22,7 @@ from typing import Any
 
 import yaml
 from markdown_it import MarkdownIt
+from markdown_it.common.html_blocks import block_names
 from markdown_it.token import Token
 
 from bot.errors import KnowledgeError
@@ -53,6 +54,30 @@ _LANG_SUFFIX = re.compile(rf"\.({'|'.join(LANGUAGES)})$")
 _BOLD = re.compile(r"^\*\*(.+)\*\*$|^__(.+)__$")
 
 _PARSER = MarkdownIt("commonmark", {"html": True}).enable("table")
+
+# What HTML names: a `<name>` that is none of these (nor a component, `<Tabs>`) is a placeholder the author
+# wrote for the reader to fill in (`train-<team>`, `<pod>`, `step-<NNNNNN>`): text, kept as written.
+_HTML_ELEMENTS = frozenset(block_names) | frozenset(
+    "a abbr audio b bdi bdo big br button canvas cite code data del dfn em font i iframe img input ins kbd label "
+    "map mark meter noscript object output picture progress q rp rt ruby s samp script select slot small span "
+    "strike strong style sub sup svg template textarea time tt u var video wbr".split())
+
+
+def is_placeholder(tag: str) -> bool:
+    """Whether a tag as written (`<team>`, `<NNNNNN>`, `<your-namespace>`) is a placeholder, not HTML or a
+    component: one name, no attributes, not an HTML element, not capitalised as a component is (`<Tabs>`)."""
+    if len(tag) < 3 or tag[0] != "<" or tag[-1] != ">" or tag[1] == "/":
+        return False
+    name = tag[1:-1]
+    if not name[:1].isalpha() or not all(c.isalnum() or c in "-_." for c in name):
+        return False
+    component = name[0].isupper() and any(c.islower() for c in name)
+    return not component and name.lower() not in _HTML_ELEMENTS
+
+
+def _without_tags(text: str) -> str:
+    """Text with its tags taken out (a space in their place), placeholders kept."""
+    return _TAG.sub(lambda m: m.group(0) if is_placeholder(m.group(0)) else " ", text)
 
 
 @dataclass
@@ -155,7 +180,7 @@ def _plain_line(line: str) -> str:
     header = _component_header(line) if line.lstrip().startswith("<") else None
     if header is not None:
         level = _HTML_HEADING.search(header)
-        text = " ".join(_TAG.sub(" ", header).split())
+        text = " ".join(_without_tags(header).split())
         return f"{'#' * int(level.group(1)) if level else '##'} {text}" if text else ""
     if _is_component_line(line):
         return ""  # <Tabs>, </CollapsibleContent>, <div align="center">: structure, no text
@@ -177,6 +202,8 @@ def _is_component_line(line: str) -> bool:
     name and the closing `>` a `<` or `>` may stand only inside braces (`{<b>x</b>}`): after a `{` that no
     `}` has closed yet, with a `}` still to come."""
     text = line.strip()
+    if is_placeholder(text):
+        return False  # `<team>` alone on a line is text
     name = _COMPONENT_NAME.match(text)
     if name is None or not text.endswith(">"):
         return False
@@ -280,7 +307,7 @@ def _blocks(tokens: list[Token], i: int, line: int) -> tuple[list[Block], int]:
         text = "\n".join(" | ".join(row) for row in rows)
         return ([Block("table", text, line, rows=tuple(rows))] if len(rows) > 1 else []), end + 1
     if token.type == "html_block":
-        text = " ".join(_TAG.sub(" ", token.content).split())
+        text = " ".join(_without_tags(token.content).split())
         return ([Block("text", text, line)] if text else []), i + 1
     return [], i + 1
 
@@ -347,7 +374,9 @@ def _inline_text(inline: Token) -> str:
             out.append(f"`{child.content}`")
         elif child.type in ("softbreak", "hardbreak"):
             out.append(" ")
-        # images and inline tags (html_inline) are dropped; a link's text is among the text children
+        elif child.type == "html_inline" and is_placeholder(child.content):
+            out.append(child.content)
+        # images and other inline tags are dropped; a link's text is among the text children
     return " ".join("".join(out).split())
 
 

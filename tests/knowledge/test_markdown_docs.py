@@ -598,3 +598,21 @@ def test_a_language_suffix_names_the_language_and_stays_out_of_the_title(tmp_pat
     write(knowledge / "notas-de-guardia.es.md", "Runbook: `kubectl get pods -n ml-train` first.\n")  # English words
     (doc,) = [d for d in load_knowledge(knowledge).documents if d.doc_id == "notas-de-guardia.es"]
     assert (doc.title, doc.lang) == ("notas de guardia", "es")
+
+
+# -- text as written ----------------------------------------------------------------------------------------
+
+def test_placeholders_stay_as_written_while_html_tags_and_components_go(tmp_path: Path) -> None:
+    from bot.knowledge.markdown import parse_markdown
+
+    text = ("# Quotas\n\nEach `train-<team>` namespace, or train-<team> outside code, holds <b>one</b> quota; "
+            "checkpoints go to step-<NNNNNN>/ under <your-namespace>.\n\n<Tabs>\n\n<pod>\n\n"
+            "<div align=\"center\">centred</div>\n")
+    blocks = [b.text for q in parse_markdown(text, tmp_path / "q.md", doc_id="q", source="q.md").questions
+              for b in q.blocks]
+    assert blocks == [
+        "Each `train-<team>` namespace, or train-<team> outside code, holds one quota; checkpoints go to "
+        "step-<NNNNNN>/ under <your-namespace>.",
+        "<pod>",
+        "centred",
+    ]
