@@ -1,10 +1,14 @@
-"""Measure answers from documents the answerability model was never fitted on, per source.
+"""Measure answers from documents the answerability model was never fitted on, per source and per language.
 
 A line is `{"q", "lang", "source", "answerable", "section"?, "answer_contains"?, "kind"?}`: `source` is the
 document the question was written about (its path in the knowledge directory, as citations name it),
 `answerable` whether that document answers it (`false`: no document and no quiz question does), `section` the
-heading path of the section that does. Per source it counts, as a person would see them:
+heading path of the section that does, `answer_contains` strings of the passage that answers it. The shape
+`{"q", "lang", "doc", "expect_any"}` is read too (`doc`: the document's file name, `null` when none answers;
+`expect_any`: the passage's strings). Per source and per language it counts, as a person would see them:
 
+- quoted: answered from that document, and what the answer quotes first (the top citation's excerpt and code
+  snippet) holds one of the passage's strings: the person reads the answer without opening the page;
 - answered right: answered, citing that document first;
 - right section: of those, citing the named section first;
 - false abstention: an answerable question the bot declined;
@@ -15,6 +19,7 @@ heading path of the section that does. Per source it counts, as a person would s
 from __future__ import annotations
 
 import json
+import re
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -22,9 +27,11 @@ from pathlib import Path
 
 from bot.answering.assistant import Answer, Assistant
 from bot.errors import InputError
+from bot.evaluation.queries import EvalQuery
 
 SHAPE = ('{"q": str, "lang": "es"|"en", "source": str, "answerable": bool, "section"?: str, '
-         '"answer_contains"?: [str], "kind"?: str}')
+         '"answer_contains"?: [str], "kind"?: str} or {"q": str, "lang": "es"|"en", "doc": str|null, '
+         '"expect_any": [str]}')
 
 
 @dataclass(frozen=True)
@@ -45,10 +52,19 @@ class DocResult:
     confidence: float
     source: str | None  # the source the answer cites first (None when it cites nothing)
     section: str | None
+    passage: str = ""  # what the answer quotes first: the top citation's excerpt and snippet
 
     @property
     def right(self) -> bool:
-        return self.question.answerable and self.answered and self.source == self.question.source
+        return self.question.answerable and self.answered and same_source(self.source, self.question.source)
+
+    @property
+    def quoted(self) -> bool:
+        """Answered from the right document, quoting the passage that answers (one of its strings)."""
+        if not self.right:
+            return False
+        passage = _comparable(self.passage)
+        return any(_comparable(s) in passage for s in self.question.answer_contains)
 
     @property
     def right_section(self) -> bool:
@@ -58,7 +74,22 @@ class DocResult:
         return {"q": self.question.q, "lang": self.question.lang, "source": self.question.source,
                 "answerable": self.question.answerable, "answered": self.answered, "confidence": self.confidence,
                 "cited_source": self.source, "cited_section": self.section, "right": self.right,
-                "right_section": self.right_section}
+                "right_section": self.right_section, "quoted": self.quoted, "passage": self.passage}
+
+
+def same_source(cited: str | None, source: str) -> bool:
+    """Whether a citation's source is the document a question names: the same path, or (a question that names
+    only the file) the same file name."""
+    if cited is None:
+        return False
+    return cited == source or ("/" not in source and cited.rsplit("/", 1)[-1] == source)
+
+
+_MARKS = re.compile(r"[`*_\\]|&[a-z]+;")  # inline code, emphasis, escapes and entities: how a page writes, not what
+
+
+def _comparable(text: str) -> str:
+    return " ".join(_MARKS.sub("", text).casefold().split())
 
 
 def is_document_set(path: Path) -> bool:
@@ -66,7 +97,9 @@ def is_document_set(path: Path) -> bool:
     try:
         with path.open(encoding="utf-8") as handle:
             first = next((line for line in handle if line.strip()), "")
-        return isinstance(row := json.loads(first), dict) and "source" in row and "answerable" in row
+        row = json.loads(first)
+        return isinstance(row, dict) and (("source" in row and "answerable" in row) or ("doc" in row and "expect_any"
+                                                                                         in row))
     except (OSError, UnicodeDecodeError, ValueError):
         return False
 
@@ -82,6 +115,9 @@ def read_document_questions(path: Path) -> list[DocQuestion]:
             continue
         try:
             row = json.loads(line)
+            if "doc" in row and "source" not in row:  # the other shape: a file name, or null when none answers
+                row = {"q": row["q"], "lang": row["lang"], "source": row["doc"] or "", "answerable": bool(row["doc"]),
+                       "answer_contains": row.get("expect_any") or [], "kind": row.get("kind", "")}
             question = DocQuestion(
                 q=str(row["q"]), lang=str(row["lang"]), source=str(row["source"]), answerable=bool(row["answerable"]),
                 section=str(row.get("section", "")), answer_contains=[str(s) for s in row.get("answer_contains", [])],
@@ -91,6 +127,13 @@ def read_document_questions(path: Path) -> list[DocQuestion]:
             raise InputError(f"{path}:{number}: expected {SHAPE} ({exc.__class__.__name__}: {exc})") from exc
         out.append(question)
     return out
+
+
+def as_queries(questions: list[DocQuestion]) -> list[EvalQuery]:
+    """Questions about documents as lines to fit the decision on: an answerable one is answered right when the
+    best section is of its document; a near-domain one, when the bot declines."""
+    return [EvalQuery(q.q, q.lang, [], q.kind or ("in-scope" if q.answerable else "near"),
+                      source=q.source if q.answerable else "") for q in questions]
 
 
 def evaluate_documents(assistant: Assistant, questions: list[DocQuestion], batch: int = 32) -> list[DocResult]:
@@ -103,8 +146,9 @@ def evaluate_documents(assistant: Assistant, questions: list[DocQuestion], batch
 
 def _result(question: DocQuestion, answer: Answer) -> DocResult:
     top = answer.citations[0] if answer.citations and answer.answered else None
+    passage = "\n".join(part for part in (top.excerpt, top.snippet or "") if part) if top else ""
     return DocResult(question, answer.answered, answer.confidence, top.source if top else None,
-                     top.section if top else None)
+                     top.section if top else None, passage)
 
 
 def _batches(items: list[DocQuestion], size: int) -> Iterator[list[DocQuestion]]:
@@ -113,17 +157,22 @@ def _batches(items: list[DocQuestion], size: int) -> Iterator[list[DocQuestion]]
 
 
 def summarize_documents(results: list[DocResult]) -> dict[str, object]:
-    """Per source and overall: answerable and unanswerable counts, and the shares a person would see."""
+    """Per source, per language and overall: answerable and unanswerable counts, and the shares a person would
+    see."""
     groups: dict[str, list[DocResult]] = defaultdict(list)
     for result in results:
-        groups[result.question.source].append(result)
+        if result.question.source:
+            groups[result.question.source].append(result)
+        groups[f"all {result.question.lang}"].append(result)
         groups["all"].append(result)
     out: dict[str, object] = {}
-    for source, rows in sorted(groups.items(), key=lambda item: (item[0] == "all", item[0])):
+    for source, rows in sorted(groups.items(), key=lambda item: (item[0].startswith("all"), item[0] == "all",
+                                                                 item[0])):
         answerable = [r for r in rows if r.question.answerable]
         other = [r for r in rows if not r.question.answerable]
         out[source] = {
             "answerable": len(answerable), "unanswerable": len(other),
+            "quoted": _share(sum(r.quoted for r in answerable), len(answerable)),
             "answered_right": _share(sum(r.right for r in answerable), len(answerable)),
             "right_section": _share(sum(r.right_section for r in answerable), len(answerable)),
             "false_abstention": _share(sum(not r.answered for r in answerable), len(answerable)),
