@@ -37,6 +37,8 @@ from bot.text.normalise import fold
 
 RELATED_RATIO = 0.85  # other questions cited when their score is this close to the best one's
 MAX_CITATIONS = 3
+SECTION_RATIO = 0.8  # sections of the best one's document this close to it are weighed by what they would quote
+SECTIONS_WEIGHED = 4  # of the ranked sections, the first this many are looked at
 SUGGEST_PROBABILITY = 0.01  # declined, the best question is still offered as the closest from this chance on
 
 log = logging.getLogger(__name__)
@@ -219,6 +221,8 @@ class Assistant:
         ranked = [s.key[1] for s in retrieval.ranked]
         if not retrieval.ranked or judgement.probability < self.bar(judgement):
             return self._dont_know(lang, retrieval, judgement, ranked)
+        if not referred:
+            retrieval = self._best_section_first(retrieval)
         best = retrieval.ranked[0]
         related = [] if referred else [
             s for s in retrieval.ranked[1:MAX_CITATIONS]
@@ -244,6 +248,23 @@ class Assistant:
             answer_line=question.answer_line or None, confidence=judgement.probability,
             uncovered=list(judgement.uncovered), ranked=ranked, caveat=caveat, reference=reference,
         )
+
+    def _best_section_first(self, retrieval: Retrieval) -> Retrieval:
+        """Among the first ranked sections of the best one's document (a parent and its subsections, siblings),
+        the one whose best unit answers best leads: a rule stated in the parent, its details in a child, are
+        told apart by what each would quote, not by the section's text as a whole."""
+        best = retrieval.ranked[0]
+        first = self.knowledge.question(best.key[0], best.key[1], retrieval.language)
+        if not first.path:
+            return retrieval
+        candidates = [s for s in retrieval.ranked[:SECTIONS_WEIGHED]
+                      if s.key[0] == best.key[0] and s.score >= SECTION_RATIO * best.score]
+        if len(candidates) < 2:
+            return retrieval
+        scored = [(self.excerpts.quote(self.knowledge.question(s.key[0], s.key[1], retrieval.language),
+                                       retrieval.vector, retrieval).score, -i, s) for i, s in enumerate(candidates)]
+        chosen = max(scored, key=lambda item: (item[0], item[1]))[2]
+        return retrieval if chosen is best else retrieval.led_by(frozenset({chosen.key}))
 
     def bar(self, judgement: Judgement) -> float:
         """The confidence an answer needs: lower for a partly covered question (`Judgement.partial`), whose
@@ -333,12 +354,18 @@ class Assistant:
                   retrieval: Retrieval) -> Citation:
         doc_id, number = scored.key
         question = self.knowledge.question(doc_id, number, lang)
-        snippet_chunk = retrieval.best_chunk(self.index.chunks, scored.key, ("code",))
+        quote = self.excerpts.quote(question, vector, retrieval)
+        snippet: str | None
+        snippet_lang: str | None
+        if quote.code is not None:  # a document's section: the code block that goes with the quoted unit
+            snippet, snippet_lang = quote.code.text, quote.code.lang
+        else:
+            chunk = retrieval.best_chunk(self.index.chunks, scored.key, ("code",))
+            snippet, snippet_lang = (chunk.text, chunk.code_lang) if chunk else (None, None)
         return Citation(
-            question=number, title=question.title,
-            excerpt=self.excerpts.excerpt(question, vector, retrieval),
-            snippet=snippet_chunk.text if snippet_chunk else None, source=question.source,
-            score=round(scored.score, 4), snippet_lang=snippet_chunk.code_lang if snippet_chunk else None,
+            question=number, title=question.title, excerpt=quote.excerpt or question.title,
+            snippet=snippet, source=question.source,
+            score=round(scored.score, 4), snippet_lang=snippet_lang,
             topic=question.topic, doc_id=doc_id, section=question.section, url=self._url_of(question),
             lang=question.lang, notes=tuple(self.knowledge.notes_on(doc_id, number, lang)),
         )

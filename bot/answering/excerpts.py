@@ -9,6 +9,7 @@ from sys import intern
 
 import numpy as np
 
+from bot.answering.units import Quote, choose
 from bot.knowledge import KnowledgeBase, Question
 from bot.knowledge.chunks import Chunk
 from bot.lang import LANGUAGES
@@ -61,6 +62,33 @@ class Excerpts:
                 for sentence, follows in found[1]:
                     out[(question.doc_id, question.number, lang, sentence)] = follows
         return out
+
+    def quote(self, question: Question, vector: np.ndarray, retrieval: Retrieval) -> Quote:
+        """What an answer quotes of a quiz question (its excerpt; the snippet is the best code block) or of a
+        document's section (its best unit, `bot.answering.units`, with the code block that goes with it)."""
+        if not question.path:
+            return Quote(self.excerpt(question, vector, retrieval), None)
+        key = (question.doc_id, question.number, question.lang)
+        ids, vectors = self._groups.of_edition(key)
+        sentence_sims: dict[str, float] = {}
+        if ids:
+            for i, sim in zip(ids, vectors @ vector, strict=True):
+                text = self._index.sentences.text(i)
+                sentence_sims[text] = max(float(sim), sentence_sims.get(text, -1.0))
+        code_sims: dict[int, float] = {}
+        row_sims: dict[str, float] = {}
+        section = (question.doc_id, question.number)
+        chunk_ids = retrieval.chunks_of(section) if retrieval.chunks_of else [
+            c.id for c in self._index.chunks if (c.doc_id, c.question) == section]
+        for i in chunk_ids:
+            chunk = self._index.chunks[i]
+            if chunk.lang != question.lang:
+                continue
+            if chunk.kind == "code":
+                code_sims[chunk.line] = max(float(retrieval.chunk_dense[i]), code_sims.get(chunk.line, -1.0))
+            elif chunk.kind == "table_row":
+                row_sims[chunk.text] = float(retrieval.chunk_dense[i])
+        return choose(question, retrieval.analysis, sentence_sims, code_sims, row_sims)
 
     def excerpt(self, question: Question, vector: np.ndarray, retrieval: Retrieval) -> str:
         """The explanation sentences (or table rows) closest to the question, in document order.

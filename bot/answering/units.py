@@ -1,0 +1,260 @@
+"""What an answer from a document quotes: the unit a person would quote, not loose sentences.
+
+A document's section (or an entry) is read into **units**: a paragraph; a list with the sentence that
+introduces it; a code block with the sentence that leads into it; a table row with its header (and the sentence
+that introduces the table). Each unit is scored against the question with what the index already holds (the
+vectors of its sentences, of its code block and of its table rows, so nothing new is embedded) and with the
+question's words found in it, each weighed by how specific it is (an identifier such as `nvidia.com/gpu` or
+`--max-restarts` counts far more than "how"). The best unit is quoted whole, with the code block it leads into;
+a short section, a few sentences, is quoted whole.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from sys import intern
+
+from bot.knowledge.model import Block, Question
+from bot.reading.terms import Analysis
+from bot.text.sentences import sentences
+from bot.text.tokens import tokens
+
+SHORT_SECTION_SENTENCES = 3  # a section of at most this many sentences (and no more than SHORT_SECTION_CHARS) is
+SHORT_SECTION_CHARS = 600  # quoted whole: cutting it would leave out what its first sentence leads to
+SHORT_SECTION_CODE = 3  # with at most this many code blocks (a short procedure: a step, its command, the next)
+UNIT_CHARS = 900  # a paragraph or list longer than this is quoted from its best sentence on, to this length
+LIST_ITEMS = 8  # items of a list quoted at most (the rest are named by their count)
+CODE_CLOSENESS = 0.6  # a code block's closeness counts for this share of a sentence's (see `_score`)
+LEXICAL_WEIGHT = 0.6  # a unit holding every specific word of the question gains this over its closeness
+CONTEXT_WEIGHT = 0.3  # a word of pasted text or a scenario's telling counts this much of an asked one
+SECOND_UNIT = 0.08  # a second unit this close to the best one is quoted as well (the answer spans two)
+LEAST_SPECIFIC = 0.05  # every word counts a little, so that a question of ordinary words still tells units apart
+TEXTS_KEPT = 8192
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One quotable piece of a section: its sentences (what is quoted, in order) and, for a code block or a
+    table row, that block and the row."""
+
+    kind: str  # "paragraph", "list", "code", "row"
+    lines: tuple[str, ...]  # the sentences or list items quoted, the lead-in first
+    code: Block | None = None  # the code block it leads into (or is)
+    row: str | None = None  # a table row with its header ("Node group: prod-gpu-p5; GPUs: 8")
+    order: int = 0  # its place in the section
+
+    @property
+    def text(self) -> str:
+        parts = list(self.lines)
+        if self.row:
+            parts.append(self.row)
+        if self.code is not None:
+            parts.append(self.code.text)
+        return "\n".join(parts)
+
+
+@dataclass(frozen=True)
+class Quote:
+    """What an answer from a section quotes: the excerpt, and the code block that goes with it (or None)."""
+
+    excerpt: str
+    code: Block | None
+    score: float = 0.0  # how well its best unit matches the question (closeness and specific words found)
+
+
+def units_of(question: Question) -> list[Unit]:
+    """The units of a section, in its order. A sentence that ends with a colon, or the paragraph right before a
+    list, a table or a code block, leads into it and is quoted with it."""
+    blocks = question.blocks
+    out: list[Unit] = []
+    lead: tuple[str, ...] = ()  # the paragraph before the current block, when it leads into it
+    for index, block in enumerate(blocks):
+        following = blocks[index + 1] if index + 1 < len(blocks) else None
+        if block.kind == "text":
+            said = tuple(sentences(block.text))
+            if not said:
+                continue
+            leads = following is not None and following.kind in ("list", "table", "code") and (
+                said[-1].endswith(":") or len(said) <= 2)
+            if leads:
+                lead = said
+                if not said[-1].endswith(":"):  # a statement of its own as well
+                    out.append(Unit("paragraph", said, order=len(out)))
+                continue
+            out.append(Unit("paragraph", said, order=len(out)))
+        elif block.kind == "list":
+            items = tuple(_items(block.text))
+            if items:
+                out.append(Unit("list", (*lead, *items), order=len(out)))
+        elif block.kind == "code":
+            out.append(Unit("code", lead, code=block, order=len(out)))
+        elif block.kind == "table" and block.rows:
+            header, *rows = block.rows
+            for row in rows:
+                # As the index holds the row (`bot.knowledge.chunks`): its closeness is found by this text.
+                cells = "; ".join(f"{h}: {c}" for h, c in zip(header, row, strict=False))
+                out.append(Unit("row", lead, row=cells, order=len(out)))
+        lead = ()
+    return out
+
+
+def _items(text: str) -> list[str]:
+    """A list's items as written, nested ones indented, each one line."""
+    return [line.rstrip() for line in text.split("\n") if line.strip()]
+
+
+def choose(question: Question, analysis: Analysis, sentence_sims: Mapping[str, float],
+           code_sims: Mapping[int, float], row_sims: Mapping[str, float]) -> Quote:
+    """The quote for a section: the whole section when it is short, else its best unit.
+
+    `sentence_sims`: the closeness of each of its sentences to the question (by text); `code_sims`: of each code
+    block (by its line); `row_sims`: of each table row (by its text as the index holds it).
+    """
+    units = units_of(question)
+    if not units:
+        return Quote("", None)
+    weights = _weights(analysis, question.lang)
+    heading = _terms_of(question.path[-1], question.lang) if question.path else frozenset()
+    scored = sorted(((_score(u, weights, question.lang, sentence_sims, code_sims, row_sims, heading), -u.order, u)
+                     for u in units), key=lambda s: (s[0], s[1]), reverse=True)
+    best_score = scored[0][0]
+    codes = [u.code for u in units if u.code is not None]
+    prose = [u for u in units if u.kind in ("paragraph", "list")]
+    said = [line for u in prose for line in u.lines]
+    if (not any(u.kind == "row" for u in units) and len(said) <= SHORT_SECTION_SENTENCES
+            and sum(map(len, said)) <= SHORT_SECTION_CHARS and len(codes) <= SHORT_SECTION_CODE):
+        # A short section is quoted whole: its prose in order (each lead-in once), its code blocks together.
+        lines: list[str] = []
+        for unit in units:
+            text = _quoted(unit, sentence_sims) if unit.kind == "list" else _joined_lines(unit.lines)
+            if text and not any(text in line for line in lines):
+                lines = [line for line in lines if line not in text]
+                lines.append(text)
+        return Quote("\n".join(lines), _together(codes), best_score)
+    chosen = [scored[0][2]]
+    if len(scored) > 1 and scored[1][0] >= scored[0][0] - SECOND_UNIT and not (
+            scored[0][2].kind == scored[1][2].kind == "row"):  # rows of one table look alike: the best says it
+        chosen.append(scored[1][2])
+    chosen.sort(key=lambda u: u.order)
+    code = next((u.code for u in chosen if u.code is not None), None)
+    if code is None:  # a paragraph or list that leads into code right after it
+        for unit in chosen:
+            after = next((u for u in units if u.order == unit.order + 1), None)
+            if after is not None and after.kind == "code" and after.lines and set(after.lines) <= set(unit.lines):
+                code = after.code
+                break
+    quoted: list[str] = []
+    for unit in chosen:
+        text = _quoted(unit, sentence_sims)
+        if text and not any(text in q for q in quoted):
+            quoted = [q for q in quoted if q not in text]
+            quoted.append(text)
+    return Quote("\n".join(quoted), code, best_score)
+
+
+def _together(codes: Sequence[Block]) -> Block | None:
+    """Code blocks quoted together, as one (in the first one's language when they share it)."""
+    if len(codes) <= 1:
+        return codes[0] if codes else None
+    langs = {c.lang for c in codes}
+    return Block("code", "\n\n".join(c.text for c in codes), codes[0].line,
+                 lang=codes[0].lang if len(langs) == 1 else None)
+
+
+def _score(unit: Unit, weights: Sequence[tuple[float, frozenset[str]]], lang: str, sentence_sims: Mapping[str, float],
+           code_sims: Mapping[int, float], row_sims: Mapping[str, float], heading: frozenset[str] = frozenset()
+           ) -> float:
+    """Closeness (its best sentence's, code block's or row's) and the share of the question's weight whose words
+    the unit holds, or its section's heading ("Retention" over a table of days)."""
+    dense = [_closeness(line, sentence_sims) for line in unit.lines]
+    if unit.code is not None:
+        # A code block's vector was made with the section's headings before it (`Chunk.indexed_text`): its
+        # closeness is the section's as much as the code's, so it counts for less than a sentence's.
+        dense.append(CODE_CLOSENESS * code_sims.get(unit.code.line, 0.0))
+    if unit.row is not None:
+        dense.append(row_sims.get(unit.row, 0.0))
+    closeness = max(dense, default=0.0)
+    return closeness + LEXICAL_WEIGHT * _found(weights, _terms_of(unit.text, lang) | heading)
+
+
+def _closeness(line: str, sentence_sims: Mapping[str, float]) -> float:
+    """A line's closeness to the question: its best sentence's (a list item may hold several)."""
+    found = sentence_sims.get(line)
+    if found is not None:
+        return found
+    return max((sentence_sims.get(s, 0.0) for s in sentences(line)), default=0.0)
+
+
+def _weights(analysis: Analysis, lang: str) -> list[tuple[float, frozenset[str]]]:
+    """Each content word of the question: its specificity, and its index terms in `lang` (each reading's main
+    term: the word itself, what it stands for, its translation)."""
+    out = []
+    for word in analysis.words:
+        # Its readings in the section's language first; a name ("AccessDenied", "KMS") is the same in both.
+        forms = word.forms.get(lang) or tuple(f for fs in word.forms.values() for f in fs)
+        terms = frozenset(form[0] for form in forms if form)
+        if terms:
+            weight = max(word.specificity, LEAST_SPECIFIC)
+            # A word of pasted text or of a scenario's telling is evidence, not what is asked.
+            out.append((weight * CONTEXT_WEIGHT if word.position in analysis.context else weight, terms))
+    return out
+
+
+def _found(weights: Sequence[tuple[float, frozenset[str]]], terms: frozenset[str]) -> float:
+    """The share of the question's weight whose words the unit holds (a word in any of its readings)."""
+    total = sum(w for w, _ in weights)
+    if not total:
+        return 0.0
+    return sum(w for w, readings in weights if not readings.isdisjoint(terms)) / total
+
+
+def _quoted(unit: Unit, sentence_sims: Mapping[str, float]) -> str:
+    """A unit as quoted: a paragraph whole (from its best sentence on when it is long); a list with its lead-in
+    and its first items; a code block's lead-in; a table row after the sentence that introduces the table."""
+    if unit.kind == "row":
+        return " ".join(filter(None, (_joined_lines(unit.lines), (unit.row or "").replace("; ", " · "))))
+    if unit.kind == "code":
+        return _joined_lines(unit.lines)
+    if unit.kind == "list":
+        lead = [line for line in unit.lines if not _is_item(line)]
+        items = [line for line in unit.lines if _is_item(line)]
+        shown = items[:LIST_ITEMS]
+        text = "\n".join([*lead, *shown]) if shown else _joined_lines(unit.lines)
+        if len(items) > len(shown):
+            text += f"\n… (+{len(items) - len(shown)})"
+        return _bounded(text)
+    lines = list(unit.lines)
+    if sum(map(len, lines)) > UNIT_CHARS:
+        start = max(range(len(lines)), key=lambda i: sentence_sims.get(lines[i], 0.0))
+        lines = lines[start:] if sum(map(len, lines[start:])) >= UNIT_CHARS // 2 else lines[max(0, start - 1):]
+    return _bounded(_joined_lines(lines))
+
+
+def _joined(unit: Unit) -> str:
+    if unit.kind == "list":
+        return _quoted(unit, {})
+    return _joined_lines(unit.lines)
+
+
+def _joined_lines(lines: Sequence[str]) -> str:
+    return " ".join(line.strip() for line in lines)
+
+
+def _is_item(line: str) -> bool:
+    stripped = line.lstrip()
+    return stripped.startswith(("- ", "* ")) or (stripped[:1].isdigit() and ". " in stripped[:5])
+
+
+def _bounded(text: str) -> str:
+    if len(text) <= UNIT_CHARS:
+        return text
+    cut = text[:UNIT_CHARS]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > UNIT_CHARS // 2 else cut).rstrip() + " …"
+
+
+@lru_cache(maxsize=TEXTS_KEPT)
+def _terms_of(text: str, lang: str) -> frozenset[str]:
+    return frozenset(intern(t) for t in tokens(text, lang))

@@ -1,0 +1,120 @@
+"""An answer from a document quotes what a person would quote: a paragraph, a list with its lead-in, a code
+block with the sentence before it, a table row with its header; a short section or entry whole; placeholders
+such as `<team>` as written."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from bot.answering.assistant import Assistant
+from bot.answering.units import choose, units_of
+from bot.knowledge.markdown import parse_markdown
+from bot.knowledge.model import Question
+from bot.reading.terms import Analysis
+from tests.conftest import KNOWLEDGE
+from tests.support.extra_knowledge import with_documents
+
+RUNBOOK = """---
+title: Training runbook
+---
+
+## Restarting a job
+
+Jobs restart from their last checkpoint when a node fails. The operator counts restarts per job.
+
+To allow more restarts, raise the limit in the job's spec:
+
+```yaml
+spec:
+  runPolicy:
+    backoffLimit: 6
+```
+
+Each restart is logged in the job's events. Old events are kept for an hour.
+
+The restart policies are:
+
+- `OnFailure`: restart the failed pod only
+- `ExitCode`: restart when the exit code says the failure is retryable
+- `Never`: leave the pod failed
+
+| Policy | Restarts the whole job |
+|---|---|
+| OnFailure | no |
+| ExitCode | only for exit codes 128 and above |
+"""
+
+QUOTA_ENTRY = """# GPU quota
+
+GPU quota is a ResourceQuota on `requests.nvidia.com/gpu` in each `train-<team>` namespace. To get more, open a
+request in #ml-platform-requests with the team, the number of GPUs and for how long.
+"""
+
+
+def section(text: str, heading: str) -> Question:
+    document = parse_markdown(text, Path("runbook.md"), doc_id="runbook", source="runbook.md")
+    return next(q for q in document.questions if q.path[-1] == heading)
+
+
+def analysis_of(*words: tuple[str, float]) -> Analysis:
+    """A question read as these words (index term, specificity), as `bot.reading.terms` gives them."""
+    from bot.reading.terms import QueryWord
+
+    read = tuple(QueryWord(text=w, readings=(), forms={"en": ((w,),)}, specificity=s, named=s > 0.5,
+                           position=i) for i, (w, s) in enumerate(words))
+    return Analysis(words=read, tokens=tuple(w for w, _ in words), spans=(), segments=(), search_text="",
+                    definition_of=(), comparison=False)
+
+
+def test_a_section_is_read_into_paragraphs_lists_with_their_lead_in_code_with_its_lead_in_and_rows() -> None:
+    units = units_of(section(RUNBOOK, "Restarting a job"))
+    kinds = [u.kind for u in units]
+    assert kinds == ["paragraph", "code", "paragraph", "list", "row", "row"]
+    code = units[1]
+    assert code.lines == ("To allow more restarts, raise the limit in the job's spec:",)
+    assert code.code is not None and "backoffLimit: 6" in code.code.text
+    listed = units[3]
+    assert listed.lines[0] == "The restart policies are:" and len(listed.lines) == 4
+    assert units[5].row == "Policy: ExitCode; Restarts the whole job: only for exit codes 128 and above"
+
+
+def test_the_unit_holding_the_questions_specific_words_is_quoted_with_the_code_it_leads_into() -> None:
+    question = section(RUNBOOK, "Restarting a job")
+    quote = choose(question, analysis_of(("backofflimit", 1.0), ("restarts", 0.3)), {}, {}, {})
+    assert "raise the limit" in quote.excerpt
+    assert quote.code is not None and "backoffLimit: 6" in quote.code.text
+    # The same section asked about a policy by name: the list with its lead-in, and no unrelated code.
+    quote = choose(question, analysis_of(("exitcode", 1.0), ("policy", 0.2)), {}, {}, {})
+    assert "The restart policies are:" in quote.excerpt and "`ExitCode`: restart when" in quote.excerpt
+
+
+def test_closeness_of_a_sentence_chooses_between_units_that_share_no_word_with_the_question() -> None:
+    question = section(RUNBOOK, "Restarting a job")
+    sims = {"Each restart is logged in the job's events.": 0.7, "Old events are kept for an hour.": 0.6}
+    quote = choose(question, analysis_of(("history", 0.4)), sims, {}, {})
+    assert quote.excerpt == "Each restart is logged in the job's events. Old events are kept for an hour."
+
+
+def test_a_short_section_is_quoted_whole_with_its_placeholders() -> None:
+    question = section(QUOTA_ENTRY, "GPU quota")
+    quote = choose(question, analysis_of(("request", 0.4)), {}, {}, {})
+    assert "`train-<team>` namespace" in quote.excerpt
+    assert "To get more, open a request in #ml-platform-requests" in quote.excerpt
+
+
+@pytest.fixture
+def with_quota_entry(fake_assistant: Assistant, tmp_path: Path) -> Assistant:
+    knowledge = tmp_path / "knowledge"
+    shutil.copytree(KNOWLEDGE, knowledge)
+    return with_documents(fake_assistant, knowledge, {"entries/gpu-quota.md": QUOTA_ENTRY})
+
+
+def test_an_entry_of_two_sentences_is_answered_whole_with_team_intact(with_quota_entry: Assistant) -> None:
+    document = next(d for d in with_quota_entry.knowledge.documents if d.source.endswith("gpu-quota.md"))
+    answer = with_quota_entry.answer_question(document.doc_id, document.questions[0].number, "en")
+    excerpt = answer.citations[0].excerpt
+    assert "train-<team>" in excerpt and "open a request in #ml-platform-requests" in excerpt
+    assert answer.citations[0].snippet is None  # an entry without code shows none
