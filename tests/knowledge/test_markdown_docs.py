@@ -53,8 +53,9 @@ def make_knowledge_dir(target: Path) -> Path:
     target.mkdir(parents=True)
     for path in KNOWLEDGE.glob("*.md"):
         shutil.copy(path, target / path.name)
-    for folder in ("public", "runbook"):
-        shutil.copytree(DOCS / folder, target / folder)
+    for file in [*(file for file, *_ in EXPECTED_DOCS.values()), "public/SOURCES.md"]:
+        (target / file).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(DOCS / file, target / file)
     return target
 
 
@@ -616,3 +617,44 @@ def test_placeholders_stay_as_written_while_html_tags_and_components_go(tmp_path
         "<pod>",
         "centred",
     ]
+
+
+# -- every page of the evaluation sets, and where each question's answer is -----------------------------------
+
+QUESTION_FILES = sorted(DOCS.glob("questions*.jsonl")) + sorted(DOCS.glob("*/questions.jsonl"))
+EVERY_QUESTION = [(path.relative_to(DOCS).as_posix(), n, json.loads(line)) for path in QUESTION_FILES
+                  for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1) if line.strip()]
+
+
+@pytest.fixture(scope="module")
+def every_page(tmp_path_factory: pytest.TempPathFactory) -> KnowledgeBase:
+    target = quiz_only_dir(tmp_path_factory.mktemp("every-page") / "knowledge")
+    for folder in (p for p in DOCS.iterdir() if p.is_dir()):
+        shutil.copytree(folder, target / folder.name)
+    return load_knowledge(target)
+
+
+def test_every_page_of_the_evaluation_sets_loads_with_the_quiz(every_page: KnowledgeBase) -> None:
+    pages = {p.relative_to(DOCS).as_posix() for p in DOCS.glob("*/*") if p.suffix in (".md", ".mdx")
+             and p.name not in ("SOURCES.md", "README.md")}
+    loaded = {d.source for d in every_page.documents if d.kind == "doc"}
+    assert pages <= loaded, sorted(pages - loaded)
+    assert not every_page.skipped
+
+
+@pytest.mark.parametrize("where,line,question", EVERY_QUESTION,
+                         ids=[f"{w}:{n}" for w, n, _ in EVERY_QUESTION])
+def test_each_answerable_question_names_a_section_that_holds_its_answer(
+        every_page: KnowledgeBase, where: str, line: int, question: dict[str, Any]) -> None:
+    """As the bot reads the page (not only as the file is written): the section exists and its own text holds
+    every string of the answer, so a figure on these sets measures the bot and not the labels."""
+    assert question["lang"] in ("en", "es") and isinstance(question["q"], str) and question["q"].strip()
+    if not question["answerable"]:
+        assert "section" not in question
+        return
+    document = next((d for d in every_page.documents if d.source == question["source"]), None)
+    assert document is not None, question["source"]
+    named = sections(document, question["section"])
+    assert named, f"no section {question['section']!r} in {[q.section for q in document.questions]}"
+    wanted = [plain(s) for s in question["answer_contains"]]
+    assert wanted and any(all(w in section_text(q) for w in wanted) for q in named), wanted
