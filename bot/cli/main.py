@@ -165,18 +165,26 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     from bot.answering.assistant import Assistant
     from bot.answering.exemplars import exemplars_beside
     from bot.evaluation import calibration
+    from bot.evaluation.documents import as_queries, is_document_set, read_document_questions
     from bot.evaluation.queries import read_queries
 
     queries = []
+    groups: list[str] = []  # who wrote each line: its file (an author), or for a document's lines, the document
     for name in args.files:
         path = Path(name)
         if not path.is_file():
             raise InputError(f"{path}: no such file")
-        queries += read_queries(path)
+        if is_document_set(path):
+            about = read_document_questions(path)
+            queries += as_queries(about)
+            groups += [q.source for q in about]
+        else:
+            read = read_queries(path)
+            queries += read
+            groups += [path.name] * len(read)
     settings = settings_from_args(args)
     base = Assistant.from_settings(settings, model=Model.untrained())
-    if args.by_file:
-        groups = [Path(name).name for name in args.files for _ in read_queries(Path(name))]
+    if args.by_file:  # each author, and each document, judged by a model fitted on the others
         print(json.dumps(calibration.cross_validate_by_group(base, queries, groups), ensure_ascii=False, indent=1))
         return 0
     data = calibration.examples(base, queries)

@@ -1,8 +1,9 @@
 """Fit the answerability model on labelled questions, and say how well it does on lines it did not see.
 
 A line is a positive example when the best quiz question the retrieval finds is one of its `expect`
-numbers (that question answers it), a negative one otherwise: every out-of-scope line, and in-scope
-lines whose best question is a wrong one. Positives and negatives weigh the same in total, so the
+numbers (that question answers it), or, for a question about a document (`source`), when the best section is
+of that document; a negative one otherwise: every out-of-scope line, and in-scope lines whose best question
+or section is a wrong one. Positives and negatives weigh the same in total, so the
 probability reads as "answers" against "does not" on an even prior.
 
 The bot answers from a probability of 1/3: a fair question declined costs twice what an answer to a question
@@ -29,6 +30,7 @@ import numpy as np
 from bot.answering.answerability import CAVEAT_THRESHOLD, FEATURES, SECOND_LOOK, Judge, Model
 from bot.answering.assistant import Assistant
 from bot.answering.exemplars import Exemplars, text_key
+from bot.evaluation.documents import same_source
 from bot.evaluation.queries import EvalQuery
 from bot.retrieval.hybrid import Retrieval
 
@@ -84,9 +86,11 @@ def _retrieve(assistant: Assistant, queries: list[EvalQuery], batch: int = 64) -
 
 def _examples(assistant: Assistant, queries: list[EvalQuery], retrievals: list[Retrieval]) -> Examples:
     texts = [r.analysis.search_text for r in retrievals]
+    quiz = assistant.judge.quiz_ids
+    # The quiz question each line is cited for (-1: a document's section, which exemplars do not speak of).
+    cited = [r.ranked[0].key[1] if r.ranked and r.ranked[0].key[0] in quiz else -1 for r in retrievals]
     exemplars = Exemplars.of(assistant.embedder.model_id, np.array([r.vector for r in retrievals]), texts,
-                             [q.expect for q in queries], [r.ranked[0].key[1] if r.ranked else -1 for r in retrievals]
-                             ) if retrievals else None
+                             [q.expect for q in queries], cited) if retrievals else None
     judge = Judge(assistant.retriever, assistant.judge.definitions, assistant.judge.model, exemplars)
     return _judged(judge, queries, retrievals, exemplars)
 
@@ -101,11 +105,20 @@ def _judged(judge: Judge, queries: list[EvalQuery], retrievals: list[Retrieval],
     for query, retrieval in zip(queries, retrievals, strict=True):
         values = judge.features(retrieval, leave_out=text_key(retrieval.analysis.search_text))
         rows.append([values[name] for name in FEATURES])
-        best = retrieval.ranked[0].key[1] if retrieval.ranked else None
-        labels.append(float(best in query.expect))
+        labels.append(float(bool(retrieval.ranked) and _answers(judge, query, retrieval.ranked[0].key)))
         partial.append(judge.partial(retrieval))
     return Examples(queries, np.array(rows, dtype=np.float64).reshape(len(rows), len(FEATURES)),
                     np.array(labels, dtype=np.float64), exemplars, np.array(partial, dtype=bool))
+
+
+def _answers(judge: Judge, query: EvalQuery, key: tuple[str, int]) -> bool:
+    """Whether the section or quiz question `key` answers the line: a quiz line's `expect` numbers are the
+    quiz's; a document line is answered by a section of its document."""
+    doc_id, number = key
+    if query.source:
+        editions = judge.retriever.index.knowledge.editions(doc_id)
+        return any(same_source(document.source, query.source) for document in editions.values())
+    return doc_id in judge.quiz_ids and number in query.expect
 
 
 def fit(data: Examples, *, l2: float = L2, threshold: float = THRESHOLD, about: dict[str, object] | None = None
@@ -149,7 +162,7 @@ def report(data: Examples, probability: np.ndarray, model: Model | None = None) 
         groups[f"{q.group}/{q.lang}"].append(i)
     per_group: dict[str, dict[str, float | int]] = {}
     for name, ids in sorted(groups.items()):
-        expected = [bool(data.queries[i].expect) for i in ids]
+        expected = [data.queries[i].answerable for i in ids]
         row: dict[str, float | int] = {"queries": len(ids)}
         if all(expected):
             row["false_abstention"] = round(float(np.mean([not answered[i] for i in ids])), 4)

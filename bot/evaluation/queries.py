@@ -27,10 +27,15 @@ class EvalQuery:
     expect: list[int]
     kind: str = ""
     uncovered: list[str] = field(default_factory=list)
+    source: str = ""  # a question about a document: the document (its path) that answers it, `expect` empty
+
+    @property
+    def answerable(self) -> bool:
+        return bool(self.expect or self.source)
 
     @property
     def group(self) -> str:
-        return self.kind or ("in-scope" if self.expect else "out-of-scope")
+        return self.kind or ("in-scope" if self.answerable else "out-of-scope")
 
 
 @dataclass(frozen=True)
