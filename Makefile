@@ -27,13 +27,16 @@ eval:
 	[ ! -f ../shared/eval/dev-near-negatives.jsonl ] || .venv/bin/eksbot eval ../shared/eval/dev-near-negatives.jsonl
 	.venv/bin/eksbot eval tests/eval/followups.jsonl
 
-# Answers from documents never fitted on (tests/docs): the quiz and the test documents in a scratch knowledge
-# directory, indexed there, measured per source.
+# Answers from documents (tests/docs): the quiz and every test page in a scratch knowledge directory, indexed
+# there, measured per source and language. questions.jsonl and questions-more.jsonl are the pages the decision
+# is fitted and tuned on; holdout/questions.jsonl, pages never fitted or tuned on, is reported apart.
 eval-docs:
 	rm -rf .eval-docs && mkdir -p .eval-docs/knowledge && cp knowledge/*.md .eval-docs/knowledge/
-	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge knowledge import tests/docs/public tests/docs/runbook
+	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge knowledge import tests/docs/public tests/docs/runbook tests/docs/holdout
 	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge --index-dir .eval-docs/index index build
 	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge --index-dir .eval-docs/index eval tests/docs/questions.jsonl
+	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge --index-dir .eval-docs/index eval tests/docs/questions-more.jsonl
+	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge --index-dir .eval-docs/index eval tests/docs/holdout/questions.jsonl
 
 calibrate:
 	.venv/bin/eksbot calibrate tests/eval/fit.jsonl tests/eval/fit-styles.jsonl tests/eval/fit-authors-*.jsonl

@@ -39,6 +39,7 @@ RELATED_RATIO = 0.85  # other questions cited when their score is this close to 
 MAX_CITATIONS = 3
 SECTION_RATIO = 0.8  # sections of the best one's document this close to it are weighed by what they would quote
 SECTIONS_WEIGHED = 4  # of the ranked sections, the first this many are looked at
+SECTION_MARGIN = 0.1  # by how much another section's best unit must answer better than the first one's
 SUGGEST_PROBABILITY = 0.01  # declined, the best question is still offered as the closest from this chance on
 
 log = logging.getLogger(__name__)
@@ -261,8 +262,10 @@ class Assistant:
                       if s.key[0] == best.key[0] and s.score >= SECTION_RATIO * best.score]
         if len(candidates) < 2:
             return retrieval
+        # The first ranked keeps the lead unless another answers clearly better (by SECTION_MARGIN).
         scored = [(self.excerpts.quote(self.knowledge.question(s.key[0], s.key[1], retrieval.language),
-                                       retrieval.vector, retrieval).score, -i, s) for i, s in enumerate(candidates)]
+                                       retrieval.vector, retrieval).score + (SECTION_MARGIN if i == 0 else 0.0), -i, s)
+                  for i, s in enumerate(candidates)]
         chosen = max(scored, key=lambda item: (item[0], item[1]))[2]
         return retrieval if chosen is best else retrieval.led_by(frozenset({chosen.key}))
 

@@ -9,9 +9,10 @@ from sys import intern
 
 import numpy as np
 
-from bot.answering.units import Quote, choose
+from bot.answering.units import Quote, choose, page_words
 from bot.knowledge import KnowledgeBase, Question
 from bot.knowledge.chunks import Chunk
+from bot.knowledge.model import Document
 from bot.lang import LANGUAGES
 from bot.retrieval.artifacts import LoadedIndex
 from bot.retrieval.hybrid import Retrieval
@@ -45,6 +46,7 @@ class Excerpts:
             if c.kind == "table_row":
                 self._rows_of.setdefault((c.doc_id, c.question, c.lang), []).append(c)
         self._follows_in: dict[int, tuple[Question, list[tuple[str, Follows]]]] = {}  # by the question's id()
+        self._pages: dict[int, tuple[Document, frozenset[str]]] = {}  # each page's common terms, by its id()
         self._follows = self._what_follows(index.knowledge, previous._follows_in if previous is not None else {})
 
     def _what_follows(self, knowledge: KnowledgeBase, known: dict[int, tuple[Question, list[tuple[str, Follows]]]]
@@ -88,7 +90,18 @@ class Excerpts:
                 code_sims[chunk.line] = max(float(retrieval.chunk_dense[i]), code_sims.get(chunk.line, -1.0))
             elif chunk.kind == "table_row":
                 row_sims[chunk.text] = float(retrieval.chunk_dense[i])
-        return choose(question, retrieval.analysis, sentence_sims, code_sims, row_sims)
+        return choose(question, retrieval.analysis, sentence_sims, code_sims, row_sims, self._page_words(question))
+
+    def _page_words(self, question: Question) -> frozenset[str]:
+        """The terms most sections of the question's page use, read once per page and edition."""
+        document = self._index.knowledge.editions(question.doc_id).get(question.lang)
+        if document is None:
+            return frozenset()
+        found = self._pages.get(id(document))
+        if found is None or found[0] is not document:
+            found = (document, page_words(document.questions))
+            self._pages[id(document)] = found
+        return found[1]
 
     def excerpt(self, question: Question, vector: np.ndarray, retrieval: Retrieval) -> str:
         """The explanation sentences (or table rows) closest to the question, in document order.

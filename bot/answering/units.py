@@ -17,7 +17,7 @@ from functools import lru_cache
 from sys import intern
 
 from bot.knowledge.model import Block, Question
-from bot.reading.terms import Analysis
+from bot.reading.terms import Analysis, Form
 from bot.text.sentences import sentences
 from bot.text.tokens import tokens
 
@@ -28,6 +28,10 @@ UNIT_CHARS = 900  # a paragraph or list longer than this is quoted from its best
 LIST_ITEMS = 8  # items of a list quoted at most (the rest are named by their count)
 CODE_CLOSENESS = 0.6  # a code block's closeness counts for this share of a sentence's (see `_score`)
 LEXICAL_WEIGHT = 0.6  # a unit holding every specific word of the question gains this over its closeness
+HEADING_WEIGHT = 0.3  # a section whose own heading holds every word of the question gains this over the others
+PAGE_WORD_WEIGHT = 0.3  # a word most of the page's sections use tells them apart this much of another
+PAGE_WORD_SHARE = 0.5  # ... "most": at least this share of its sections, of at least PAGE_WORD_SECTIONS
+PAGE_WORD_SECTIONS = 4
 CONTEXT_WEIGHT = 0.3  # a word of pasted text or a scenario's telling counts this much of an asked one
 SECOND_UNIT = 0.08  # a second unit this close to the best one is quoted as well (the answer spans two)
 LEAST_SPECIFIC = 0.05  # every word counts a little, so that a question of ordinary words still tells units apart
@@ -106,20 +110,26 @@ def _items(text: str) -> list[str]:
 
 
 def choose(question: Question, analysis: Analysis, sentence_sims: Mapping[str, float],
-           code_sims: Mapping[int, float], row_sims: Mapping[str, float]) -> Quote:
+           code_sims: Mapping[int, float], row_sims: Mapping[str, float],
+           page_words: frozenset[str] = frozenset()) -> Quote:
     """The quote for a section: the whole section when it is short, else its best unit.
 
     `sentence_sims`: the closeness of each of its sentences to the question (by text); `code_sims`: of each code
-    block (by its line); `row_sims`: of each table row (by its text as the index holds it).
+    block (by its line); `row_sims`: of each table row (by its text as the index holds it); `page_words`: terms
+    most sections of the page use (its subject: "Acme" in Acme's runbook), which tell its sections apart less.
     """
     units = units_of(question)
     if not units:
         return Quote("", None)
-    weights = _weights(analysis, question.lang)
-    heading = _terms_of(question.path[-1], question.lang) if question.path else frozenset()
+    weights = _weights(analysis, question.lang, page_words)
+    # Every unit stands under the section's heading path: its words count for each unit ("Retention" over a
+    # table of days).
+    heading = _terms_of(" ".join(question.path), question.lang) if question.path else frozenset()
     scored = sorted(((_score(u, weights, question.lang, sentence_sims, code_sims, row_sims, heading), -u.order, u)
                      for u in units), key=lambda s: (s[0], s[1]), reverse=True)
-    best_score = scored[0][0]
+    # Between sections, one whose own heading names what is asked ("Requesting a quota increase") is about it.
+    own = _terms_of(question.path[-1], question.lang) if question.path else frozenset()
+    best_score = scored[0][0] + HEADING_WEIGHT * _found(weights, own)
     codes = [u.code for u in units if u.code is not None]
     prose = [u for u in units if u.kind in ("paragraph", "list")]
     said = [line for u in prose for line in u.lines]
@@ -163,7 +173,7 @@ def _together(codes: Sequence[Block]) -> Block | None:
                  lang=codes[0].lang if len(langs) == 1 else None)
 
 
-def _score(unit: Unit, weights: Sequence[tuple[float, frozenset[str]]], lang: str, sentence_sims: Mapping[str, float],
+def _score(unit: Unit, weights: Sequence[tuple[float, tuple[Form, ...]]], lang: str, sentence_sims: Mapping[str, float],
            code_sims: Mapping[int, float], row_sims: Mapping[str, float], heading: frozenset[str] = frozenset()
            ) -> float:
     """Closeness (its best sentence's, code block's or row's) and the share of the question's weight whose words
@@ -187,27 +197,33 @@ def _closeness(line: str, sentence_sims: Mapping[str, float]) -> float:
     return max((sentence_sims.get(s, 0.0) for s in sentences(line)), default=0.0)
 
 
-def _weights(analysis: Analysis, lang: str) -> list[tuple[float, frozenset[str]]]:
-    """Each content word of the question: its specificity, and its index terms in `lang` (each reading's main
-    term: the word itself, what it stands for, its translation)."""
+def _weights(analysis: Analysis, lang: str, page_words: frozenset[str] = frozenset()
+             ) -> list[tuple[float, tuple[Form, ...]]]:
+    """Each content word of the question: its specificity (less for a word of the page's subject), and its
+    readings in `lang` (the word itself, what it stands for, its translation; each a main term, then an
+    identifier's or a compound's parts)."""
     out = []
     for word in analysis.words:
         # Its readings in the section's language first; a name ("AccessDenied", "KMS") is the same in both.
         forms = word.forms.get(lang) or tuple(f for fs in word.forms.values() for f in fs)
-        terms = frozenset(form[0] for form in forms if form)
-        if terms:
+        forms = tuple(form for form in forms if form)
+        if forms:
             weight = max(word.specificity, LEAST_SPECIFIC)
+            if any(form[0] in page_words for form in forms):
+                weight *= PAGE_WORD_WEIGHT
             # A word of pasted text or of a scenario's telling is evidence, not what is asked.
-            out.append((weight * CONTEXT_WEIGHT if word.position in analysis.context else weight, terms))
+            out.append((weight * CONTEXT_WEIGHT if word.position in analysis.context else weight, forms))
     return out
 
 
-def _found(weights: Sequence[tuple[float, frozenset[str]]], terms: frozenset[str]) -> float:
-    """The share of the question's weight whose words the unit holds (a word in any of its readings)."""
+def _found(weights: Sequence[tuple[float, tuple[Form, ...]]], terms: frozenset[str]) -> float:
+    """The share of the question's weight whose words the unit holds: a word in any of its readings, as its main
+    term or all of its parts ("GPU quota" where a sentence says "quota" of GPUs)."""
     total = sum(w for w, _ in weights)
     if not total:
         return 0.0
-    return sum(w for w, readings in weights if not readings.isdisjoint(terms)) / total
+    return sum(w for w, forms in weights if any(
+        form[0] in terms or (len(form) > 1 and all(part in terms for part in form[1:])) for form in forms)) / total
 
 
 def _quoted(unit: Unit, sentence_sims: Mapping[str, float]) -> str:
@@ -258,3 +274,14 @@ def _bounded(text: str) -> str:
 @lru_cache(maxsize=TEXTS_KEPT)
 def _terms_of(text: str, lang: str) -> frozenset[str]:
     return frozenset(intern(t) for t in tokens(text, lang))
+
+
+def page_words(sections: Sequence[Question]) -> frozenset[str]:
+    """The terms at least half of a page's sections use (its subject), for a page of a few sections or more."""
+    if len(sections) < PAGE_WORD_SECTIONS:
+        return frozenset()
+    counts: dict[str, int] = {}
+    for section in sections:
+        for term in _terms_of(" ".join(b.text for b in section.blocks), section.lang):
+            counts[term] = counts.get(term, 0) + 1
+    return frozenset(term for term, n in counts.items() if n >= PAGE_WORD_SHARE * len(sections))
