@@ -27,6 +27,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "too_long": "La pregunta tiene {length} caracteres; el máximo es {limit}.",
         "unknown_lang": "Idioma desconocido {lang!r}: usa 'es' o 'en'.",
         "more_lines_section": "… {count} líneas más en la sección «{title}»",
+        "more_in_page": "Más en esta página: {sections}",
     },
     "en": {
         "dont_know": "I don't know: the knowledge base does not cover that question, so I won't make an answer up.",
@@ -48,6 +49,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "too_long": "The question is {length} characters long; the limit is {limit}.",
         "unknown_lang": "Unknown language {lang!r}: use 'es' or 'en'.",
         "more_lines_section": "… {count} more lines in the section \u201c{title}\u201d",
+        "more_in_page": "More in this page: {sections}",
     },
 }
 

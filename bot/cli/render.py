@@ -31,6 +31,9 @@ def render_answer(console: Console, answer: Answer) -> None:
         return
     top = answer.citations[0]
     parts: list[object] = []
+    same_page = [c for c in answer.citations[1:] if c.section and c.doc_id == top.doc_id]
+    if top.section:  # from a document: where it comes from first (heading path, source and link)
+        parts.append(citation_text(answer.language, top))
     if answer.caveat:
         parts.append(Text(printable(answer.caveat), style="yellow"))
     # The answer's text ends with the maintainers' notes: they are shown once, after the reference.
@@ -45,12 +48,18 @@ def render_answer(console: Console, answer: Answer) -> None:
     if answer.reference:
         parts.append(Text("\n" + printable(answer.reference)))
     parts.extend(maintainers_note(answer.language, note) for note in top.notes)
+    if same_page:  # the next-best sections of the same page, by their own headings
+        headings = "; ".join(c.section.rsplit(" › ", 1)[-1] for c in same_page)
+        parts.append(Text("\n" + printable(say(answer.language, "more_in_page", sections=headings)), style="dim"))
     cites = Text()
-    shown: set[str] = set()
+    shown: set[str] = {top.url or ""} if top.section else set()
     for citation in answer.citations:
+        if citation in same_page or (citation is top and top.section):
+            continue
         cites.append_text(citation_text(answer.language, citation, with_url=citation.url not in shown))
         shown.add(citation.url or "")
-    parts.append(cites)
+    if cites.plain:
+        parts.append(cites)
     console.print(Panel(Group(*parts), border_style="green", title=escape(printable(answer.answer_line or ""))))  # type: ignore[arg-type]
 
 

@@ -161,6 +161,13 @@ def cited_section(citation: Citation) -> str:
     return truncate(escape(citation.section), SECTION_CHARS)
 
 
+def _section_link(citation: Citation) -> str:
+    """A section of the cited page by its own heading, linked to the page when it has a safe URL."""
+    heading = truncate(escape(citation.section.rsplit(" › ", 1)[-1]), SECTION_CHARS)
+    target = link_target(citation.url)
+    return f"<{target}|{heading}>" if target else heading
+
+
 def link_target(url: str | None) -> str | None:
     """`url` ready to go in a Slack link (`<url|label>`), or None when it must not become one: only an http or
     https URL with a host, at most URL_CHARS long, with nothing that could end the link or start markup (`<`,
@@ -199,20 +206,26 @@ def answer_message(answer: Answer, *, question: str | None = None) -> Message:
         return message(escape(answer.text), [section(escape(answer.text))])
     top = answer.citations[0]
     blocks: list[Block] = []
+    if top.section:  # from a document: where it comes from first (heading path and link), then what it says
+        blocks.append(context(cite(lang, top)))
     if answer.caveat:
         blocks.append(section(f":warning: _{escape(answer.caveat)}_"))
     if top.excerpt:
         blocks.append(section(escape(top.excerpt)))
     blocks += snippet_blocks(top, lang)
     blocks += note_blocks(top.notes, lang)
-    lines = [cite(lang, top)]
+    lines = [] if top.section else [cite(lang, top)]
     if answer.answer_line:
         lines.append(f"*{t(lang, 'quiz_answer')}:* {escape(answer.answer_line)}")
-    if len(answer.citations) > 1:
-        others = "; ".join(cited_section(c) if c.section else f"{c.question}. {escape(c.title)}"
-                           for c in answer.citations[1:])
-        lines.append(f"{t(lang, 'also')}: {others}")
-    blocks.append(context("\n".join(lines)))
+    same_page = [c for c in answer.citations[1:] if c.section and c.doc_id == top.doc_id]
+    if same_page:  # the next-best sections of the same page, by their own headings
+        lines.append(f"{t(lang, 'more_in_page')}: " + "; ".join(_section_link(c) for c in same_page))
+    others = [c for c in answer.citations[1:] if c not in same_page]
+    if others:
+        lines.append(f"{t(lang, 'also')}: " + "; ".join(
+            cited_section(c) if c.section else f"{c.question}. {escape(c.title)}" for c in others))
+    if lines:
+        blocks.append(context("\n".join(lines)))
     feedback: dict[str, Any] = {**doc_value(top.doc_id), "q": top.question, "l": lang}
     if question:  # what was answered, for the knowledge gaps when the answer gets 👎
         feedback["t"] = _fitted(feedback, "t", truncate(question, QUESTION_IN_BUTTON))

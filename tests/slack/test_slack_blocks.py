@@ -250,16 +250,25 @@ def test_a_quiz_citation_renders_as_before() -> None:
     assert actions == ["feedback_up", "feedback_down", "quiz_me"]
 
 
-def test_related_sections_are_named_by_their_path_and_a_section_offers_no_quiz() -> None:
-    other = doc_citation(section="Checkpoints › Restaurar un checkpoint", number=3)
+def test_an_answer_from_a_page_shows_where_first_then_the_quote_then_more_of_the_same_page() -> None:
+    same_page = doc_citation(section="GPU training on EKS › GPU quotas › Default <quota>", number=3)
+    other_page = Citation(2, "Restaurar", "", None, "runbook/checkpoints.es.md", 0.5, doc_id="runbook/checkpoints",
+                          section="Checkpoints › Restaurar un checkpoint")
     quiz = Citation(5, "Which variable <enables> EFA?", "", None, "eks-training-quiz.es.md", 0.4)
-    message = blocks.answer_message(doc_answer(doc_citation(), other, quiz, lang="es"))
+    message = blocks.answer_message(doc_answer(doc_citation(), same_page, other_page, quiz, lang="es"))
     check_limits(message)
-    context_text = [b for b in message["blocks"] if b["type"] == "context"][0]["elements"][0]["text"]
-    assert context_text.split("\n")[1] == (
-        "También: Checkpoints › Restaurar un checkpoint; 5. Which variable &lt;enables&gt; EFA?")
+    kinds = [b["type"] for b in message["blocks"]]
+    assert kinds[:2] == ["context", "section"]  # the heading path and link, then the quoted passage
+    first = message["blocks"][0]["elements"][0]["text"]
+    assert first == f"📖 {QUOTA_PATH} · _<{blocks.link_target(RUNBOOK_URL)}|runbook/gpu-training-runbook.md>_"
+    assert message["blocks"][1]["text"]["text"] == "Open a ticket in #ml-platform."
+    last = [b for b in message["blocks"] if b["type"] == "context"][-1]["elements"][0]["text"]
+    assert last.split("\n") == [
+        f"Más en esta página: <{blocks.link_target(RUNBOOK_URL)}|Default &lt;quota&gt;>",
+        "También: Checkpoints › Restaurar un checkpoint; 5. Which variable &lt;enables&gt; EFA?",
+    ]
     actions = [e["action_id"] for b in message["blocks"] if b["type"] == "actions" for e in b["elements"]]
-    assert actions == ["feedback_up", "feedback_down"]
+    assert actions == ["feedback_up", "feedback_down"]  # a section offers no quiz
 
 
 @pytest.mark.parametrize(("lang", "note"), [("en", "… 24 more lines in the section “Requesting a quota increase”"),
