@@ -6,6 +6,7 @@ import argparse
 import json
 import logging
 import sys
+import tempfile
 from collections.abc import Callable, Sequence
 from importlib import metadata
 from pathlib import Path
@@ -20,6 +21,7 @@ from bot.lang import LANGUAGES
 
 if TYPE_CHECKING:
     from bot.answering.assistant import Assistant
+    from bot.knowledge import KnowledgeBase
 
 
 def _assistant(settings: Settings) -> Assistant:
@@ -166,28 +168,34 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     from bot.answering.exemplars import exemplars_beside
     from bot.evaluation import calibration
     from bot.evaluation.documents import as_queries, is_document_set, read_document_questions
-    from bot.evaluation.queries import read_queries
+    from bot.evaluation.queries import EvalQuery, read_queries
 
-    queries = []
-    groups: list[str] = []  # who wrote each line: its file (an author), or for a document's lines, the document
+    quiz_lines: list[tuple[EvalQuery, str]] = []  # each line and who wrote it: its file (an author)
+    doc_lines: list[tuple[EvalQuery, str]] = []  # ... or, for a question about a document, the document
     for name in args.files:
         path = Path(name)
         if not path.is_file():
             raise InputError(f"{path}: no such file")
         if is_document_set(path):
             about = read_document_questions(path)
-            queries += as_queries(about)
-            groups += [q.source for q in about]
+            doc_lines += zip(as_queries(about), (q.source for q in about), strict=True)
         else:
-            read = read_queries(path)
-            queries += read
-            groups += [path.name] * len(read)
+            quiz_lines += ((q, path.name) for q in read_queries(path))
     settings = settings_from_args(args)
     base = Assistant.from_settings(settings, model=Model.untrained())
+    with tempfile.TemporaryDirectory(prefix="eksbot-calibrate-") as scratch:
+        # Questions about documents are retrieved over the knowledge with those documents beside it (`--docs`:
+        # each folder under its own name, as the questions' `source` paths name them); the quiz's over the quiz.
+        over_docs = base.with_knowledge(_with_folders(settings.knowledge_dir, Path(scratch), args.docs)) \
+            if args.docs and doc_lines else base
+        asked = [*calibration.retrieve(base, [q for q, _ in quiz_lines]),
+                 *calibration.retrieve(over_docs, [q for q, _ in doc_lines])]
+    groups = [group for _, group in [*quiz_lines, *doc_lines]]
+    queries = [a.query for a in asked]
     if args.by_file:  # each author, and each document, judged by a model fitted on the others
-        print(json.dumps(calibration.cross_validate_by_group(base, queries, groups), ensure_ascii=False, indent=1))
+        print(json.dumps(calibration.cross_validate_by_group(asked, None, groups), ensure_ascii=False, indent=1))
         return 0
-    data = calibration.examples(base, queries)
+    data = calibration.examples_of(asked)
     report = calibration.cross_validate(data)
     model = calibration.fit(data, about={"files": [Path(f).name for f in args.files],
                                          "cross_validation": report})
@@ -201,6 +209,21 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     print(f"model written to {out} and its exemplars to {exemplars_beside(out)} ({len(queries)} questions, "
           f"{int(data.y.sum())} answerable)")
     return 0
+
+
+def _with_folders(knowledge_dir: Path, scratch: Path, folders: list[str]) -> KnowledgeBase:
+    """The knowledge of `knowledge_dir` with `folders` copied beside it, each under its own name."""
+    import shutil
+
+    from bot.knowledge import load_knowledge
+
+    target = scratch / "knowledge"
+    shutil.copytree(knowledge_dir, target, ignore=shutil.ignore_patterns(".*"))
+    for folder in map(Path, folders):
+        if not folder.is_dir():
+            raise InputError(f"{folder}: no such folder")
+        shutil.copytree(folder, target / folder.name, dirs_exist_ok=True)
+    return load_knowledge(target, strict=False)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -232,6 +255,9 @@ def build_parser() -> argparse.ArgumentParser:
     cal.add_argument("files", nargs="+", help="JSONL files of labelled questions (the same shape as for eval)")
     cal.add_argument("--out", help="where to write the model (default: the bundled bot/data/answerability.json); "
                                    "its exemplars go beside it (NAME-exemplars.npz)")
+    cal.add_argument("--docs", action="append", default=[], metavar="FOLDER",
+                     help="a folder of documents the document questions are about (repeatable): retrieved over the "
+                          "knowledge with these beside it, each under its own name")
     cal.add_argument("--by-file", action="store_true",
                      help="write no model: judge each file's lines with a model fitted on the other files (each "
                           "file one author or way of writing) and print the figures per file")

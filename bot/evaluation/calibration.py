@@ -49,66 +49,91 @@ class Examples:
     partial: np.ndarray | None = None  # True for a partly covered question (`Judgement.partial`)
 
 
+@dataclass(frozen=True)
+class Asked:
+    """A labelled line retrieved over the knowledge it is about: the quiz, or the quiz with the documents a
+    document's lines were written about."""
+
+    query: EvalQuery
+    assistant: Assistant
+    retrieval: Retrieval
+
+
 def examples(assistant: Assistant, queries: list[EvalQuery], batch: int = 64) -> Examples:
     """Features and labels of labelled queries. The queries are also the exemplars: each one's features are
     computed with itself (and any copy of its text) left out, as a new question would see them."""
-    return _examples(assistant, queries, _retrieve(assistant, queries, batch))
+    return examples_of(retrieve(assistant, queries, batch))
 
 
-def cross_validate_by_group(assistant: Assistant, queries: list[EvalQuery], groups: list[str]
+def examples_of(asked: list[Asked]) -> Examples:
+    """`examples` of lines retrieved over one knowledge or several (their exemplars shared)."""
+    exemplars = _exemplars(asked)
+    return _judged(asked, exemplars, None, exemplars)
+
+
+def cross_validate_by_group(assistant: Assistant | list[Asked], queries: list[EvalQuery] | None, groups: list[str]
                             ) -> dict[str, dict[str, object]]:
-    """Each group's lines (a file: one author, one way of writing) judged by a model fitted on the other
-    groups, with only their lines as exemplars: how the decision does on questions written by someone whose
-    writing it never saw, against the k-fold figures, where every author is seen."""
-    retrievals = _retrieve(assistant, queries)
+    """Each group's lines (a file: one author, one way of writing; or one document) judged by a model fitted on
+    the other groups, with only their lines as exemplars: how the decision does on questions written by someone
+    whose writing it never saw, or about a page it never saw, against the k-fold figures, where every author is
+    seen."""
+    asked = assistant if isinstance(assistant, list) else retrieve(assistant, queries or [])
     out: dict[str, dict[str, object]] = {}
     for name in dict.fromkeys(groups):
-        train = [i for i, group in enumerate(groups) if group != name]
-        test = [i for i, group in enumerate(groups) if group == name]
+        train = [a for a, group in zip(asked, groups, strict=True) if group != name]
+        test = [a for a, group in zip(asked, groups, strict=True) if group == name]
         if not train:
             continue
-        data = _examples(assistant, [queries[i] for i in train], [retrievals[i] for i in train])
+        data = examples_of(train)
         model = fit(data)
-        judge = Judge(assistant.retriever, assistant.judge.definitions, model, data.exemplars)
-        held = _judged(judge, [queries[i] for i in test], [retrievals[i] for i in test])
+        held = _judged(test, data.exemplars, model)
         probability = np.array([model.probability(dict(zip(FEATURES, row, strict=True))) for row in held.x])
         out[name] = report(held, probability, model)
     return out
 
 
-def _retrieve(assistant: Assistant, queries: list[EvalQuery], batch: int = 64) -> list[Retrieval]:
-    retrievals: list[Retrieval] = []
+def retrieve(assistant: Assistant, queries: list[EvalQuery], batch: int = 64) -> list[Asked]:
+    out: list[Asked] = []
     for start in range(0, len(queries), batch):
         part = queries[start : start + batch]
-        retrievals += assistant.retrieve_many([assistant.prepare(q.q, None) for q in part])
-    return retrievals
+        retrievals = assistant.retrieve_many([assistant.prepare(q.q, None) for q in part])
+        out += [Asked(q, assistant, r) for q, r in zip(part, retrievals, strict=True)]
+    return out
 
 
-def _examples(assistant: Assistant, queries: list[EvalQuery], retrievals: list[Retrieval]) -> Examples:
-    texts = [r.analysis.search_text for r in retrievals]
-    quiz = assistant.judge.quiz_ids
+def _exemplars(asked: list[Asked]) -> Exemplars | None:
+    if not asked:
+        return None
+    quiz = asked[0].assistant.judge.quiz_ids
     # The quiz question each line is cited for (-1: a document's section, which exemplars do not speak of).
-    cited = [r.ranked[0].key[1] if r.ranked and r.ranked[0].key[0] in quiz else -1 for r in retrievals]
-    exemplars = Exemplars.of(assistant.embedder.model_id, np.array([r.vector for r in retrievals]), texts,
-                             [q.expect for q in queries], cited) if retrievals else None
-    judge = Judge(assistant.retriever, assistant.judge.definitions, assistant.judge.model, exemplars)
-    return _judged(judge, queries, retrievals, exemplars)
+    cited = [a.retrieval.ranked[0].key[1] if a.retrieval.ranked and a.retrieval.ranked[0].key[0] in quiz else -1
+             for a in asked]
+    return Exemplars.of(asked[0].assistant.embedder.model_id, np.array([a.retrieval.vector for a in asked]),
+                        [a.retrieval.analysis.search_text for a in asked], [a.query.expect for a in asked], cited)
 
 
-def _judged(judge: Judge, queries: list[EvalQuery], retrievals: list[Retrieval],
-            exemplars: Exemplars | None = None) -> Examples:
-    """Each query's features as `judge` reads them (its own text left out of the exemplars) and its label: 1.0
-    when the best quiz question answers it."""
+def _judged(asked: list[Asked], exemplars: Exemplars | None, model: Model | None = None,
+            kept: Exemplars | None = None) -> Examples:
+    """Each line's features as a judge over its own knowledge reads them (with `exemplars`, its own text left
+    out; with `model`, or the assistant's) and its label: 1.0 when the best quiz question or section answers
+    it. `kept`: the exemplars the examples carry."""
+    judges: dict[int, Judge] = {}
     rows: list[list[float]] = []
     labels: list[float] = []
     partial: list[bool] = []
-    for query, retrieval in zip(queries, retrievals, strict=True):
+    for line in asked:
+        judge = judges.get(id(line.assistant))
+        if judge is None:
+            judge = judges[id(line.assistant)] = Judge(
+                line.assistant.retriever, line.assistant.judge.definitions, model or line.assistant.judge.model,
+                exemplars)
+        retrieval = line.retrieval
         values = judge.features(retrieval, leave_out=text_key(retrieval.analysis.search_text))
         rows.append([values[name] for name in FEATURES])
-        labels.append(float(bool(retrieval.ranked) and _answers(judge, query, retrieval.ranked[0].key)))
+        labels.append(float(bool(retrieval.ranked) and _answers(judge, line.query, retrieval.ranked[0].key)))
         partial.append(judge.partial(retrieval))
-    return Examples(queries, np.array(rows, dtype=np.float64).reshape(len(rows), len(FEATURES)),
-                    np.array(labels, dtype=np.float64), exemplars, np.array(partial, dtype=bool))
+    return Examples([a.query for a in asked], np.array(rows, dtype=np.float64).reshape(len(rows), len(FEATURES)),
+                    np.array(labels, dtype=np.float64), kept, np.array(partial, dtype=bool))
 
 
 def _answers(judge: Judge, query: EvalQuery, key: tuple[str, int]) -> bool:
