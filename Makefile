@@ -1,5 +1,5 @@
 # The two set-up commands: `make run` and `make test` (both create .venv and are safe to run again).
-.PHONY: run test lint bench eval eval-docs calibrate index image lock
+.PHONY: run test lint bench eval eval-docs calibrate calibrate-by-author index image lock
 
 run:
 	scripts/bootstrap.sh
@@ -38,8 +38,17 @@ eval-docs:
 	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge --index-dir .eval-docs/index eval tests/docs/questions-more.jsonl
 	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge --index-dir .eval-docs/index eval tests/docs/holdout/questions.jsonl
 
+# The answerability model: the quiz's labelled lines over the quiz, and the docs' (tests/docs, never its holdout/)
+# over the quiz with those pages beside it. `make calibrate-by-author` leaves out one author's file or one
+# page at a time: the figures of a writer, or a page, never seen.
+FIT_LINES = tests/eval/fit.jsonl tests/eval/fit-styles.jsonl tests/eval/fit-authors-*.jsonl \
+	tests/docs/questions.jsonl tests/docs/questions-more.jsonl --docs tests/docs/public --docs tests/docs/runbook
+
 calibrate:
-	.venv/bin/eksbot calibrate tests/eval/fit.jsonl tests/eval/fit-styles.jsonl tests/eval/fit-authors-*.jsonl
+	.venv/bin/eksbot calibrate $(FIT_LINES)
+
+calibrate-by-author:
+	.venv/bin/eksbot calibrate $(FIT_LINES) --by-file
 
 bench:
 	.venv/bin/python bench/answer_latency.py

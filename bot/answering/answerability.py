@@ -90,6 +90,11 @@ FEATURES = (
     # The question's shape.
     "undefined",  # "what is X?" and the best question does not explain X
     "spanish",
+    # Where the answer would come from: a team's document rather than the quiz (its sections are written
+    # otherwise, and no labelled question speaks of them: the same evidence means something else there).
+    "document",
+    "named_off_page",  # named things the knowledge writes, but not the cited page (at most 3): "Prometheus"
+                       # asked of a Kueue page, "trn2" of a page on trn1: a neighbouring feature it does not cover
 )
 
 
@@ -295,6 +300,11 @@ class Judge:
         values["sentence_dense"] = best_sentence
         values["sentence_peak"] = best_sentence - mean_sentence
         values["fused_margin"] = (top.score - second.score) / max(abs(top.score), 1e-6)
+        values["document"] = float(top.key[0] not in self.quiz_ids)
+        page = top.key[0]
+        values["named_off_page"] = float(min(3, sum(
+            1 for w in words if w.known and w.position not in analysis.context and names_a_thing(w)
+            and not any(isinstance(key, tuple) and key[0] == page for key in w.where))))
         if top.key[0] not in self.quiz_ids:
             # No labelled question speaks of this document: no evidence either way (the feature's mean).
             values["exemplar"] = self.model.mean[FEATURES.index("exemplar")]

@@ -151,7 +151,14 @@ def fit(data: Examples, *, l2: float = L2, threshold: float = THRESHOLD, about: 
     mean = data.x.mean(axis=0)
     scale = data.x.std(axis=0)
     scale[scale == 0] = 1.0
-    weights, bias = fit_logistic((data.x - mean) / scale, data.y, _balanced(data.y), l2=l2)
+    # The quiz's lines and the documents' each weigh their positives and negatives the same, in proportion to
+    # their size: the documents' share of answerable questions does not move the quiz's decision.
+    pages = np.array([bool(q.page) for q in data.queries], dtype=bool)
+    weight = np.zeros(len(data.y))
+    for part in (pages, ~pages):
+        if part.any():
+            weight[part] = _balanced(data.y[part]) * part.sum() / len(data.y)
+    weights, bias = fit_logistic((data.x - mean) / scale, data.y, weight * len(data.y) / weight.sum(), l2=l2)
     return Model(
         features=FEATURES, mean=tuple(float(v) for v in mean), scale=tuple(float(v) for v in scale),
         weights=tuple(float(v) for v in weights), bias=bias, threshold=threshold, second_look=SECOND_LOOK,

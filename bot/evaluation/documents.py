@@ -133,7 +133,7 @@ def as_queries(questions: list[DocQuestion]) -> list[EvalQuery]:
     """Questions about documents as lines to fit the decision on: an answerable one is answered right when the
     best section is of its document; a near-domain one, when the bot declines."""
     return [EvalQuery(q.q, q.lang, [], q.kind or ("in-scope" if q.answerable else "near"),
-                      source=q.source if q.answerable else "") for q in questions]
+                      source=q.source if q.answerable else "", page=q.source) for q in questions]
 
 
 def evaluate_documents(assistant: Assistant, questions: list[DocQuestion], batch: int = 32) -> list[DocResult]:

@@ -28,6 +28,7 @@ class EvalQuery:
     kind: str = ""
     uncovered: list[str] = field(default_factory=list)
     source: str = ""  # a question about a document: the document (its path) that answers it, `expect` empty
+    page: str = ""  # a question written about a document (answered by it or not): that document
 
     @property
     def answerable(self) -> bool:
