@@ -39,7 +39,7 @@ RELATED_RATIO = 0.85  # other questions cited when their score is this close to 
 MAX_CITATIONS = 3
 SECTION_RATIO = 0.8  # sections of the best one's document this close to it are weighed by what they would quote
 SECTIONS_WEIGHED = 4  # of the ranked sections, the first this many are looked at
-SECTION_MARGIN = 0.1  # by how much another section's best unit must answer better than the first one's
+SECTION_UNIT_WEIGHT = 0.2  # what a section's best unit would quote counts this much beside its ranking
 SUGGEST_PROBABILITY = 0.01  # declined, the best question is still offered as the closest from this chance on
 
 log = logging.getLogger(__name__)
@@ -251,21 +251,21 @@ class Assistant:
         )
 
     def _best_section_first(self, retrieval: Retrieval) -> Retrieval:
-        """Among the first ranked sections of the best one's document (a parent and its subsections, siblings),
-        the one whose best unit answers best leads: a rule stated in the parent, its details in a child, are
-        told apart by what each would quote, not by the section's text as a whole."""
+        """Among the first ranked sections of the best one's page (a parent and its subsections, siblings), the
+        one that leads is the one whose ranking, with what its best unit would quote, is best: a rule stated in
+        the parent, its details in a child, are told apart by what each would quote as well as by the section's
+        text as a whole."""
         best = retrieval.ranked[0]
         first = self.knowledge.question(best.key[0], best.key[1], retrieval.language)
-        if not first.path:
+        if not first.path or best.score <= 0:
             return retrieval
         candidates = [s for s in retrieval.ranked[:SECTIONS_WEIGHED]
                       if s.key[0] == best.key[0] and s.score >= SECTION_RATIO * best.score]
         if len(candidates) < 2:
             return retrieval
-        # The first ranked keeps the lead unless another answers clearly better (by SECTION_MARGIN).
-        scored = [(self.excerpts.quote(self.knowledge.question(s.key[0], s.key[1], retrieval.language),
-                                       retrieval.vector, retrieval).score + (SECTION_MARGIN if i == 0 else 0.0), -i, s)
-                  for i, s in enumerate(candidates)]
+        scored = [(s.score / best.score + SECTION_UNIT_WEIGHT * self.excerpts.quote(
+            self.knowledge.question(s.key[0], s.key[1], retrieval.language), retrieval.vector, retrieval).score,
+                   -i, s) for i, s in enumerate(candidates)]
         chosen = max(scored, key=lambda item: (item[0], item[1]))[2]
         return retrieval if chosen is best else retrieval.led_by(frozenset({chosen.key}))
 
