@@ -9,21 +9,17 @@ are answered together) and run every other blocking core call through `run`; nei
 
 Answering never waits on the database: what a conversation was about is read with a deadline
 (`CONTEXT_TIMEOUT`; past it the message is read alone), and what an answer leaves to record (knowledge
-gaps, the conversation's topic) is written after the reply, on threads of its own (`BOOKKEEPING_THREADS`),
-and dropped when the database falls behind (`BOOKKEEPING_BACKLOG`). A stalled database therefore holds
-neither the answer nor the threads other requests need.
+gaps, the conversation's topic) is written after the reply by the bookkeeping (`bot.storage.bookkeeping`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import ParamSpec, TypeVar
@@ -42,14 +38,12 @@ from bot.lang import Lang
 from bot.quiz import QuizEngine
 from bot.rounds import Rounds, Schedules
 from bot.storage import EVENT_MEMORY, Database, Stores
+from bot.storage.bookkeeping import Bookkeeping
 from bot.storage.startup import DatabaseStartup
 
 log = logging.getLogger(__name__)
 
 CONTEXT_TIMEOUT = 0.25  # seconds a conversation's earlier topic may take to read before the message is read alone
-BOOKKEEPING_THREADS = 2  # threads that write what answers leave to record (gaps, topics)
-BOOKKEEPING_BACKLOG = 256  # writes waiting at most; past it new ones are dropped (the database is behind)
-WARN_EVERY = 60.0  # seconds between two warnings about the same bookkeeping trouble
 CLAIM_TIMEOUT = 1.0  # seconds a Slack event's claim may take in the database before this process decides alone
 CLAIMED_IN_PROCESS = 10_000  # event ids this process remembers itself (a redelivery to it is caught without SQL)
 ANSWERED_IN_PROCESS = 10_000  # conversations this process answered in lately, known before their record is written
@@ -84,10 +78,7 @@ class Services:
     on_swap: list[Callable[[Assistant], None]] = field(default_factory=list)  # told of each new assistant
     refresh: KnowledgeRefresh | None = None  # changed knowledge taken while serving (`starting` makes it)
     curation: Curation = field(init=False)
-    _bookkeeping: ThreadPoolExecutor = field(init=False)
-    _pending: int = field(init=False, default=0)
-    _pending_lock: threading.Lock = field(init=False, default_factory=threading.Lock)
-    _warned: dict[str, float] = field(init=False, default_factory=dict)
+    bookkeeping: Bookkeeping = field(init=False, default_factory=Bookkeeping)
     _claimed: _Recent = field(init=False, default_factory=lambda: _Recent(CLAIMED_IN_PROCESS, EVENT_MEMORY))
     _answered: _Recent = field(init=False, default_factory=lambda: _Recent(ANSWERED_IN_PROCESS, MEMORY))
     memory: ConversationMemory = field(init=False)
@@ -98,7 +89,6 @@ class Services:
         self.conversation = Conversation(self.assistant)
         self.memory = ConversationMemory(self.stores.topics)
         self.curation = Curation(self.stores.entries, lambda: self.assistant.knowledge)
-        self._bookkeeping = ThreadPoolExecutor(BOOKKEEPING_THREADS, thread_name_prefix="bookkeeping")
 
     @classmethod
     def load(cls, settings: Settings, *, embedder: Embedder | None = None) -> Services:
@@ -218,7 +208,7 @@ class Services:
         refused at once; a database failure only loses the context and the gaps."""
         turns = list(earlier)
         if conversation is not None:
-            turns += await self._within(CONTEXT_TIMEOUT, [], self.memory.earlier, conversation)
+            turns += await self.bookkeeping.within(CONTEXT_TIMEOUT, [], self.memory.earlier, conversation)
         if turns:
             reading = await self.model.run(self.conversation.read, question, turns, lang)
         else:
@@ -229,39 +219,12 @@ class Services:
             again = await self.answer(fallback.text, fallback.language)
             answer, reading = await self.model.run(self.conversation.settle, reading, answer, again)
         if self.gaps.shows_gap(answer):  # most answers show none: nothing to write
-            self.later(self.gaps.record_answer, question, answer)  # the person's own words, not the reading
+            self.bookkeeping.later(self.gaps.record_answer, question, answer)  # the person's words, not the reading
         if conversation is not None:
             topic = await self.model.run(reading.topic, self.assistant) if answer.answered else None
             self._answered.add(conversation)
-            self.later(self.memory.remember, conversation, reading, topic)
+            self.bookkeeping.later(self.memory.remember, conversation, reading, topic)
         return Asked(answer, reading)
-
-    def later(self, fn: Callable[P, object], /, *args: P.args, **kwargs: P.kwargs) -> Future[object] | None:
-        """Write something an answer leaves to record, after the reply and off the answering threads; dropped
-        (None) when the database is too far behind. Its failure is logged, never raised."""
-        with self._pending_lock:
-            if self._pending >= BOOKKEEPING_BACKLOG:
-                self._warn("backlog", "database behind: %s dropped", getattr(fn, "__name__", "a write"))
-                return None
-            self._pending += 1
-
-        def write() -> object:
-            try:
-                return fn(*args, **kwargs)
-            except Exception as exc:  # noqa: BLE001 - the answer is out already; only the bookkeeping is lost
-                self._warn(getattr(fn, "__name__", "write"), "%s failed: %s", getattr(fn, "__name__", "a write"),
-                           exc.__class__.__name__)
-                return None
-            finally:
-                with self._pending_lock:
-                    self._pending -= 1
-
-        try:
-            return self._bookkeeping.submit(write)
-        except RuntimeError:  # closing
-            with self._pending_lock:
-                self._pending -= 1
-            return None
 
     async def claim_event(self, key: str) -> bool:
         """Whether this process should handle a Slack event (`key`: its id, or a message's channel and ts): once
@@ -270,7 +233,7 @@ class Services:
         if not self._claimed.add(key):
             return False
         unknown = object()
-        claimed = await self._within(CLAIM_TIMEOUT, unknown, self.stores.events.claim, key)
+        claimed = await self.bookkeeping.within(CLAIM_TIMEOUT, unknown, self.stores.events.claim, key)
         return True if claimed is unknown else bool(claimed)
 
     async def answered_in(self, conversation: str) -> bool:
@@ -280,45 +243,12 @@ class Services:
         the bot are answered)."""
         if conversation in self._answered:
             return True
-        return bool(await self._within(CONTEXT_TIMEOUT, False, self.memory.knows, conversation))
-
-    def settle(self, timeout: float = 1.0) -> bool:
-        """Wait (at most `timeout` seconds) until what answers left to record is written: a listing of knowledge
-        gaps then shows the answers already given. False when writes were still pending."""
-        deadline = time.monotonic() + timeout
-        while True:
-            with self._pending_lock:
-                if self._pending == 0:
-                    return True
-            if time.monotonic() >= deadline:
-                return False
-            time.sleep(0.01)
-
-    async def _within(self, timeout: float, default: T, fn: Callable[P, T], /, *args: P.args,
-                      **kwargs: P.kwargs) -> T:
-        """A database read an answer can do without: on the bookkeeping threads, given up after `timeout`."""
-        call = functools.partial(fn, *args, **kwargs)
-        try:
-            return await asyncio.wait_for(asyncio.get_running_loop().run_in_executor(self._bookkeeping, call),
-                                          timeout)
-        except TimeoutError:
-            self._warn("slow read", "%s took over %.1f s: answered without it", getattr(fn, "__name__", "a read"),
-                       timeout)
-        except Exception as exc:  # noqa: BLE001 - the answer matters more than the context
-            self._warn("failed read", "%s failed: %s", getattr(fn, "__name__", "a read"), exc.__class__.__name__)
-        return default
-
-    def _warn(self, key: str, message: str, *args: object) -> None:
-        """A warning at most every `WARN_EVERY` seconds per kind of trouble (an outage is not a flood)."""
-        now = time.monotonic()
-        if now - self._warned.get(key, -WARN_EVERY) >= WARN_EVERY:
-            self._warned[key] = now
-            log.warning(message, *args)
+        return bool(await self.bookkeeping.within(CONTEXT_TIMEOUT, False, self.memory.knows, conversation))
 
     async def home(self, user: str, *, team: str, lang: Lang, maintainer: bool) -> HomeView:
         """What the person's Home shows (with the knowledge gaps and hardest questions for maintainers)."""
         if maintainer:
-            await self.run(self.settle)  # the gaps of the answers already given
+            await self.run(self.bookkeeping.settle)  # the gaps of the answers already given
         return await self.run(home_view, self.quiz, self.gaps, user=user, team=team, lang=lang,
                               maintainer=maintainer)
 
@@ -334,7 +264,7 @@ class Services:
 
     def close(self) -> None:
         self._stop.set()
-        self._bookkeeping.shutdown(wait=False, cancel_futures=True)
+        self.bookkeeping.close()
         self.model.close()
         self.stores.database.close()
 

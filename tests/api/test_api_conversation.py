@@ -103,7 +103,7 @@ def test_a_follow_up_records_its_own_words_as_a_gap_not_the_reading(
     question = "and how much does it cost?"
     asked = asyncio.run(services.ask(question, "en", earlier=[ZERO]))
     assert asked.reading.followup and asked.reading.text != question  # read with the earlier turn
-    assert services.settle() and recorded == [question]
+    assert services.bookkeeping.settle() and recorded == [question]
 
 
 def test_a_message_is_read_once_on_its_way_through_the_core(services: Services, monkeypatch: pytest.MonkeyPatch
