@@ -21,7 +21,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import ParamSpec, TypeVar
 
 from bot.answering.assistant import Answer, Assistant
@@ -39,6 +39,7 @@ from bot.quiz import QuizEngine
 from bot.rounds import Rounds, Schedules
 from bot.storage import EVENT_MEMORY, Database, Stores
 from bot.storage.bookkeeping import Bookkeeping
+from bot.storage.retention import Retention
 from bot.storage.startup import DatabaseStartup
 
 log = logging.getLogger(__name__)
@@ -47,8 +48,6 @@ CONTEXT_TIMEOUT = 0.25  # seconds a conversation's earlier topic may take to rea
 CLAIM_TIMEOUT = 1.0  # seconds a Slack event's claim may take in the database before this process decides alone
 CLAIMED_IN_PROCESS = 10_000  # event ids this process remembers itself (a redelivery to it is caught without SQL)
 ANSWERED_IN_PROCESS = 10_000  # conversations this process answered in lately, known before their record is written
-
-RETENTION_EVERY = 3600.0  # seconds between two retention passes
 P = ParamSpec("P")
 T = TypeVar("T")
 
@@ -82,12 +81,14 @@ class Services:
     _claimed: _Recent = field(init=False, default_factory=lambda: _Recent(CLAIMED_IN_PROCESS, EVENT_MEMORY))
     _answered: _Recent = field(init=False, default_factory=lambda: _Recent(ANSWERED_IN_PROCESS, MEMORY))
     memory: ConversationMemory = field(init=False)
+    retention: Retention = field(init=False)
 
     def __post_init__(self) -> None:
         self.gaps = KnowledgeGaps(self.stores.gaps, enabled=self.settings.record_gaps,
                                   retention_days=self.settings.gaps_retention_days)
         self.conversation = Conversation(self.assistant)
         self.memory = ConversationMemory(self.stores.topics)
+        self.retention = Retention(self.stores, self.settings, gaps=self.gaps.prune, topics=self.memory.prune)
         self.curation = Curation(self.stores.entries, lambda: self.assistant.knowledge)
 
     @classmethod
@@ -134,42 +135,9 @@ class Services:
             listener(assistant)
 
     def _database_thread(self) -> None:
-        """Open the database (retried until it answers), then run the retention pass at once and every
-        `RETENTION_EVERY` seconds until the services close."""
-        if not self.database.run(self._stop):
-            return
-        while True:
-            self.prune()
-            if self._stop.wait(RETENTION_EVERY):
-                return
-
-    def prune(self) -> int:
-        """The retention pass: forget every kind of row kept for a while once its period is over (quiz
-        questions drawn and never answered, ended team rounds, knowledge gaps, also while recording is off,
-        conversation topics and Slack event ids); returns how many rows. Each kind is pruned on its own: one
-        that fails is tried again at the next pass and stops none of the others. Answer feedback has no
-        retention period: votes are kept."""
-        now = datetime.now(UTC)
-        kinds: dict[str, Callable[[], int]] = {
-            "unanswered quiz questions": lambda: self.stores.quiz.prune_unanswered(
-                now - timedelta(days=self.settings.unanswered_retention_days)),
-            "team rounds": lambda: self.stores.rounds.prune(now - timedelta(days=self.settings.round_retention_days)),
-            "knowledge gaps": self.gaps.prune,
-            "conversation topics": self.memory.prune,
-            "Slack event ids": lambda: self.stores.events.prune(now - EVENT_MEMORY),
-        }
-        return sum(self._prune(kind, prune) for kind, prune in kinds.items())
-
-    @staticmethod
-    def _prune(kind: str, prune: Callable[[], int]) -> int:
-        try:
-            pruned = prune()
-        except Exception as exc:  # noqa: BLE001 - only housekeeping: the kind and the class, never data
-            log.warning("could not prune %s: %s", kind, exc.__class__.__name__)
-            return 0
-        if pruned:
-            log.info("pruned %s", kind, extra={"count": pruned})
-        return pruned
+        """Open the database (retried until it answers), then run the retention pass until the services close."""
+        if self.database.run(self._stop):
+            self.retention.run(self._stop)
 
     @classmethod
     def assemble(cls, settings: Settings, assistant: Assistant, database: Database, *,
