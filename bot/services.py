@@ -27,6 +27,7 @@ from typing import ParamSpec, TypeVar
 from bot.answering.assistant import Answer, Assistant
 from bot.answering.batcher import AnswerBatcher
 from bot.answering.conversation import MEMORY, Conversation, ConversationMemory, Reading
+from bot.answering.in_use import AssistantInUse, TopicsInUse
 from bot.answering.knowledge_gaps import KnowledgeGaps
 from bot.answering.model_thread import ModelThread
 from bot.answering.refresh import KnowledgeRefresh, RefreshStatus, release_freed_memory
@@ -63,7 +64,7 @@ class Asked:
 @dataclass
 class Services:
     settings: Settings
-    assistant: Assistant
+    in_use: AssistantInUse  # the assistant in use: every part reads it, the refresh swaps it
     stores: Stores
     quiz: QuizEngine
     model: ModelThread
@@ -73,8 +74,6 @@ class Services:
     database: DatabaseStartup
     _stop: threading.Event = field(default_factory=threading.Event)
     gaps: KnowledgeGaps = field(init=False)
-    conversation: Conversation = field(init=False)
-    on_swap: list[Callable[[Assistant], None]] = field(default_factory=list)  # told of each new assistant
     refresh: KnowledgeRefresh | None = None  # changed knowledge taken while serving (`starting` makes it)
     curation: Curation = field(init=False)
     bookkeeping: Bookkeeping = field(init=False, default_factory=Bookkeeping)
@@ -86,10 +85,10 @@ class Services:
     def __post_init__(self) -> None:
         self.gaps = KnowledgeGaps(self.stores.gaps, enabled=self.settings.record_gaps,
                                   retention_days=self.settings.gaps_retention_days)
-        self.conversation = Conversation(self.assistant)
         self.memory = ConversationMemory(self.stores.topics)
         self.retention = Retention(self.stores, self.settings, gaps=self.gaps.prune, topics=self.memory.prune)
-        self.curation = Curation(self.stores.entries, lambda: self.assistant.knowledge)
+        self.curation = Curation(self.stores.entries, self.in_use.knowledge)
+        self.in_use.on_swap(_warm)
 
     @classmethod
     def load(cls, settings: Settings, *, embedder: Embedder | None = None) -> Services:
@@ -107,9 +106,9 @@ class Services:
         threading.Thread(target=services._database_thread, name="database", daemon=True).start()
         _warm(assistant)
         release_freed_memory()  # what loading the index used for a while
-        refresh = KnowledgeRefresh(settings.knowledge_dir, lambda: services.assistant, services.swap_assistant,
-                                   model=services.model, every=settings.knowledge_refresh_seconds,
-                                   extras=services.curation, extras_ready=lambda: services.database.ready)
+        refresh = KnowledgeRefresh(settings.knowledge_dir, services.in_use, model=services.model,
+                                   every=settings.knowledge_refresh_seconds, extras=services.curation,
+                                   extras_ready=lambda: services.database.ready)
         services.refresh = refresh
         # 0 ("only at start"): the files are not watched, but the entries and notes kept in the database are
         # still taken once it is open, as the knowledge the service starts with.
@@ -121,18 +120,10 @@ class Services:
         """What the reloads of changed knowledge did so far (the metrics); None when nothing watches it."""
         return self.refresh.status if self.refresh is not None else None
 
-    def swap_assistant(self, assistant: Assistant) -> None:
-        """Answer from now on with `assistant` (changed knowledge); questions being answered finish on the
-        assistant they started with."""
-        self.batcher.assistant = assistant
-        self.conversation = Conversation(assistant)
-        self.quiz.use(assistant.knowledge)
-        if isinstance(self.quiz.topic_matcher, _TopicsOnModelThread):
-            self.quiz.topic_matcher.assistant = assistant
-        self.assistant = assistant
-        _warm(assistant)
-        for listener in self.on_swap:
-            listener(assistant)
+    @property
+    def assistant(self) -> Assistant:
+        """The assistant in use now."""
+        return self.in_use.current()
 
     def _database_thread(self) -> None:
         """Open the database (retried until it answers), then run the retention pass until the services close."""
@@ -146,12 +137,13 @@ class Services:
         database is taken as opened. `clock` (tests) tells the quiz and the rounds what time it is."""
         model = ModelThread()
         stores = Stores(database)
-        quiz = QuizEngine(assistant.knowledge, stores.quiz, topics=_TopicsOnModelThread(assistant, model))
+        in_use = AssistantInUse(assistant)
+        quiz = QuizEngine(in_use.knowledge, stores.quiz, topics=TopicsInUse(in_use, model))
         if clock is not None:
             quiz.clock = clock
         rounds = Rounds(quiz, stores.rounds, clock=quiz.clock)
-        return cls(settings=settings, assistant=assistant, stores=stores, quiz=quiz, model=model,
-                   batcher=AnswerBatcher(assistant, model), rounds=rounds,
+        return cls(settings=settings, in_use=in_use, stores=stores, quiz=quiz, model=model,
+                   batcher=AnswerBatcher(in_use, model), rounds=rounds,
                    schedules=Schedules(rounds, stores.rounds, timezone=settings.timezone),
                    database=startup or DatabaseStartup(database, migrate=False, ready=True))
 
@@ -163,7 +155,7 @@ class Services:
     async def show(self, doc_id: str, number: int, lang: str) -> Answer:
         """The answer of one quiz question or section, named (a suggestion taken): on the model's thread.
         InputError when the knowledge no longer has it."""
-        return await self.model.run(self.assistant.answer_question, doc_id, number, lang)
+        return await self.model.run(self.in_use.current().answer_question, doc_id, number, lang)
 
     async def ask(self, question: str, lang: str | None = None, *, earlier: Sequence[str] = (),
                   conversation: str | None = None) -> Asked:
@@ -174,22 +166,24 @@ class Services:
         thread's, was about), answered together with the questions asked meanwhile, and its knowledge gaps are
         recorded. After an answer, what the conversation is about is remembered. Bad input (InputError) is
         refused at once; a database failure only loses the context and the gaps."""
+        assistant = self.in_use.current()
+        reader = Conversation(assistant)
         turns = list(earlier)
         if conversation is not None:
             turns += await self.bookkeeping.within(CONTEXT_TIMEOUT, [], self.memory.earlier, conversation)
         if turns:
-            reading = await self.model.run(self.conversation.read, question, turns, lang)
+            reading = await self.model.run(reader.read, question, turns, lang)
         else:
-            reading = self.conversation.read(question, (), lang)  # validation only: no thread needed
+            reading = reader.read(question, (), lang)  # validation only: no thread needed
         answer = await self.answer(reading.text, reading.language)
-        fallback = self.conversation.fallback_for(reading, answer)
+        fallback = reader.fallback_for(reading, answer)
         if fallback is not None:  # declined alone: the earlier turns may say what it is about
             again = await self.answer(fallback.text, fallback.language)
-            answer, reading = await self.model.run(self.conversation.settle, reading, answer, again)
+            answer, reading = await self.model.run(reader.settle, reading, answer, again)
         if self.gaps.shows_gap(answer):  # most answers show none: nothing to write
             self.bookkeeping.later(self.gaps.record_answer, question, answer)  # the person's words, not the reading
         if conversation is not None:
-            topic = await self.model.run(reading.topic, self.assistant) if answer.answered else None
+            topic = await self.model.run(reading.topic, assistant) if answer.answered else None
             self._answered.add(conversation)
             self.bookkeeping.later(self.memory.remember, conversation, reading, topic)
         return Asked(answer, reading)
@@ -240,18 +234,6 @@ class Services:
 def _warm(assistant: Assistant) -> None:
     """Build what the assistant's first questions would otherwise build on their way, on a thread of its own."""
     threading.Thread(target=assistant.warm, name="warm", daemon=True).start()
-
-
-class _TopicsOnModelThread:
-    """The assistant's topic matching, which encodes the topic, on the model's thread."""
-
-    def __init__(self, assistant: Assistant, model: ModelThread) -> None:
-        self.assistant = assistant
-        self.model = model
-
-    def match_topic(self, topic: str, lang: str) -> list[tuple[str, int]]:
-        return self.model.call(self.assistant.match_topic, topic, lang)
-
 
 
 class _Recent:
