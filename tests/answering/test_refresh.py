@@ -342,7 +342,7 @@ def test_a_running_service_answers_from_a_dropped_in_document_within_seconds(
     while not watched.assistant.answer(QUESTION, "en").answered:
         assert time.monotonic() < deadline, "the new document was not answered from within 10 s"
         time.sleep(0.05)
-    assert asyncio.run(watched.answer(QUESTION, "en")).answered  # batched answers come from it too
+    assert asyncio.run(watched.answers.answer(QUESTION, "en")).answered  # batched answers come from it too
     assert any(d.doc_id == "gpu-training-runbook" for d in watched.assistant.knowledge.documents)
 
 
