@@ -8,6 +8,11 @@ the refresh of changed knowledge. Each part is in the package of its concern; no
 
 Answering needs only the model and index: the database is opened beside it, retried with backoff until it
 answers (`database`), so questions are answered while the database is down or still starting.
+
+`CommandServices` is what a command of `eksbot` runs on: the database, its stores, the knowledge (the files
+with the entries and notes of the database), the quiz engine and the assistant, each built when first asked for.
+What only a server or the assistant needs (the answers, the index, the watching of the files) is imported when
+one is built, so that a command that needs neither (`eksbot db`, `gaps`, `knowledge`, `quiz`) loads none of it.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import threading
 import time
 from collections.abc import Callable
 from datetime import datetime
+from functools import cached_property
 from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 from bot.answering.knowledge_gaps import KnowledgeGaps
@@ -24,9 +30,12 @@ from bot.answering.model_thread import ModelThread
 from bot.config import Settings
 from bot.curation.service import Curation
 from bot.home import Home
-from bot.quiz import QuizEngine
+from bot.knowledge import KnowledgeBase, load_knowledge
+from bot.knowledge.entries import with_entries
+from bot.quiz import QuizEngine, TopicMatcher
+from bot.quiz.topics import names_a_topic
 from bot.rounds import Rounds, Schedules
-from bot.storage import Database, Stores
+from bot.storage import Database, Stores, never_created, open_database
 from bot.storage.bookkeeping import Bookkeeping
 from bot.storage.retention import Retention
 from bot.storage.startup import DatabaseStartup
@@ -65,8 +74,7 @@ class Services:
             self.quiz.clock = clock
         self.rounds = Rounds(self.quiz, self.stores.rounds, clock=self.quiz.clock)
         self.schedules = Schedules(self.rounds, self.stores.rounds, timezone=settings.timezone)
-        self.gaps = KnowledgeGaps(self.stores.gaps, enabled=settings.record_gaps,
-                                  retention_days=settings.gaps_retention_days)
+        self.gaps = KnowledgeGaps.from_settings(self.stores.gaps, settings)
         self.memory = ConversationMemory(self.stores.topics)
         self.claims = EventClaims(self.stores.events, self.memory, self.bookkeeping)
         self.batcher = AnswerBatcher(self.in_use, self.model)
@@ -155,3 +163,81 @@ class Services:
 def _warm(assistant: Assistant) -> None:
     """Build what the assistant's first questions would otherwise build on their way, on a thread of its own."""
     threading.Thread(target=assistant.warm, name="warm", daemon=True).start()
+
+
+class CommandServices:
+    """The parts of a command of `eksbot`, each built from the settings when first asked for, and closed once
+    (`with CommandServices(settings) as services:`). The database is migrated first when `EKSBOT_MIGRATE_ON_START`
+    says so; with `migrate=False` it is opened as it is (`eksbot db` tells its revision, `eksbot ask` only reads)."""
+
+    def __init__(self, settings: Settings, *, migrate: bool = True) -> None:
+        self.settings = settings
+        self.migrate = migrate
+        self._files: KnowledgeBase | None = None
+        self._knowledge: KnowledgeBase | None = None
+
+    def __enter__(self) -> CommandServices:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    @cached_property
+    def database(self) -> Database:
+        """The database the settings name."""
+        return open_database(self.settings) if self.migrate else Database(self.settings.database_url)
+
+    @cached_property
+    def stores(self) -> Stores:
+        return Stores(self.database)
+
+    @cached_property
+    def curation(self) -> Curation:
+        """The maintainers' changes; a note is attached to a question of `knowledge`."""
+        return Curation(self.stores.entries, self.knowledge)
+
+    @cached_property
+    def gaps(self) -> KnowledgeGaps:
+        return KnowledgeGaps.from_settings(self.stores.gaps, self.settings)
+
+    @cached_property
+    def assistant(self) -> Assistant:
+        """The assistant over the knowledge files and the index (the model is loaded)."""
+        from bot.answering.assistant import Assistant
+
+        return Assistant.from_settings(self.settings)
+
+    def files(self) -> KnowledgeBase:
+        """The knowledge files, read once (the assistant's, when it is loaded already)."""
+        if self._files is None:
+            loaded = "assistant" in self.__dict__
+            self._files = self.assistant.knowledge if loaded else load_knowledge(self.settings.knowledge_dir)
+        return self._files
+
+    def knowledge(self) -> KnowledgeBase:
+        """The knowledge a server answers from: the files with the entries and notes of the database, read once."""
+        if self._knowledge is None:
+            _, entries, notes = self.curation.snapshot()
+            self._knowledge = with_entries(self.files(), entries, notes)
+        return self._knowledge
+
+    def answering(self) -> Assistant:
+        """The assistant over the knowledge a server answers from (`knowledge`); over the files alone when no
+        database was ever made (none is made here). StorageError when the database cannot be read now."""
+        if never_created(self.settings.database_url):
+            return self.assistant
+        return self.assistant.with_knowledge(self.knowledge())
+
+    def quiz(self, topic: str | None = None) -> QuizEngine:
+        """The quiz engine over the knowledge, with the assistant as topic matcher only when `topic` names no
+        quiz topic (the model is then loaded)."""
+        knowledge = self.knowledge()
+        matcher: TopicMatcher | None = None
+        if topic and topic.strip() and not names_a_topic(knowledge, topic):
+            matcher = self.assistant
+        return QuizEngine(knowledge, self.stores.quiz, topics=matcher)
+
+    def close(self) -> None:
+        """Close the database, if it was opened."""
+        if "database" in self.__dict__:
+            self.database.close()

@@ -294,12 +294,6 @@ class KnowledgeRefresh:
         return revision
 
 
-def with_extras(assistant: Assistant, entries: list[Entry], notes: list[Note]) -> Assistant:
-    """The assistant with entries and notes kept in the database added to its knowledge (itself when there
-    are none): its index is extended, reusing every vector it has."""
-    return assistant.with_knowledge(with_entries(assistant.knowledge, entries, notes))
-
-
 def release_freed_memory() -> None:
     """Give the memory freed since the last call back to the system. glibc's allocator keeps freed pages for
     later allocations: after an assistant is replaced (or the start's loading is done), a replica would
