@@ -91,7 +91,7 @@ async def ask(services: Services, questions: list[str], until: threading.Event |
     while (until is None and i < count) or (until is not None and not until.is_set()):
         question = questions[i % len(questions)]
         started = time.perf_counter()
-        await services.answer(question)
+        await services.answers.answer(question)
         times.append(time.perf_counter() - started)
         i += 1
 

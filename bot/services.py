@@ -1,342 +1,163 @@
-"""Everything a surface needs, built once from the settings: the assistant, the stores (one per concern, over
-one database: `stores.quiz`, `stores.events`, ...), the quiz engine, and the one thread all model work runs on.
+"""The wiring: every part a surface needs, built once from the settings, and closed once.
+
+`Services` is what a server runs on (HTTP, Slack): the assistant in use (`in_use`), the stores over one database
+(`stores.quiz`, `stores.events`, ...), the quiz engine and the team rounds, the one thread all model work runs
+on, the answers (`answers`), the de-duplication of Slack deliveries (`claims`), the App Home (`home`), the
+maintainers' changes (`curation`), the bookkeeping writes (`bookkeeping`), the retention pass (`retention`) and
+the refresh of changed knowledge. Each part is in the package of its concern; nothing here decides anything.
 
 Answering needs only the model and index: the database is opened beside it, retried with backoff until it
 answers (`database`), so questions are answered while the database is down or still starting.
 
-Surfaces that serve from an event loop (HTTP, Slack) answer through `answer` (questions asked together
-are answered together) and run every other blocking core call through `run`; neither picks a thread.
-
-Answering never waits on the database: what a conversation was about is read with a deadline
-(`CONTEXT_TIMEOUT`; past it the message is read alone), and what an answer leaves to record (knowledge
-gaps, the conversation's topic) is written after the reply, on threads of its own (`BOOKKEEPING_THREADS`),
-and dropped when the database falls behind (`BOOKKEEPING_BACKLOG`). A stalled database therefore holds
-neither the answer nor the threads other requests need.
+`CommandServices` is what a command of `eksbot` runs on: the database, its stores, the knowledge (the files
+with the entries and notes of the database), the quiz engine and the assistant, each built when first asked for.
+What only a server or the assistant needs (the answers, the index, the watching of the files) is imported when
+one is built, so that a command that needs neither (`eksbot db`, `gaps`, `knowledge`, `quiz`) loads none of it.
 """
 
 from __future__ import annotations
 
 import asyncio
-import functools
-import logging
 import threading
 import time
-from collections import OrderedDict
-from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
-from typing import ParamSpec, TypeVar
+from collections.abc import Callable
+from datetime import datetime
+from functools import cached_property
+from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
-from bot.answering.assistant import Answer, Assistant
-from bot.answering.batcher import AnswerBatcher
-from bot.answering.conversation import MEMORY, Conversation, ConversationMemory, Reading
 from bot.answering.knowledge_gaps import KnowledgeGaps
 from bot.answering.model_thread import ModelThread
-from bot.answering.refresh import KnowledgeRefresh, RefreshStatus, release_freed_memory
 from bot.config import Settings
 from bot.curation.service import Curation
-from bot.embedding.embedder import Embedder
-from bot.home import HomeView, home_view
-from bot.lang import Lang
-from bot.quiz import QuizEngine
+from bot.home import Home
+from bot.knowledge import KnowledgeBase, load_knowledge
+from bot.knowledge.entries import with_entries
+from bot.quiz import QuizEngine, TopicMatcher
+from bot.quiz.topics import names_a_topic
 from bot.rounds import Rounds, Schedules
-from bot.storage import EVENT_MEMORY, Database, Stores
+from bot.storage import Database, Stores, never_created, open_database
+from bot.storage.bookkeeping import Bookkeeping
+from bot.storage.retention import Retention
 from bot.storage.startup import DatabaseStartup
 
-log = logging.getLogger(__name__)
+if TYPE_CHECKING:
+    from bot.answering.assistant import Assistant
+    from bot.answering.refresh import KnowledgeRefresh, RefreshStatus
+    from bot.embedding.embedder import Embedder
 
-CONTEXT_TIMEOUT = 0.25  # seconds a conversation's earlier topic may take to read before the message is read alone
-BOOKKEEPING_THREADS = 2  # threads that write what answers leave to record (gaps, topics)
-BOOKKEEPING_BACKLOG = 256  # writes waiting at most; past it new ones are dropped (the database is behind)
-WARN_EVERY = 60.0  # seconds between two warnings about the same bookkeeping trouble
-CLAIM_TIMEOUT = 1.0  # seconds a Slack event's claim may take in the database before this process decides alone
-CLAIMED_IN_PROCESS = 10_000  # event ids this process remembers itself (a redelivery to it is caught without SQL)
-ANSWERED_IN_PROCESS = 10_000  # conversations this process answered in lately, known before their record is written
-
-RETENTION_EVERY = 3600.0  # seconds between two retention passes
+CLOSE_WAIT = 5.0  # seconds `close` waits for the services' threads, in all
 P = ParamSpec("P")
 T = TypeVar("T")
 
 
-@dataclass(frozen=True)
-class Asked:
-    """A message answered: the answer, and how the message was read (alone, or with earlier turns)."""
-
-    answer: Answer
-    reading: Reading
-
-
-@dataclass
 class Services:
-    settings: Settings
-    assistant: Assistant
-    stores: Stores
-    quiz: QuizEngine
-    model: ModelThread
-    batcher: AnswerBatcher
-    rounds: Rounds
-    schedules: Schedules
-    database: DatabaseStartup
-    _stop: threading.Event = field(default_factory=threading.Event)
-    gaps: KnowledgeGaps = field(init=False)
-    conversation: Conversation = field(init=False)
-    on_swap: list[Callable[[Assistant], None]] = field(default_factory=list)  # told of each new assistant
-    refresh: KnowledgeRefresh | None = None  # changed knowledge taken while serving (`starting` makes it)
-    curation: Curation = field(init=False)
-    _bookkeeping: ThreadPoolExecutor = field(init=False)
-    _pending: int = field(init=False, default=0)
-    _pending_lock: threading.Lock = field(init=False, default_factory=threading.Lock)
-    _warned: dict[str, float] = field(init=False, default_factory=dict)
-    _claimed: _Recent = field(init=False, default_factory=lambda: _Recent(CLAIMED_IN_PROCESS, EVENT_MEMORY))
-    _answered: _Recent = field(init=False, default_factory=lambda: _Recent(ANSWERED_IN_PROCESS, MEMORY))
-    memory: ConversationMemory = field(init=False)
+    """The parts of a server, over a loaded assistant and the stores over `database`; without `startup`, the
+    database is taken as opened. `clock` (tests) tells the quiz and the rounds what time it is."""
 
-    def __post_init__(self) -> None:
-        self.gaps = KnowledgeGaps(self.stores.gaps, enabled=self.settings.record_gaps,
-                                  retention_days=self.settings.gaps_retention_days)
-        self.conversation = Conversation(self.assistant)
+    def __init__(self, settings: Settings, assistant: Assistant, database: Database, *,
+                 startup: DatabaseStartup | None = None, clock: Callable[[], datetime] | None = None) -> None:
+        from bot.answering.answers import Answers
+        from bot.answering.batcher import AnswerBatcher
+        from bot.answering.claims import EventClaims
+        from bot.answering.conversation import ConversationMemory
+        from bot.answering.in_use import AssistantInUse, TopicsInUse
+
+        self.settings = settings
+        self.in_use = AssistantInUse(assistant)
+        self.in_use.on_swap(_warm)
+        self.model = ModelThread()
+        self.stores = Stores(database)
+        self.database = startup or DatabaseStartup(database, migrate=False, ready=True)
+        self.bookkeeping = Bookkeeping()
+        self.quiz = QuizEngine(self.in_use.knowledge, self.stores.quiz, topics=TopicsInUse(self.in_use, self.model))
+        if clock is not None:
+            self.quiz.clock = clock
+        self.rounds = Rounds(self.quiz, self.stores.rounds, clock=self.quiz.clock)
+        self.schedules = Schedules(self.rounds, self.stores.rounds, timezone=settings.timezone)
+        self.gaps = KnowledgeGaps.from_settings(self.stores.gaps, settings)
         self.memory = ConversationMemory(self.stores.topics)
-        self.curation = Curation(self.stores.entries, lambda: self.assistant.knowledge)
-        self._bookkeeping = ThreadPoolExecutor(BOOKKEEPING_THREADS, thread_name_prefix="bookkeeping")
+        self.claims = EventClaims(self.stores.events, self.memory, self.bookkeeping)
+        self.batcher = AnswerBatcher(self.in_use, self.model)
+        self.answers = Answers(self.in_use, self.model, self.batcher, self.memory, self.gaps, self.bookkeeping,
+                               self.claims)
+        self.home = Home(self.quiz, self.gaps, self.bookkeeping)
+        self.curation = Curation(self.stores.entries, self.in_use.knowledge)
+        self.retention = Retention(self.stores, settings, gaps=self.gaps.prune, topics=self.memory.prune)
+        self.refresh: KnowledgeRefresh | None = None  # changed knowledge taken while serving (`starting` makes it)
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+
+    @classmethod
+    def assemble(cls, settings: Settings, assistant: Assistant, database: Database, *,
+                 startup: DatabaseStartup | None = None, clock: Callable[[], datetime] | None = None) -> Services:
+        """The services over a loaded assistant, with no thread of their own (tests, benchmarks)."""
+        return cls(settings, assistant, database, startup=startup, clock=clock)
 
     @classmethod
     def load(cls, settings: Settings, *, embedder: Embedder | None = None) -> Services:
         """Load the model and index (rebuilding a stale index when the settings allow it), and start opening
         the database in the background (migrating it first when `EKSBOT_MIGRATE_ON_START` is on): it is
         retried with backoff until it answers, and `database` tells meanwhile why it is not ready."""
+        from bot.answering.assistant import Assistant
+
         return cls.starting(settings, Assistant.from_settings(settings, embedder=embedder, strict=False))
 
     @classmethod
     def starting(cls, settings: Settings, assistant: Assistant) -> Services:
-        """The services over a loaded assistant, the database being opened in the background."""
+        """The services over a loaded assistant, with their threads: the database's (opened in the background,
+        then the retention pass) and the knowledge's refresh."""
+        from bot.answering.refresh import KnowledgeRefresh, release_freed_memory
+
         database = Database(settings.database_url)
-        services = cls.assemble(settings, assistant, database,
-                                startup=DatabaseStartup(database, migrate=settings.migrate_on_start))
-        threading.Thread(target=services._database_thread, name="database", daemon=True).start()
+        services = cls(settings, assistant, database,
+                       startup=DatabaseStartup(database, migrate=settings.migrate_on_start))
+        services._start("database", services._open_then_prune)
         _warm(assistant)
         release_freed_memory()  # what loading the index used for a while
-        refresh = KnowledgeRefresh(settings.knowledge_dir, lambda: services.assistant, services.swap_assistant,
-                                   model=services.model, every=settings.knowledge_refresh_seconds,
-                                   extras=services.curation, extras_ready=lambda: services.database.ready)
+        refresh = KnowledgeRefresh(settings.knowledge_dir, services.in_use, model=services.model,
+                                   every=settings.knowledge_refresh_seconds, extras=services.curation,
+                                   extras_ready=lambda: services.database.ready)
         services.refresh = refresh
         # 0 ("only at start"): the files are not watched, but the entries and notes kept in the database are
         # still taken once it is open, as the knowledge the service starts with.
-        run = refresh.run if settings.knowledge_refresh_seconds > 0 else refresh.run_once
-        threading.Thread(target=run, args=(services._stop,), name="knowledge", daemon=True).start()
+        services._start("knowledge", refresh.run if settings.knowledge_refresh_seconds > 0 else refresh.run_once)
         return services
+
+    @property
+    def assistant(self) -> Assistant:
+        """The assistant in use now."""
+        return self.in_use.current()
 
     def knowledge_status(self) -> RefreshStatus | None:
         """What the reloads of changed knowledge did so far (the metrics); None when nothing watches it."""
         return self.refresh.status if self.refresh is not None else None
-
-    def swap_assistant(self, assistant: Assistant) -> None:
-        """Answer from now on with `assistant` (changed knowledge); questions being answered finish on the
-        assistant they started with."""
-        self.batcher.assistant = assistant
-        self.conversation = Conversation(assistant)
-        self.quiz.use(assistant.knowledge)
-        if isinstance(self.quiz.topic_matcher, _TopicsOnModelThread):
-            self.quiz.topic_matcher.assistant = assistant
-        self.assistant = assistant
-        _warm(assistant)
-        for listener in self.on_swap:
-            listener(assistant)
-
-    def _database_thread(self) -> None:
-        """Open the database (retried until it answers), then run the retention pass at once and every
-        `RETENTION_EVERY` seconds until the services close."""
-        if not self.database.run(self._stop):
-            return
-        while True:
-            self.prune()
-            if self._stop.wait(RETENTION_EVERY):
-                return
-
-    def prune(self) -> int:
-        """The retention pass: forget every kind of row kept for a while once its period is over (quiz
-        questions drawn and never answered, ended team rounds, knowledge gaps, also while recording is off,
-        conversation topics and Slack event ids); returns how many rows. Each kind is pruned on its own: one
-        that fails is tried again at the next pass and stops none of the others. Answer feedback has no
-        retention period: votes are kept."""
-        now = datetime.now(UTC)
-        kinds: dict[str, Callable[[], int]] = {
-            "unanswered quiz questions": lambda: self.stores.quiz.prune_unanswered(
-                now - timedelta(days=self.settings.unanswered_retention_days)),
-            "team rounds": lambda: self.stores.rounds.prune(now - timedelta(days=self.settings.round_retention_days)),
-            "knowledge gaps": self.gaps.prune,
-            "conversation topics": self.memory.prune,
-            "Slack event ids": lambda: self.stores.events.prune(now - EVENT_MEMORY),
-        }
-        return sum(self._prune(kind, prune) for kind, prune in kinds.items())
-
-    @staticmethod
-    def _prune(kind: str, prune: Callable[[], int]) -> int:
-        try:
-            pruned = prune()
-        except Exception as exc:  # noqa: BLE001 - only housekeeping: the kind and the class, never data
-            log.warning("could not prune %s: %s", kind, exc.__class__.__name__)
-            return 0
-        if pruned:
-            log.info("pruned %s", kind, extra={"count": pruned})
-        return pruned
-
-    @classmethod
-    def assemble(cls, settings: Settings, assistant: Assistant, database: Database, *,
-                 startup: DatabaseStartup | None = None, clock: Callable[[], datetime] | None = None) -> Services:
-        """The services over a loaded assistant and the stores over `database`; without `startup`, the
-        database is taken as opened. `clock` (tests) tells the quiz and the rounds what time it is."""
-        model = ModelThread()
-        stores = Stores(database)
-        quiz = QuizEngine(assistant.knowledge, stores.quiz, topics=_TopicsOnModelThread(assistant, model))
-        if clock is not None:
-            quiz.clock = clock
-        rounds = Rounds(quiz, stores.rounds, clock=quiz.clock)
-        return cls(settings=settings, assistant=assistant, stores=stores, quiz=quiz, model=model,
-                   batcher=AnswerBatcher(assistant, model), rounds=rounds,
-                   schedules=Schedules(rounds, stores.rounds, timezone=settings.timezone),
-                   database=startup or DatabaseStartup(database, migrate=False, ready=True))
-
-    async def answer(self, question: str, lang: str | None = None) -> Answer:
-        """The assistant's answer, computed together with the questions asked meanwhile. Bad input
-        (InputError) is refused at once."""
-        return await self.batcher.answer(question, lang)
-
-    async def show(self, doc_id: str, number: int, lang: str) -> Answer:
-        """The answer of one quiz question or section, named (a suggestion taken): on the model's thread.
-        InputError when the knowledge no longer has it."""
-        return await self.model.run(self.assistant.answer_question, doc_id, number, lang)
-
-    async def ask(self, question: str, lang: str | None = None, *, earlier: Sequence[str] = (),
-                  conversation: str | None = None) -> Asked:
-        """Answer a message of a conversation: the one call a surface makes.
-
-        The message is read once (`bot.reading.markup.read_message`; a surface that read it first hands it on
-        as read), then with the earlier turns (`earlier`, and what `conversation`, an opaque id such as a Slack
-        thread's, was about), answered together with the questions asked meanwhile, and its knowledge gaps are
-        recorded. After an answer, what the conversation is about is remembered. Bad input (InputError) is
-        refused at once; a database failure only loses the context and the gaps."""
-        turns = list(earlier)
-        if conversation is not None:
-            turns += await self._within(CONTEXT_TIMEOUT, [], self.memory.earlier, conversation)
-        if turns:
-            reading = await self.model.run(self.conversation.read, question, turns, lang)
-        else:
-            reading = self.conversation.read(question, (), lang)  # validation only: no thread needed
-        answer = await self.answer(reading.text, reading.language)
-        fallback = self.conversation.fallback_for(reading, answer)
-        if fallback is not None:  # declined alone: the earlier turns may say what it is about
-            again = await self.answer(fallback.text, fallback.language)
-            answer, reading = await self.model.run(self.conversation.settle, reading, answer, again)
-        if self.gaps.shows_gap(answer):  # most answers show none: nothing to write
-            self.later(self.gaps.record_answer, question, answer)  # the person's own words, not the reading
-        if conversation is not None:
-            topic = await self.model.run(reading.topic, self.assistant) if answer.answered else None
-            self._answered.add(conversation)
-            self.later(self.memory.remember, conversation, reading, topic)
-        return Asked(answer, reading)
-
-    def later(self, fn: Callable[P, object], /, *args: P.args, **kwargs: P.kwargs) -> Future[object] | None:
-        """Write something an answer leaves to record, after the reply and off the answering threads; dropped
-        (None) when the database is too far behind. Its failure is logged, never raised."""
-        with self._pending_lock:
-            if self._pending >= BOOKKEEPING_BACKLOG:
-                self._warn("backlog", "database behind: %s dropped", getattr(fn, "__name__", "a write"))
-                return None
-            self._pending += 1
-
-        def write() -> object:
-            try:
-                return fn(*args, **kwargs)
-            except Exception as exc:  # noqa: BLE001 - the answer is out already; only the bookkeeping is lost
-                self._warn(getattr(fn, "__name__", "write"), "%s failed: %s", getattr(fn, "__name__", "a write"),
-                           exc.__class__.__name__)
-                return None
-            finally:
-                with self._pending_lock:
-                    self._pending -= 1
-
-        try:
-            return self._bookkeeping.submit(write)
-        except RuntimeError:  # closing
-            with self._pending_lock:
-                self._pending -= 1
-            return None
-
-    async def claim_event(self, key: str) -> bool:
-        """Whether this process should handle a Slack event (`key`: its id, or a message's channel and ts): once
-        across every replica (the database), and once in this process even when the database cannot say
-        (a redelivery while it is slow or down is then caught here, not answered twice)."""
-        if not self._claimed.add(key):
-            return False
-        unknown = object()
-        claimed = await self._within(CLAIM_TIMEOUT, unknown, self.stores.events.claim, key)
-        return True if claimed is unknown else bool(claimed)
-
-    async def answered_in(self, conversation: str) -> bool:
-        """Whether the bot answered in this conversation lately (a thread of its own): this process knows its
-        own answers at once (a reply may come before their record is written); the database tells of the
-        other replicas'. False when it cannot say within `CONTEXT_TIMEOUT` (then only messages that mention
-        the bot are answered)."""
-        if conversation in self._answered:
-            return True
-        return bool(await self._within(CONTEXT_TIMEOUT, False, self.memory.knows, conversation))
-
-    def settle(self, timeout: float = 1.0) -> bool:
-        """Wait (at most `timeout` seconds) until what answers left to record is written: a listing of knowledge
-        gaps then shows the answers already given. False when writes were still pending."""
-        deadline = time.monotonic() + timeout
-        while True:
-            with self._pending_lock:
-                if self._pending == 0:
-                    return True
-            if time.monotonic() >= deadline:
-                return False
-            time.sleep(0.01)
-
-    async def _within(self, timeout: float, default: T, fn: Callable[P, T], /, *args: P.args,
-                      **kwargs: P.kwargs) -> T:
-        """A database read an answer can do without: on the bookkeeping threads, given up after `timeout`."""
-        call = functools.partial(fn, *args, **kwargs)
-        try:
-            return await asyncio.wait_for(asyncio.get_running_loop().run_in_executor(self._bookkeeping, call),
-                                          timeout)
-        except TimeoutError:
-            self._warn("slow read", "%s took over %.1f s: answered without it", getattr(fn, "__name__", "a read"),
-                       timeout)
-        except Exception as exc:  # noqa: BLE001 - the answer matters more than the context
-            self._warn("failed read", "%s failed: %s", getattr(fn, "__name__", "a read"), exc.__class__.__name__)
-        return default
-
-    def _warn(self, key: str, message: str, *args: object) -> None:
-        """A warning at most every `WARN_EVERY` seconds per kind of trouble (an outage is not a flood)."""
-        now = time.monotonic()
-        if now - self._warned.get(key, -WARN_EVERY) >= WARN_EVERY:
-            self._warned[key] = now
-            log.warning(message, *args)
-
-    async def home(self, user: str, *, team: str, lang: Lang, maintainer: bool) -> HomeView:
-        """What the person's Home shows (with the knowledge gaps and hardest questions for maintainers)."""
-        if maintainer:
-            await self.run(self.settle)  # the gaps of the answers already given
-        return await self.run(home_view, self.quiz, self.gaps, user=user, team=team, lang=lang,
-                              maintainer=maintainer)
 
     async def run(self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
         """Run a blocking core call (quiz, storage) off the event loop. What in it uses the model (a
         free-text quiz topic) goes on to the model's thread by itself."""
         return await asyncio.to_thread(fn, *args, **kwargs)
 
-    def check_database(self) -> None:
-        """Raise StorageUnavailableError unless the database has been opened and takes a write now."""
-        self.database.require()
-        self.stores.database.check_writable()
-
     def close(self) -> None:
+        """Stop the services' threads (the model's first, so that a reload under way stops at its next model
+        call) and wait for them and for the bookkeeping writes under way, at most `CLOSE_WAIT` seconds in all;
+        then close the database."""
         self._stop.set()
-        self._bookkeeping.shutdown(wait=False, cancel_futures=True)
-        self.model.close()
+        self.model.close()  # a reload under way stops at its next model call
+        deadline = time.monotonic() + CLOSE_WAIT
+        self.bookkeeping.close(timeout=CLOSE_WAIT)
+        for thread in self._threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
         self.stores.database.close()
+
+    def _start(self, name: str, run: Callable[[threading.Event], object]) -> None:
+        thread = threading.Thread(target=run, args=(self._stop,), name=name, daemon=True)
+        self._threads.append(thread)
+        thread.start()
+
+    def _open_then_prune(self, stop: threading.Event) -> None:
+        """Open the database (retried until it answers), then run the retention pass until the services close."""
+        if self.database.run(stop):
+            self.retention.run(stop)
 
 
 def _warm(assistant: Assistant) -> None:
@@ -344,42 +165,79 @@ def _warm(assistant: Assistant) -> None:
     threading.Thread(target=assistant.warm, name="warm", daemon=True).start()
 
 
-class _TopicsOnModelThread:
-    """The assistant's topic matching, which encodes the topic, on the model's thread."""
+class CommandServices:
+    """The parts of a command of `eksbot`, each built from the settings when first asked for, and closed once
+    (`with CommandServices(settings) as services:`). The database is migrated first when `EKSBOT_MIGRATE_ON_START`
+    says so; with `migrate=False` it is opened as it is (`eksbot db` tells its revision, `eksbot ask` only reads)."""
 
-    def __init__(self, assistant: Assistant, model: ModelThread) -> None:
-        self.assistant = assistant
-        self.model = model
+    def __init__(self, settings: Settings, *, migrate: bool = True) -> None:
+        self.settings = settings
+        self.migrate = migrate
+        self._files: KnowledgeBase | None = None
+        self._knowledge: KnowledgeBase | None = None
 
-    def match_topic(self, topic: str, lang: str) -> list[tuple[str, int]]:
-        return self.model.call(self.assistant.match_topic, topic, lang)
+    def __enter__(self) -> CommandServices:
+        return self
 
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
 
+    @cached_property
+    def database(self) -> Database:
+        """The database the settings name."""
+        return open_database(self.settings) if self.migrate else Database(self.settings.database_url)
 
-class _Recent:
-    """Keys this process saw lately: at most `size`, each for `memory` (the oldest go first). Thread-safe."""
+    @cached_property
+    def stores(self) -> Stores:
+        return Stores(self.database)
 
-    def __init__(self, size: int, memory: timedelta) -> None:
-        self._size, self._seconds = size, memory.total_seconds()
-        self._seen: OrderedDict[str, float] = OrderedDict()
-        self._lock = threading.Lock()
+    @cached_property
+    def curation(self) -> Curation:
+        """The maintainers' changes; a note is attached to a question of `knowledge`."""
+        return Curation(self.stores.entries, self.knowledge)
 
-    def add(self, key: str) -> bool:
-        """Remember `key` (from now on); False when it was already remembered."""
-        with self._lock:
-            self._forget_old()
-            new = key not in self._seen
-            self._seen[key] = time.monotonic()
-            self._seen.move_to_end(key)
-            return new
+    @cached_property
+    def gaps(self) -> KnowledgeGaps:
+        return KnowledgeGaps.from_settings(self.stores.gaps, self.settings)
 
-    def __contains__(self, key: object) -> bool:
-        with self._lock:
-            self._forget_old()
-            return key in self._seen
+    @cached_property
+    def assistant(self) -> Assistant:
+        """The assistant over the knowledge files and the index (the model is loaded)."""
+        from bot.answering.assistant import Assistant
 
-    def _forget_old(self) -> None:
-        now = time.monotonic()
-        while self._seen and (len(self._seen) >= self._size
-                              or now - next(iter(self._seen.values())) > self._seconds):
-            self._seen.popitem(last=False)
+        return Assistant.from_settings(self.settings)
+
+    def files(self) -> KnowledgeBase:
+        """The knowledge files, read once (the assistant's, when it is loaded already)."""
+        if self._files is None:
+            loaded = "assistant" in self.__dict__
+            self._files = self.assistant.knowledge if loaded else load_knowledge(self.settings.knowledge_dir)
+        return self._files
+
+    def knowledge(self) -> KnowledgeBase:
+        """The knowledge a server answers from: the files with the entries and notes of the database, read once."""
+        if self._knowledge is None:
+            _, entries, notes = self.curation.snapshot()
+            self._knowledge = with_entries(self.files(), entries, notes)
+        return self._knowledge
+
+    def answering(self) -> Assistant:
+        """The assistant over the knowledge a server answers from (`knowledge`); over the files alone when no
+        database was ever made (none is made here). StorageError when the database cannot be read now."""
+        if never_created(self.settings.database_url):
+            return self.assistant
+        return self.assistant.with_knowledge(self.knowledge())
+
+    def quiz(self, topic: str | None = None) -> QuizEngine:
+        """The quiz engine over the knowledge, with the assistant as topic matcher only when `topic` names no
+        quiz topic (the model is then loaded)."""
+        knowledge = self.knowledge()
+        matcher: TopicMatcher | None = None
+        if topic and topic.strip() and not names_a_topic(knowledge, topic):
+            matcher = self.assistant
+        return QuizEngine(knowledge, self.stores.quiz, topics=matcher)
+
+    def close(self) -> None:
+        """Close the database, if it was opened."""
+        if "database" in self.__dict__:
+            self.database.close()

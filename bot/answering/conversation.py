@@ -47,6 +47,7 @@ UNKNOWN_NAME_SPECIFICITY = 0.3  # a named thing this specific the knowledge neve
 CARRIED_WORDS = 8  # at most this many words of the earlier turns are carried over
 TOPIC_CHARS = 300  # the remembered topic of a conversation, at most
 MEMORY = timedelta(days=7)  # a conversation's topic is forgotten this long after its last answer
+CONTEXT_TIMEOUT = 0.25  # seconds its topic may take to read (the database) before a message is read alone
 KNOWN_SHARE = 0.5  # a message most of whose words the knowledge never uses is about something else
 SHORT = 3  # content words: a message this short without a subject of its own leans on the earlier turns
 SHORT_WITH_POINTER = 5  # a message this short that points back ("it", "eso") leans on them too

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
+from bot.config import Settings
 from bot.lang import Lang
 from bot.reading.keys import words_key
 from bot.reading.markup import clean_question
@@ -40,6 +41,12 @@ class KnowledgeGaps:
         self.enabled = enabled
         self.retention = timedelta(days=retention_days)
         self.clock = clock
+
+    @classmethod
+    def from_settings(cls, store: GapStore, settings: Settings) -> KnowledgeGaps:
+        """Recording on or off and the retention period as the settings say (`EKSBOT_RECORD_GAPS`,
+        `EKSBOT_GAPS_RETENTION_DAYS`)."""
+        return cls(store, enabled=settings.record_gaps, retention_days=settings.gaps_retention_days)
 
     def shows_gap(self, answer: Answer) -> bool:
         """Whether recording `answer` would record anything: a question not answered, or terms not covered."""

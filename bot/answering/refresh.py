@@ -8,7 +8,8 @@ and assistant are made aside, in memory, from the ones in use: the vectors, chun
 and definition readings of every unchanged document are taken over, so only the changed document's text is
 embedded (on the model's thread, between answers) and read (how long that takes at scale: `docs/scale.md`).
 Meanwhile Python's cycle collector waits: a full pass over the index's objects would cost about as much again.
-The new assistant is then handed over in one step; questions already being answered finish on the old one.
+The new assistant is then handed over in one step (`AssistantInUse.swap`); questions already being answered
+finish on the old one.
 What the change needs embedded goes to the model's thread a few texts at a time (`ENCODE_BATCH_SECONDS`), so
 that a question asked meanwhile waits for one small call, not for the whole change.
 
@@ -52,6 +53,7 @@ import numpy as np
 import watchfiles
 
 from bot.answering.assistant import Assistant
+from bot.answering.in_use import AssistantInUse
 from bot.answering.model_thread import ModelThread
 from bot.embedding.embedder import Embedder, backend_of
 from bot.errors import EksBotError
@@ -96,20 +98,19 @@ class RefreshStatus:
 
 
 class KnowledgeRefresh:
-    """Watches `directory` (and `extras`, entries and notes kept elsewhere); `current()` is the assistant in use,
-    `swap(new)` puts a new one in its place."""
+    """Watches `directory` (and `extras`, entries and notes kept elsewhere) for the assistant `in_use`, and puts a
+    new one in its place when they changed."""
 
-    def __init__(self, directory: Path, current: Callable[[], Assistant], swap: Callable[[Assistant], None], *,
-                 model: ModelThread | None = None, every: float = 0.5, extras: KnowledgeSource | None = None,
+    def __init__(self, directory: Path, in_use: AssistantInUse, *, model: ModelThread | None = None,
+                 every: float = 0.5, extras: KnowledgeSource | None = None,
                  extras_ready: Callable[[], bool] = lambda: True) -> None:
         self.directory = directory
-        self.current = current
-        self.swap = swap
+        self.in_use = in_use
         self.model = model
         self.every = every
         self.extras = extras
         self.extras_ready = extras_ready  # False while the database is still being opened: nothing to say yet
-        self.status = RefreshStatus(skipped=len(current().knowledge.skipped))
+        self.status = RefreshStatus(skipped=len(in_use.knowledge().skipped))
         self._seen = self.signature()
         self._files: KnowledgeBase | None = None  # the files as last loaded (None: as the assistant started)
         self._read: ReadCache = self._as_started()  # each file as last read: an unchanged one is not parsed again
@@ -142,7 +143,7 @@ class KnowledgeRefresh:
         try:
             files = set(find_knowledge(self.directory).files)
             urls = source_urls(self.directory)
-            for doc in self.current().knowledge.documents:
+            for doc in self.in_use.knowledge().documents:
                 if doc.path in files:
                     stat = doc.path.stat()
                     read[doc.path] = ((stat.st_size, stat.st_mtime_ns, urls.get(doc.path)), doc)
@@ -229,7 +230,7 @@ class KnowledgeRefresh:
             self._seen = signature
         if extras_changed and self.extras is not None:
             self._take_extras()
-        current = self.current()
+        current = self.in_use.current()
         knowledge = with_entries(self._files, *self._taken)
         embedder = None if self.model is None else _OnModelThread(current.embedder, self.model)
         with _said_if_slow(), _collector_paused():
@@ -238,7 +239,7 @@ class KnowledgeRefresh:
         self.status.skipped = len(knowledge.skipped)
         if fresh is current:
             return None
-        self.swap(fresh)
+        self.in_use.swap(fresh)
         del current  # the replaced assistant goes once the answers still using it finish
         release_freed_memory()
         self.status.reloads += 1
@@ -255,7 +256,7 @@ class KnowledgeRefresh:
             files = load_knowledge(self.directory, self._read, strict=False)
         except EksBotError as exc:
             log.warning("the knowledge files in use stay: %s", exc)
-            return self._files or self.current().knowledge
+            return self._files or self.in_use.knowledge()
         named = set(files.skipped)
         for skipped in sorted(named - self._named, key=lambda s: s.path):
             log.warning("skipped %s", skipped.located, extra={"file": str(skipped.path), "line": skipped.line})
@@ -291,12 +292,6 @@ class KnowledgeRefresh:
             log.info("entries and notes can be read again")
         self._failing = False
         return revision
-
-
-def with_extras(assistant: Assistant, entries: list[Entry], notes: list[Note]) -> Assistant:
-    """The assistant with entries and notes kept in the database added to its knowledge (itself when there
-    are none): its index is extended, reusing every vector it has."""
-    return assistant.with_knowledge(with_entries(assistant.knowledge, entries, notes))
 
 
 def release_freed_memory() -> None:

@@ -126,7 +126,7 @@ def _attach(app: FastAPI, services: Services) -> None:
         )
 
     loaded(services.assistant)
-    services.on_swap.append(loaded)  # the knowledge changed while serving
+    services.in_use.on_swap(loaded)  # the knowledge changed while serving
     metrics.feedback.counts = services.stores.feedback.counts
     metrics.knowledge.status = services.knowledge_status
     services.batcher.on_batch = metrics.batch_size.observe

@@ -4,22 +4,20 @@ from __future__ import annotations
 
 import argparse
 
-from bot.cli.common import settings_from_args
+from bot.cli.common import services_from_args
 
 
 def cmd_db_upgrade(args: argparse.Namespace) -> int:
-    from bot.storage import Database
-
-    with Database(settings_from_args(args).database_url) as database:
+    with services_from_args(args, migrate=False) as services:
+        database = services.database
         database.upgrade()
         print(f"database {database.url} at revision {database.revision()}")
     return 0
 
 
 def cmd_db_status(args: argparse.Namespace) -> int:
-    from bot.storage import Database
-
-    with Database(settings_from_args(args).database_url) as database:
+    with services_from_args(args, migrate=False) as services:
+        database = services.database
         database.ping()
         print(f"database {database.url} reachable, revision {database.revision() or 'none (run: eksbot db upgrade)'}")
     return 0

@@ -13,10 +13,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from bot.answering.knowledge_gaps import KnowledgeGaps
-from bot.cli.common import settings_from_args
+from bot.cli.common import services_from_args
 from bot.errors import InputError
-from bot.storage import GapStore, open_database
 from bot.storage.gap_records import KINDS
 
 
@@ -31,14 +29,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_gaps(args: argparse.Namespace) -> int:
-    settings = settings_from_args(args)
-    if args.limit < 1:
-        raise InputError("--limit must be at least 1")
-    with open_database(settings) as database:
-        gaps = KnowledgeGaps(GapStore(database), enabled=settings.record_gaps,
-                             retention_days=settings.gaps_retention_days)
-        pruned = gaps.prune() if args.prune else 0
-        rows = gaps.listing(limit=args.limit, kind=args.kind)
+    with services_from_args(args) as services:
+        settings = services.settings
+        if args.limit < 1:
+            raise InputError("--limit must be at least 1")
+        pruned = services.gaps.prune() if args.prune else 0
+        rows = services.gaps.listing(limit=args.limit, kind=args.kind)
     if args.json:
         for row in rows:
             print(json.dumps(row.to_dict(), ensure_ascii=False))

@@ -14,41 +14,25 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
-from bot.cli.common import settings_from_args
-from bot.config import Settings
+from bot.cli.common import services_from_args, settings_from_args
 from bot.errors import EksBotError, InputError, KnowledgeError, StorageError, UnknownTopicError
 from bot.lang import LANGUAGES
 
 if TYPE_CHECKING:
     from bot.answering.assistant import Assistant
     from bot.knowledge import KnowledgeBase
+    from bot.services import CommandServices
 
 
-def _assistant(settings: Settings) -> Assistant:
-    from bot.answering.assistant import Assistant
-
-    return Assistant.from_settings(settings)
-
-
-
-def _with_database_knowledge(assistant: Assistant, settings: Settings) -> Assistant:
-    """The entries and notes kept in the database too, as a server answers with them; the files alone when
-    there is no database yet or it cannot be read now (said on stderr)."""
-    from bot.answering.refresh import with_extras
-    from bot.curation.service import Curation
-    from bot.storage import Database, EntryStore, never_created
-
-    if never_created(settings.database_url):
-        return assistant  # nothing was ever saved: do not make a database file
-    database = Database(settings.database_url)
+def _answering(services: CommandServices) -> Assistant:
+    """The assistant over the entries and notes kept in the database too, as a server answers with them; over the
+    files alone when there is no database yet or it cannot be read now (said on stderr)."""
+    assistant = services.assistant
     try:
-        _, entries, notes = Curation(EntryStore(database), lambda: assistant.knowledge).snapshot()
+        return services.answering()
     except EksBotError as exc:
         print(f"eksbot: answering from the knowledge files only: {exc}", file=sys.stderr)
         return assistant
-    finally:
-        database.close()
-    return with_extras(assistant, entries, notes)
 
 
 def cmd_index_build(args: argparse.Namespace) -> int:
@@ -103,9 +87,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
     from bot.cli.texts import json_line
 
     question = " ".join(args.question)
-    settings = settings_from_args(args)
-    assistant = _with_database_knowledge(_assistant(settings), settings)
-    answer = assistant.answer(question, args.lang)
+    with services_from_args(args, migrate=False) as services:  # the database is only read
+        answer = _answering(services).answer(question, args.lang)
     if args.json:
         print(json_line(answer.to_dict()))
     else:
@@ -134,18 +117,24 @@ def cmd_eval(args: argparse.Namespace) -> int:
         raise InputError(f"{path}: no such file")
     if is_document_set(path):  # questions about documents: per source
         questions = read_document_questions(path)
-        found = evaluate_documents(_assistant(settings_from_args(args)), questions)
+        found = evaluate_documents(_assistant(args), questions)
         _report(args, found, summarize_documents(found), render_document_eval)
         return 0
     if is_conversation_file(path):  # the last turns, read with the earlier ones and alone
         conversations = read_conversations(path)
-        turns = list(evaluate_conversations(_assistant(settings_from_args(args)), conversations))
+        turns = list(evaluate_conversations(_assistant(args), conversations))
         _report(args, turns, summarize_conversations(turns), render_conversation_eval)
         return 0
     queries = read_queries(path)
-    results = list(evaluate(_assistant(settings_from_args(args)), queries))
+    results = list(evaluate(_assistant(args), queries))
     _report(args, results, summarize(results), render_eval)
     return 0
+
+
+def _assistant(args: argparse.Namespace) -> Assistant:
+    """The assistant over the knowledge files and the index (what the evaluation sets measure)."""
+    with services_from_args(args) as services:
+        return services.assistant
 
 
 def _report(args: argparse.Namespace, results: Sequence[Any], summary: dict[str, object],

@@ -15,18 +15,12 @@ from collections.abc import Callable
 from rich.console import Console, RenderableType
 from rich.text import Text
 
-from bot.cli.common import settings_from_args
+from bot.cli.common import services_from_args
 from bot.cli.quiz_view import Session, prompt_panel, show_result, show_stats
 from bot.cli.texts import say
-from bot.config import Settings
-from bot.curation.service import Curation
 from bot.errors import InvalidChoiceError
-from bot.knowledge import KnowledgeBase, load_knowledge
-from bot.knowledge.entries import with_entries
 from bot.lang import LANGUAGES
-from bot.quiz import DEFAULT_TEAM, QuizEngine, QuizResult, TopicMatcher
-from bot.quiz.topics import matches
-from bot.storage import Database, EntryStore, QuizStore, open_database
+from bot.quiz import DEFAULT_TEAM, QuizEngine, QuizResult
 
 ReadLine = Callable[[str], str]
 QUIT = ("q", "quit", "exit", "salir")
@@ -43,33 +37,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_quiz(args: argparse.Namespace) -> int:
-    settings = settings_from_args(args)
-    database = open_database(settings)
-    try:
-        engine = build_engine(settings, database, args.topic)
+    with services_from_args(args) as services:
+        engine = services.quiz(args.topic)
         console = Console()
         return run(engine, console, console.input, user=args.user or login_name(), topic=args.topic,
-                   lang=args.lang or settings.default_lang)
-    finally:
-        database.close()
-
-
-def build_engine(settings: Settings, database: Database, topic: str | None) -> QuizEngine:
-    """The engine, over the knowledge files with the entries and notes of the database; with the assistant as
-    topic matcher only when the topic names no quiz topic."""
-    files = load_knowledge(settings.knowledge_dir)
-    _, entries, notes = Curation(EntryStore(database), lambda: files).snapshot()
-    knowledge = with_entries(files, entries, notes)
-    matcher: TopicMatcher | None = None
-    if topic and topic.strip() and not names_a_topic(knowledge, topic):
-        from bot.answering.assistant import Assistant
-
-        matcher = Assistant.from_settings(settings)
-    return QuizEngine(knowledge, QuizStore(database), topics=matcher)
-
-
-def names_a_topic(knowledge: KnowledgeBase, topic: str) -> bool:
-    return any(matches(topic, q.topic) for d in knowledge.documents if d.kind == "quiz" for q in d.questions)
+                   lang=args.lang or services.settings.default_lang)
 
 
 def login_name() -> str:

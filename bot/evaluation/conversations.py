@@ -81,7 +81,7 @@ def evaluate_conversations(assistant: Assistant, conversations: list[tuple[list[
         part = conversations[start : start + BATCH]
         readings = [reader.read(turns[-1], turns[:-1]) for turns, _ in part]
         in_context = assistant.answer_many([(r.text, r.language) for r in readings])
-        # As `Services.ask` does: a self-contained message declined alone is answered with the earlier turns.
+        # As `Answers.ask` does: a self-contained message declined alone is answered with the earlier turns.
         again = [(i, f) for i, (r, a) in enumerate(zip(readings, in_context, strict=True))
                  if (f := reader.fallback_for(r, a)) is not None]
         for (i, _), answer in zip(again, assistant.answer_many([(f.text, f.language) for _, f in again]),

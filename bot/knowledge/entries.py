@@ -124,7 +124,9 @@ def entry_document(entry: Entry) -> Document:
 
 
 def with_entries(knowledge: KnowledgeBase, entries: Iterable[Entry], notes: Iterable[Note] = ()) -> KnowledgeBase:
-    """The files' knowledge with the entries and notes kept in the database, as one (its digest names all)."""
+    """The files' knowledge with the entries and notes kept in the database, as one (its digest names all): the
+    knowledge a server answers from. The one place the two are put together, for the refresh while serving
+    (`bot.answering.refresh`) and for every command (`bot.services.CommandServices.knowledge`)."""
     entries, notes = list(entries), list(notes)
     if not entries and not notes:
         return knowledge

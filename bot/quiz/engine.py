@@ -3,6 +3,9 @@
 Options are shuffled for every attempt and the order is kept on the server: the prompt shows letters
 only, and grading maps the shown letter back to the option of the knowledge. The first answer of an
 attempt wins, atomically in the database, whichever process or replica receives it.
+
+The engine draws from a fixed knowledge, or from the knowledge in use, read at each call (a server's knowledge
+changes while it runs: `bot.answering.in_use.AssistantInUse.knowledge`).
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ from bot.storage import AttemptRecord, QuizStore, ReviewRecord
 from bot.storage.records import Schedule
 
 SaveGraded = Callable[[AttemptRecord, Schedule], bool]
+KnowledgeInUse = Callable[[], KnowledgeBase]  # the knowledge in use now
 
 
 def _utc_now() -> datetime:
@@ -55,21 +59,52 @@ def letters(count: int) -> list[str]:
     return [chr(ord("A") + i) for i in range(count)]
 
 
+class _Drawable:
+    """What the engine draws from in one knowledge: every edition of every quiz question with options, and their
+    keys in document order."""
+
+    def __init__(self, knowledge: KnowledgeBase) -> None:
+        self.knowledge = knowledge
+        self.editions = [q for d in knowledge.documents if d.kind == "quiz" for q in d.questions if q.options]
+        self.keys = sorted({(q.doc_id, q.number) for q in self.editions})
+
+
 class QuizEngine:
-    def __init__(self, knowledge: KnowledgeBase, store: QuizStore, *, topics: TopicMatcher | None = None,
-                 clock: Callable[[], datetime] = _utc_now, rng: random.Random | None = None) -> None:
+    def __init__(self, knowledge: KnowledgeBase | KnowledgeInUse, store: QuizStore, *,
+                 topics: TopicMatcher | None = None, clock: Callable[[], datetime] = _utc_now,
+                 rng: random.Random | None = None) -> None:
+        """`knowledge`: what to draw from, or where to read the knowledge in use at each call."""
         self.store = store
         self.topic_matcher = topics
         self.clock = clock
         self.rng = rng or random.Random()
-        self.use(knowledge)
+        if isinstance(knowledge, KnowledgeBase):
+            fixed = knowledge
+            self._in_use: KnowledgeInUse = lambda: fixed
+        else:
+            self._in_use = knowledge
+        self._drawn = _Drawable(self._in_use())
 
-    def use(self, knowledge: KnowledgeBase) -> None:
-        """Draw from `knowledge` from now on (the knowledge changed while the service runs)."""
-        # Every edition of every quiz question with options; keys in document order.
-        editions = [q for d in knowledge.documents if d.kind == "quiz" for q in d.questions if q.options]
-        self._editions, self._keys = editions, sorted({(q.doc_id, q.number) for q in editions})
-        self.knowledge = knowledge
+    def _drawable(self) -> _Drawable:
+        """What to draw from in the knowledge in use (made again when it changed)."""
+        knowledge = self._in_use()
+        drawn = self._drawn
+        if drawn.knowledge is not knowledge:
+            drawn = self._drawn = _Drawable(knowledge)
+        return drawn
+
+    @property
+    def knowledge(self) -> KnowledgeBase:
+        """The knowledge in use."""
+        return self._drawable().knowledge
+
+    @property
+    def _editions(self) -> list[Question]:
+        return self._drawable().editions
+
+    @property
+    def _keys(self) -> list[Key]:
+        return self._drawable().keys
 
     # -- asking and grading ------------------------------------------------------------------------
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.knowledge import Question
+from bot.knowledge import KnowledgeBase, Question
 from bot.text.normalise import fold
 
 MIN_CONTAINED = 4  # a topic name this long or longer also matches when the request contains it
@@ -25,6 +25,11 @@ def questions_on(request: str, editions: list[list[Question]]) -> list[tuple[str
             if key not in keys and matches(request, q.topic):
                 keys.append(key)
     return sorted(keys)
+
+
+def names_a_topic(knowledge: KnowledgeBase, request: str) -> bool:
+    """Whether the request names a quiz topic of `knowledge` (else it is matched by meaning, with the model)."""
+    return any(matches(request, q.topic) for d in knowledge.documents if d.kind == "quiz" for q in d.questions)
 
 
 def _norm(text: str) -> str:

@@ -1,7 +1,7 @@
 """Answers to mentions (in the thread of the message), to direct messages (in the conversation), and,
 when EKSBOT_SLACK_THREAD_REPLIES is on, to replies in the threads the bot answered in, without a mention.
 
-A message in a thread is read with what the thread was about (`Services.ask` with the thread as the
+A message in a thread is read with what the thread was about (`Answers.ask` with the thread as the
 conversation): "and with ZeRO-3?" after an answer on DeepSpeed. Direct messages are answered in the
 language the person chose, mentions in the language they are written in.
 
@@ -121,7 +121,7 @@ class AnswerListeners:
             topics = ", ".join(blocks.escape(x) for x in services.assistant.topics(lang))
             return blocks.text_message(t(lang, "empty_mention", topics=topics)), "empty"
         try:
-            asked = await services.ask(question, lang, conversation=conversation)
+            asked = await services.answers.ask(question, lang, conversation=conversation)
         except InputError as exc:  # e.g. too long: say why, briefly
             return blocks.text_message(blocks.escape(str(exc))), "invalid"
         answer = asked.answer
@@ -152,7 +152,7 @@ class AnswerListeners:
                           **blocks.text_message(t(reply_lang, "bad_button")))
             return
         try:
-            answer = await services.show(doc_id, number, reply_lang)
+            answer = await services.answers.show(doc_id, number, reply_lang)
         except InputError as exc:  # the knowledge changed since the suggestion
             await respond(response_type="ephemeral", replace_original=False,
                           **blocks.text_message(blocks.escape(str(exc))))
@@ -160,12 +160,12 @@ class AnswerListeners:
         await respond(replace_original=False, **blocks.answer_message(answer))
 
     async def _known(self, services: Services, conversation: str) -> bool:
-        return await services.answered_in(conversation)  # without the database, only mentions are answered
+        return await services.claims.answered_in(conversation)  # without the database, only mentions are answered
 
     async def claim(self, services: Services, key: str) -> bool:
         """True when this process should answer the message: once across replicas, and once in this process
         even while the database cannot say (better a rare double answer across replicas than none)."""
-        return await services.claim_event(key)
+        return await services.claims.claim(key)
 
     async def _react(self, client: AsyncWebClient, method: str, channel: str, ts: str) -> bool:
         try:

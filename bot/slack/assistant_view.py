@@ -122,7 +122,7 @@ class AssistantListeners:
             await set_status(t(lang or services.assistant.language_of(raw), "assistant_status"))
         except Exception as exc:  # noqa: BLE001
             log.info("no status for this thread: %s", describe(exc))
-        first = not await services.answered_in(conversation)
+        first = not await services.claims.answered_in(conversation)
         reply, outcome = await self.answers.reply(services, raw, lang=lang, conversation=conversation)
         if first and clean_question(raw):
             try:

@@ -74,6 +74,6 @@ class HomeListeners:
     async def publish(self, services: Services, client: AsyncWebClient, *, user: str, team: str) -> None:
         settings = self.ctx.settings
         lang = await self.ctx.language_of(services, team, user)
-        view = await services.home(user, team=team, lang=lang, maintainer=user in settings.admins)
+        view = await services.home.view(user, team=team, lang=lang, maintainer=user in settings.admins)
         await client.views_publish(user_id=user, view=home_view(
             view, gaps_recorded=settings.record_gaps, retention_days=settings.gaps_retention_days))

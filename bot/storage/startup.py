@@ -50,6 +50,11 @@ class DatabaseStartup:
         if not self._ready.is_set():
             raise StorageUnavailableError(f"database not ready yet: {self.reason}")
 
+    def check(self) -> None:
+        """Raise StorageUnavailableError unless the database has been opened and takes a write now."""
+        self.require()
+        self.database.check_writable()
+
     def run(self, stop: threading.Event) -> bool:
         """Try until the database is usable (True) or `stop` is set (False). A failure is logged when its
         kind changes, not at every attempt."""

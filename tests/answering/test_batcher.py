@@ -11,6 +11,7 @@ import pytest
 
 from bot.answering.assistant import Answer, Assistant
 from bot.answering.batcher import AnswerBatcher
+from bot.answering.in_use import AssistantInUse
 from bot.answering.model_thread import ModelThread
 from bot.config import Settings
 from bot.errors import InputError
@@ -57,7 +58,7 @@ def test_questions_asked_together_share_one_model_call_on_the_model_thread(
     counted: Assistant, fake_embedder: FakeEmbedder, model: ModelThread
 ) -> None:
     sizes: list[int] = []
-    answers = ask_together(AnswerBatcher(counted, model, on_batch=sizes.append), QUESTIONS)
+    answers = ask_together(AnswerBatcher(AssistantInUse(counted), model, on_batch=sizes.append), QUESTIONS)
     assert sizes == [len(QUESTIONS)]
     searched = [counted.retriever.analyze(*counted.prepare(q)).search_text for q in QUESTIONS]
     assert fake_embedder.calls == [searched] and fake_embedder.threads[0].startswith("model")
@@ -68,7 +69,7 @@ def test_a_bad_question_is_refused_alone_and_at_once(
     counted: Assistant, fake_embedder: FakeEmbedder, model: ModelThread
 ) -> None:
     sizes: list[int] = []
-    batcher = AnswerBatcher(counted, model, on_batch=sizes.append)
+    batcher = AnswerBatcher(AssistantInUse(counted), model, on_batch=sizes.append)
     answers = ask_together(batcher, ["   ", QUESTIONS[0], "x" * 3000, QUESTIONS[1]])
     assert isinstance(answers[0], InputError) and "empty" in str(answers[0])
     assert isinstance(answers[2], InputError) and "2000" in str(answers[2])
@@ -92,7 +93,7 @@ def test_a_question_that_breaks_its_batch_fails_alone(
     monkeypatch.setattr(counted, "answer_many", strict)
     questions = [*QUESTIONS[:2], broken, *QUESTIONS[2:]]
     sizes: list[int] = []
-    answers = ask_together(AnswerBatcher(counted, model, on_batch=sizes.append), questions)
+    answers = ask_together(AnswerBatcher(AssistantInUse(counted), model, on_batch=sizes.append), questions)
     assert sizes == [len(questions)]
     assert isinstance(answers[2], InputError)
     assert [a for i, a in enumerate(answers) if i != 2] == [answer_many([(q, None)])[0] for q in QUESTIONS]
@@ -112,7 +113,7 @@ def test_a_failed_lone_question_is_not_asked_twice(
         return answer_many(questions)
 
     monkeypatch.setattr(counted, "answer_many", flaky)
-    batcher = AnswerBatcher(counted, model)
+    batcher = AnswerBatcher(AssistantInUse(counted), model)
     assert [str(a) for a in ask_together(batcher, QUESTIONS[:1])] == ["model crashed"]
     assert ask_together(batcher, QUESTIONS[2:]) == [answer_many([(q, None)])[0] for q in QUESTIONS[2:]]
     assert calls == [1, 2]

@@ -3,6 +3,7 @@ model's thread, embedding only what changed; a broken file leaves the knowledge 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import shutil
 import threading
@@ -16,6 +17,7 @@ from fastapi.testclient import TestClient
 from prometheus_client import generate_latest
 
 from bot.answering.assistant import Assistant
+from bot.answering.in_use import AssistantInUse
 from bot.answering.model_thread import ModelThread
 from bot.answering.refresh import KnowledgeRefresh
 from bot.api import create_app
@@ -56,14 +58,29 @@ def live(knowledge_copy: Path, fake_index_dir: Path, embedder: FakeEmbedder) -> 
     return Assistant.from_settings(settings, embedder=embedder, model=lexical_model())
 
 
-@pytest.fixture
-def in_use(live: Assistant) -> list[Assistant]:
-    return [live]
+class Swaps(AssistantInUse):
+    """The assistant in use, with every one it held: `in_use[-1]` is the one in use, `len(in_use)` how many."""
+
+    def __init__(self, assistant: Assistant) -> None:
+        super().__init__(assistant)
+        self.held = [assistant]
+        self.on_swap(self.held.append)
+
+    def __getitem__(self, index: int) -> Assistant:
+        return self.held[index]
+
+    def __len__(self) -> int:
+        return len(self.held)
 
 
 @pytest.fixture
-def refresh(knowledge_copy: Path, in_use: list[Assistant]) -> KnowledgeRefresh:
-    return KnowledgeRefresh(knowledge_copy, lambda: in_use[-1], in_use.append)
+def in_use(live: Assistant) -> Swaps:
+    return Swaps(live)
+
+
+@pytest.fixture
+def refresh(knowledge_copy: Path, in_use: Swaps) -> KnowledgeRefresh:
+    return KnowledgeRefresh(knowledge_copy, in_use)
 
 
 def add_doc(knowledge: Path, name: str = "team/ml-platform.md", text: str = DOC) -> Path:
@@ -73,7 +90,7 @@ def add_doc(knowledge: Path, name: str = "team/ml-platform.md", text: str = DOC)
     return path
 
 
-def test_nothing_changed_means_nothing_rebuilt(refresh: KnowledgeRefresh, in_use: list[Assistant],
+def test_nothing_changed_means_nothing_rebuilt(refresh: KnowledgeRefresh, in_use: Swaps,
                                                embedder: FakeEmbedder) -> None:
     embedder.calls.clear()
     assert refresh.check() is None
@@ -81,7 +98,7 @@ def test_nothing_changed_means_nothing_rebuilt(refresh: KnowledgeRefresh, in_use
 
 
 def test_a_new_document_is_answered_and_only_its_text_is_embedded(
-    refresh: KnowledgeRefresh, in_use: list[Assistant], knowledge_copy: Path, embedder: FakeEmbedder
+    refresh: KnowledgeRefresh, in_use: Swaps, knowledge_copy: Path, embedder: FakeEmbedder
 ) -> None:
     before = in_use[0]
     assert not before.answer(QUESTION, "en").answered
@@ -99,7 +116,7 @@ def test_a_new_document_is_answered_and_only_its_text_is_embedded(
     assert not before.answer(QUESTION, "en").answered  # a question in flight on the old assistant is unchanged
 
 
-def test_a_deleted_document_stops_being_cited(refresh: KnowledgeRefresh, in_use: list[Assistant],
+def test_a_deleted_document_stops_being_cited(refresh: KnowledgeRefresh, in_use: Swaps,
                                               knowledge_copy: Path) -> None:
     path = add_doc(knowledge_copy)
     assert refresh.check() is not None and in_use[-1].answer(QUESTION, "en").answered
@@ -109,7 +126,7 @@ def test_a_deleted_document_stops_being_cited(refresh: KnowledgeRefresh, in_use:
     assert not answer.answered and all(c.doc_id != "team/ml-platform" for c in answer.citations)
 
 
-def test_an_edited_section_is_answered_as_edited(refresh: KnowledgeRefresh, in_use: list[Assistant],
+def test_an_edited_section_is_answered_as_edited(refresh: KnowledgeRefresh, in_use: Swaps,
                                                  knowledge_copy: Path) -> None:
     path = add_doc(knowledge_copy)
     refresh.check()
@@ -119,7 +136,7 @@ def test_an_edited_section_is_answered_as_edited(refresh: KnowledgeRefresh, in_u
 
 
 def test_a_quiz_file_with_an_error_is_skipped_and_named_and_the_rest_comes_in(
-    refresh: KnowledgeRefresh, in_use: list[Assistant], knowledge_copy: Path, caplog: pytest.LogCaptureFixture
+    refresh: KnowledgeRefresh, in_use: Swaps, knowledge_copy: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     """A quiz file missing its Answer: line holds nothing back while serving: it is named with its line, the
     new document goes in, and the quiz's other edition still answers."""
@@ -144,7 +161,7 @@ def test_a_quiz_file_with_an_error_is_skipped_and_named_and_the_rest_comes_in(
 
 
 def test_an_edition_that_stops_agreeing_is_skipped_not_the_one_in_use(
-    refresh: KnowledgeRefresh, in_use: list[Assistant], knowledge_copy: Path
+    refresh: KnowledgeRefresh, in_use: Swaps, knowledge_copy: Path
 ) -> None:
     quiz = knowledge_copy / "eks-training-quiz.en.md"
     quiz.write_text(quiz.read_text(encoding="utf-8").replace("Answer: B", "Answer: C", 1), encoding="utf-8")
@@ -173,9 +190,9 @@ ENTRY = Entry(id="e1", title=RUNBOOK["title"], body=RUNBOOK["body"], lang="en", 
 
 
 def test_an_entry_goes_in_while_a_quiz_file_has_an_error(
-    knowledge_copy: Path, in_use: list[Assistant]
+    knowledge_copy: Path, in_use: Swaps
 ) -> None:
-    refresh = KnowledgeRefresh(knowledge_copy, lambda: in_use[-1], in_use.append, extras=Extras([ENTRY]))
+    refresh = KnowledgeRefresh(knowledge_copy, in_use, extras=Extras([ENTRY]))
     quiz = knowledge_copy / "eks-training-quiz.en.md"
     quiz.write_text(quiz.read_text(encoding="utf-8").replace("Answer: B\n", "", 1), encoding="utf-8")
     fresh = refresh.check()
@@ -202,8 +219,8 @@ def test_a_failed_reload_is_tried_again_though_nothing_changed_since(
     knowledge_copy: Path, fake_index_dir: Path
 ) -> None:
     settings = load_settings(knowledge_dir=knowledge_copy, index_dir=fake_index_dir, auto_rebuild=False)
-    in_use = [Assistant.from_settings(settings, embedder=FailingOnce(), model=lexical_model())]
-    refresh = KnowledgeRefresh(knowledge_copy, lambda: in_use[-1], in_use.append)
+    in_use = Swaps(Assistant.from_settings(settings, embedder=FailingOnce(), model=lexical_model()))
+    refresh = KnowledgeRefresh(knowledge_copy, in_use)
     add_doc(knowledge_copy)
     with pytest.raises(MemoryError):
         refresh.check()
@@ -216,8 +233,8 @@ def test_a_failing_reload_is_retried_by_the_running_watch_and_counted(
     knowledge_copy: Path, fake_index_dir: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     settings = load_settings(knowledge_dir=knowledge_copy, index_dir=fake_index_dir, auto_rebuild=False)
-    in_use = [Assistant.from_settings(settings, embedder=FailingOnce(), model=lexical_model())]
-    refresh = KnowledgeRefresh(knowledge_copy, lambda: in_use[-1], in_use.append, every=0.05)
+    in_use = Swaps(Assistant.from_settings(settings, embedder=FailingOnce(), model=lexical_model()))
+    refresh = KnowledgeRefresh(knowledge_copy, in_use, every=0.05)
     stop = threading.Event()
     watching = threading.Thread(target=refresh.run, args=(stop,), daemon=True)
     with caplog.at_level(logging.ERROR, logger="bot.answering.refresh"):
@@ -254,9 +271,9 @@ def test_a_question_asked_during_a_large_reload_waits_for_one_small_batch(
     small batches, not after the whole change."""
     embedder = SlowEmbedder(per_text=0.01)
     settings = load_settings(knowledge_dir=knowledge_copy, index_dir=fake_index_dir, auto_rebuild=False)
-    in_use = [Assistant.from_settings(settings, embedder=embedder, model=lexical_model())]
+    in_use = Swaps(Assistant.from_settings(settings, embedder=embedder, model=lexical_model()))
     model = ModelThread()
-    refresh = KnowledgeRefresh(knowledge_copy, lambda: in_use[-1], in_use.append, model=model)
+    refresh = KnowledgeRefresh(knowledge_copy, in_use, model=model)
     for i in range(100):
         add_doc(knowledge_copy, f"team/doc-{i}.md", DOC.replace("ML platform", f"Team {i}").replace(
             "Ganymede", f"room {i} quarblefitz{i}").replace("Who we are", f"Who team {i} is"))
@@ -281,7 +298,7 @@ def test_a_question_asked_during_a_large_reload_waits_for_one_small_batch(
 
 
 def test_an_unreadable_document_is_skipped_and_the_rest_comes_in(
-    refresh: KnowledgeRefresh, in_use: list[Assistant], knowledge_copy: Path
+    refresh: KnowledgeRefresh, in_use: Swaps, knowledge_copy: Path
 ) -> None:
     (knowledge_copy / "notes.md").write_bytes("Ma\xf1ana".encode("latin-1"))
     add_doc(knowledge_copy)
@@ -291,7 +308,7 @@ def test_an_unreadable_document_is_skipped_and_the_rest_comes_in(
 
 
 def test_the_service_answers_and_draws_from_the_new_knowledge(
-    settings: Settings, services: Services, refresh: KnowledgeRefresh, in_use: list[Assistant],
+    settings: Settings, services: Services, refresh: KnowledgeRefresh, in_use: Swaps,
     knowledge_copy: Path,
 ) -> None:
     client = TestClient(create_app(settings, services=services))
@@ -299,7 +316,7 @@ def test_the_service_answers_and_draws_from_the_new_knowledge(
     add_doc(knowledge_copy)
     fresh = refresh.check()
     assert fresh is not None
-    services.swap_assistant(fresh)
+    services.in_use.swap(fresh)
     body = client.post("/v1/query", json={"question": QUESTION, "lang": "en"}).json()
     assert body["answered"] is True and body["citations"][0]["section"] == "ML platform team › Office hours"
     assert services.quiz.knowledge is fresh.knowledge
@@ -325,15 +342,15 @@ def test_a_running_service_answers_from_a_dropped_in_document_within_seconds(
     while not watched.assistant.answer(QUESTION, "en").answered:
         assert time.monotonic() < deadline, "the new document was not answered from within 10 s"
         time.sleep(0.05)
-    assert watched.batcher.assistant is watched.assistant
+    assert asyncio.run(watched.answers.answer(QUESTION, "en")).answered  # batched answers come from it too
     assert any(d.doc_id == "gpu-training-runbook" for d in watched.assistant.knowledge.documents)
 
 
 def test_a_written_document_is_taken_in_without_waiting_for_the_next_look(
-    knowledge_copy: Path, in_use: list[Assistant]
+    knowledge_copy: Path, in_use: Swaps
 ) -> None:
     """The system tells of the write: with a look every minute, a new document is still answered at once."""
-    refresh = KnowledgeRefresh(knowledge_copy, lambda: in_use[-1], in_use.append, every=60)
+    refresh = KnowledgeRefresh(knowledge_copy, in_use, every=60)
     stop = threading.Event()
     watching = threading.Thread(target=refresh.run, args=(stop,), daemon=True)
     watching.start()
@@ -377,8 +394,8 @@ def test_the_metrics_count_reloads_failures_and_skipped_files(
     knowledge_copy: Path, fake_index_dir: Path
 ) -> None:
     settings = load_settings(knowledge_dir=knowledge_copy, index_dir=fake_index_dir, auto_rebuild=False)
-    in_use = [Assistant.from_settings(settings, embedder=FailingOnce(), model=lexical_model())]
-    refresh = KnowledgeRefresh(knowledge_copy, lambda: in_use[-1], in_use.append)
+    in_use = Swaps(Assistant.from_settings(settings, embedder=FailingOnce(), model=lexical_model()))
+    refresh = KnowledgeRefresh(knowledge_copy, in_use)
     metrics = Metrics()
     metrics.knowledge.status = lambda: refresh.status
     (knowledge_copy / "notes.md").write_bytes(b"\0binary")

@@ -101,9 +101,9 @@ def test_a_follow_up_records_its_own_words_as_a_gap_not_the_reading(
     monkeypatch.setattr(services.gaps, "shows_gap", lambda answer: True)
     monkeypatch.setattr(services.gaps, "record_answer", lambda text, answer: recorded.append(text))
     question = "and how much does it cost?"
-    asked = asyncio.run(services.ask(question, "en", earlier=[ZERO]))
+    asked = asyncio.run(services.answers.ask(question, "en", earlier=[ZERO]))
     assert asked.reading.followup and asked.reading.text != question  # read with the earlier turn
-    assert services.settle() and recorded == [question]
+    assert services.bookkeeping.settle() and recorded == [question]
 
 
 def test_a_message_is_read_once_on_its_way_through_the_core(services: Services, monkeypatch: pytest.MonkeyPatch
@@ -118,14 +118,14 @@ def test_a_message_is_read_once_on_its_way_through_the_core(services: Services, 
         return real(text)
 
     monkeypatch.setattr(markup, "reading_text", reading_text)
-    asked = asyncio.run(services.ask("<@U123> and how much *memory* does it save? :thinking_face:", "en",
+    asked = asyncio.run(services.answers.ask("<@U123> and how much *memory* does it save? :thinking_face:", "en",
                                      earlier=[ZERO]))
     assert asked.reading.followup and "memory" in asked.reading.text and len(read) == 2  # the message, the turn
     read.clear()
     message = markup.read_message("<@U123> and how much *memory* does it save?")
     assert str(message) == "and how much memory does it save?"
     assert message.shown == "and how much *memory* does it save?"
-    asyncio.run(services.ask(message, "en", earlier=[ZERO]))
+    asyncio.run(services.answers.ask(message, "en", earlier=[ZERO]))
     assert len(read) == 2  # read by the surface, and the earlier turn by the core
 
 

@@ -68,8 +68,7 @@ class Admin:
 def admin(settings: Settings, services: Services) -> Admin:
     client = client_for(settings, services, api_tokens_raw=TOKENS)
     served: Services = client.app.state.services  # type: ignore[attr-defined]
-    refresh = KnowledgeRefresh(settings.knowledge_dir, lambda: served.assistant, served.swap_assistant,
-                               extras=served.curation)
+    refresh = KnowledgeRefresh(settings.knowledge_dir, served.in_use, extras=served.curation)
     return Admin(client, served, refresh)
 
 

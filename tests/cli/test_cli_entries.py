@@ -7,7 +7,6 @@ from __future__ import annotations
 import io
 import json
 import shutil
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,12 +15,12 @@ from rich.console import Console
 
 from bot.answering.assistant import Answer, Assistant
 from bot.cli.knowledge.entry_files import entry_file_text, read_entry_file
-from bot.cli.quiz import build_engine
 from bot.cli.render import render_answer
 from bot.config import load_settings
 from bot.curation.service import EntryDraft
 from bot.knowledge import load_knowledge
 from bot.knowledge.citations import Citation
+from bot.services import CommandServices
 from bot.storage import Database, Stores
 from tests.conftest import KNOWLEDGE, UNREACHABLE_DATABASE
 from tests.support.cli_helpers import run
@@ -187,7 +186,8 @@ def test_a_quiz_question_file_becomes_a_quiz_entry_the_terminal_quiz_asks(
         assert record is not None
         assert record.fields.options == ("SlurmNodeSet", "NodeSet", "ComputeSet", "NodeGroup")  # "A) " is a label
         assert record.fields.answer == "B"
-        engine = build_engine(load_settings(knowledge_dir=KNOWLEDGE), database, "Slinky CRDs")
+    with CommandServices(load_settings(knowledge_dir=KNOWLEDGE)) as services:
+        engine = services.quiz("Slinky CRDs")  # what `eksbot quiz --topic "Slinky CRDs"` asks from
     assert (f"entries/{entry}", 1) in engine.keys
     question = engine.knowledge.question(f"entries/{entry}", 1, "en")
     assert question.correct_option is not None and question.correct_option.text == "NodeSet"
@@ -427,7 +427,7 @@ def test_bidi_and_other_invisible_characters_of_an_entry_never_reach_the_termina
     fake_assistant: Assistant
 ) -> None:
     added_id(ok(capsys, "add", write(tmp_path / "hours.md", HOURS)))
-    monkeypatch.setattr(sys.modules["bot.cli.main"], "_assistant", lambda _settings: fake_assistant)
+    monkeypatch.setattr(Assistant, "from_settings", lambda *_args, **_kwargs: fake_assistant)
     monkeypatch.setenv("COLUMNS", "300")
 
     code, out, err = run(["ask", "--lang", "en", OFFICE_HOURS], capsys)

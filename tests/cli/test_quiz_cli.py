@@ -14,11 +14,12 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from bot.cli.quiz import names_a_topic, parse_answer, run
+from bot.cli.quiz import parse_answer, run
 from bot.cli.quiz_view import show_result
 from bot.knowledge.entries import with_entries
 from bot.knowledge.model import Note
 from bot.quiz import QuizEngine, TopicMatcher
+from bot.quiz.topics import names_a_topic
 from bot.storage import Database, QuizStore, Stores
 from tests.support.quiz_helpers import DOC, Clock, knowledge, wrong_letter
 

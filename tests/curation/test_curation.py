@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from bot.answering.assistant import Assistant
+from bot.answering.in_use import AssistantInUse
 from bot.answering.refresh import KnowledgeRefresh
 from bot.config import load_settings
 from bot.curation.service import Curation, EntryDraft
@@ -29,13 +30,14 @@ class Replica:
 
     def __init__(self, knowledge: Path, index: Path, stores: Stores) -> None:
         settings = load_settings(knowledge_dir=knowledge, index_dir=index, auto_rebuild=False)
-        self.in_use = [Assistant.from_settings(settings, embedder=FakeEmbedder(), model=lexical_model())]
-        self.curation = Curation(stores.entries, lambda: self.assistant.knowledge)
-        self.refresh = KnowledgeRefresh(knowledge, lambda: self.in_use[-1], self.in_use.append, extras=self.curation)
+        self.in_use = AssistantInUse(Assistant.from_settings(settings, embedder=FakeEmbedder(),
+                                                             model=lexical_model()))
+        self.curation = Curation(stores.entries, self.in_use.knowledge)
+        self.refresh = KnowledgeRefresh(knowledge, self.in_use, extras=self.curation)
 
     @property
     def assistant(self) -> Assistant:
-        return self.in_use[-1]
+        return self.in_use.current()
 
     def ask(self, question: str, lang: str = "en") -> tuple[bool, str, str]:
         """(answered, the cited source, the text) after looking for changes."""

@@ -442,20 +442,20 @@ def test_a_database_that_stops_taking_writes_is_one_warning_not_one_per_poll(
 
     client = TestClient(create_app(settings, services=services))
     assert client.get("/readyz/database").status_code == 200
-    original = services.check_database
+    original = services.database.check
 
     def failing() -> None:
         raise StorageUnavailableError("database unavailable", "connection to server at 10.0.0.5 failed")
 
     caplog.set_level(logging.INFO)
-    monkeypatch.setattr(services, "check_database", failing)
+    monkeypatch.setattr(services.database, "check", failing)
     for _ in range(5):
         assert client.get("/readyz/database").status_code == 503
     assert len(database_warnings(caplog)) == 1
-    monkeypatch.setattr(services, "check_database", original)
+    monkeypatch.setattr(services.database, "check", original)
     assert client.get("/readyz/database").status_code == 200
     assert "database ready again" in caplog.text
-    monkeypatch.setattr(services, "check_database", failing)
+    monkeypatch.setattr(services.database, "check", failing)
     for _ in range(3):
         assert client.get("/readyz/database").status_code == 503
     assert len(database_warnings(caplog)) == 2  # a new outage is told again

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from bot.answering.assistant import Answer, Assistant
+from bot.answering.in_use import AssistantInUse
 from bot.answering.refresh import KnowledgeRefresh
 from bot.config import PROJECT_ROOT
 from bot.knowledge import KnowledgeBase, load_knowledge, loader
@@ -239,8 +240,8 @@ def test_the_first_change_after_a_start_parses_only_the_changed_file(knowledge: 
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """A server starts from files read without the refresh's cache; its first change still reads only the
     changed file, and answers as from scratch."""
-    in_use = [built(load_knowledge(knowledge))]
-    refresh = KnowledgeRefresh(knowledge, lambda: in_use[-1], in_use.append)
+    in_use = AssistantInUse(built(load_knowledge(knowledge)))
+    refresh = KnowledgeRefresh(knowledge, in_use)
     path = knowledge / RUNBOOK
     path.write_text(path.read_text(encoding="utf-8") + NEW_SECTION, encoding="utf-8")
     parsed: list[Path] = []
@@ -252,7 +253,7 @@ def test_the_first_change_after_a_start_parses_only_the_changed_file(knowledge: 
 
     monkeypatch.setattr(loader, "read_document", recorded)
     fresh = refresh.check()
-    assert fresh is not None and in_use[-1] is fresh
+    assert fresh is not None and in_use.current() is fresh
     assert parsed == [path]
     assert fresh.answer(ASK_NEW, "en").answered
     monkeypatch.undo()

@@ -172,7 +172,7 @@ def test_answers_never_wait_on_a_locked_table_and_their_gaps_are_written_after(
                 timings.append(time.perf_counter() - started)
                 assert response.status_code == 200 and response.json()["answered"] is False
                 started = time.perf_counter()
-                asked = asyncio.run(services.ask("and with FSx for Lustre?", "en", conversation=f"T{i % 4}"))
+                asked = asyncio.run(services.answers.ask("and with FSx for Lustre?", "en", conversation=f"T{i % 4}"))
                 timings.append(time.perf_counter() - started)
                 assert asked.answer.text
             held.rollback()

@@ -6,13 +6,14 @@ from __future__ import annotations
 import asyncio
 import time
 
+from bot.answering.claims import CLAIM_TIMEOUT
 from bot.config import Settings
-from bot.services import CLAIM_TIMEOUT, Services
+from bot.services import Services
 from bot.storage import open_database
 
 
 def claim(services: Services, key: str) -> bool:
-    return asyncio.run(services.claim_event(key))
+    return asyncio.run(services.claims.claim(key))
 
 
 def test_an_event_is_claimed_once_across_replicas(settings: Settings, services: Services) -> None:
@@ -42,6 +43,6 @@ def test_a_thread_the_process_answered_in_is_known_before_its_record_is_written(
     """A reply that comes before the answer's record is written (or while the database is down) is still in a
     thread of the bot's; another thread is not."""
     services = services_without_database
-    asyncio.run(services.ask("What is the best recipe for paella?", "en", conversation="T1.C1.100"))
-    assert asyncio.run(services.answered_in("T1.C1.100")) is True
-    assert asyncio.run(services.answered_in("T1.C1.200")) is False
+    asyncio.run(services.answers.ask("What is the best recipe for paella?", "en", conversation="T1.C1.100"))
+    assert asyncio.run(services.claims.answered_in("T1.C1.100")) is True
+    assert asyncio.run(services.claims.answered_in("T1.C1.200")) is False

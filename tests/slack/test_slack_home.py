@@ -159,7 +159,7 @@ def test_old_gaps_are_pruned_and_never_shown(
     assert "Ray Serve" not in text_of(open_home(home, fake, ADMIN))  # past retention: not shown
     home.event(message_event(f"<@{BOT_USER}> {PAELLA}"))
     fake.wait_for("reactions.remove")
-    assert services.prune() == 1  # the retention pass forgets the gap past retention
+    assert services.retention.prune() == 1  # the retention pass forgets the gap past retention
     shown = text_of(open_home(home, fake, ADMIN))
     assert "paella" in shown and "Ray Serve" not in shown
     assert [g.text for g in services.stores.gaps.listing(since=datetime(2000, 1, 1, tzinfo=UTC))] == [PAELLA]

@@ -62,8 +62,7 @@ def served(slack: SlackSender) -> Services:
 def refresh_knowledge(slack: SlackSender) -> None:
     """What every replica's refresh thread does within seconds: take in the entries and notes saved."""
     services = served(slack)
-    refresh = KnowledgeRefresh(services.settings.knowledge_dir, lambda: services.assistant, services.swap_assistant,
-                               extras=services.curation)
+    refresh = KnowledgeRefresh(services.settings.knowledge_dir, services.in_use, extras=services.curation)
     assert refresh.check() is not None
 
 

@@ -1,4 +1,4 @@
-"""The retention pass (`Services.prune`: on the database thread once the database is open, then hourly):
+"""The retention pass (`Retention.prune`: on the database thread once the database is open, then hourly):
 each kind of row kept for a while is forgotten once its period is over while recent ones stay, knowledge
 gaps also while recording is off, and a kind that fails stops none of the others."""
 
@@ -70,16 +70,16 @@ def test_the_pass_forgets_each_kind_past_its_period_and_keeps_recent_rows(build:
     services = build()
     write(settings.database_url, "old", OLD)
     write(settings.database_url, "recent", RECENT)
-    assert services.prune() == len(KEYS)
+    assert services.retention.prune() == len(KEYS)
     assert remaining(settings.database_url) == {table: {"recent"} for table in KEYS}
     assert services.stores.feedback.counts() == {"up": 2, "down": 0}  # votes have no retention period: kept
-    assert services.prune() == 0
+    assert services.retention.prune() == 0
 
 
 def test_each_kind_keeps_its_own_period(build: Build, settings: Settings) -> None:
     services = build(unanswered_retention_days=30, round_retention_days=180, gaps_retention_days=90)
     write(settings.database_url, "40 days", timedelta(days=40))  # past the quiz's, the topics' and the events'
-    services.prune()
+    services.retention.prune()
     assert remaining(settings.database_url) == {"attempts": set(), "rounds": {"40 days"},
                                                 "knowledge_gaps": {"40 days"}, "conversations": set(),
                                                 "slack_events": set()}
@@ -89,7 +89,7 @@ def test_old_gaps_are_pruned_also_while_recording_is_off(build: Build, settings:
     services = build(record_gaps=False, gaps_retention_days=30)
     write(settings.database_url, "old", timedelta(days=31), kinds=("knowledge_gaps",))
     write(settings.database_url, "recent", timedelta(days=29), kinds=("knowledge_gaps",))
-    assert services.prune() == 1
+    assert services.retention.prune() == 1
     assert remaining(settings.database_url)["knowledge_gaps"] == {"recent"}
 
 
@@ -107,8 +107,8 @@ def test_a_kind_that_fails_stops_none_of_the_others(
 
     monkeypatch.setattr(services.stores.quiz, "prune_unanswered", unavailable)  # the first kind the pass prunes
     monkeypatch.setattr(services.stores.gaps, "prune", broken)  # not even a storage error
-    caplog.set_level("WARNING", logger="bot.services")
-    assert services.prune() == len(KEYS) - 2
+    caplog.set_level("WARNING", logger="bot.storage.retention")
+    assert services.retention.prune() == len(KEYS) - 2
     assert remaining(settings.database_url) == {"attempts": {"old"}, "rounds": set(), "knowledge_gaps": {"old"},
                                                 "conversations": set(), "slack_events": set()}
     assert [r.getMessage() for r in caplog.records] == [

@@ -53,7 +53,7 @@ async def readyz_database(request: Request, metrics: MetricsDep) -> Response:
         return JSONResponse(Health(status="starting", reason="loading the model and index").model_dump(),
                             status_code=503, headers={"Retry-After": "5"})
     try:
-        await asyncio.wait_for(services.run(services.check_database), timeout=DATABASE_CHECK_TIMEOUT)
+        await asyncio.wait_for(services.run(services.database.check), timeout=DATABASE_CHECK_TIMEOUT)
     except (StorageError, TimeoutError) as exc:
         metrics.database_ready.set(0)
         # The details (host, user) go to the log, not to whoever can reach the probe.

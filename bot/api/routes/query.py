@@ -20,7 +20,7 @@ ERRORS = error_responses(
 async def query(body: QueryRequest, request: Request, services: ServicesDep, metrics: MetricsDep) -> JSONResponse:
     """Answer from the knowledge, citing the quiz question, excerpt and snippet; or say it does not know.
     With `history`, a follow-up is read together with the earlier turns of its conversation."""
-    asked = await services.ask(body.question, body.lang, earlier=body.history or ())
+    asked = await services.answers.ask(body.question, body.lang, earlier=body.history or ())
     answer = asked.answer
     metrics.answer(answer.answered, "http")
     request.state.outcome = "answered" if answer.answered else "abstained"

@@ -22,18 +22,16 @@ from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
-from bot.cli.common import settings_from_args
+from bot.cli.common import services_from_args
 from bot.cli.knowledge.entry_files import entry_file_text, read_entry_file
 from bot.cli.knowledge.tables import columns, count, describe_entry, when
 from bot.cli.texts import json_line, printable
 from bot.config import Settings
 from bot.curation.service import Curation, EntryDraft, entry_json, note_json
 from bot.errors import InputError, KnowledgeEditError, StaleEditError, UnknownEntryError
-from bot.knowledge import KnowledgeBase
-from bot.knowledge.entries import ENTRIES_FOLDER, with_entries
-from bot.knowledge.loader import load_knowledge
+from bot.knowledge.entries import ENTRIES_FOLDER
 from bot.lang import LANGUAGES
-from bot.storage import EntryRecord, EntryVersion, Stores, open_database
+from bot.storage import EntryRecord, EntryVersion
 from bot.text.language import detect_language
 
 LIVE = "a running server answers from it within seconds"
@@ -123,18 +121,8 @@ def _refusals(command: Command) -> Command:
 def _curation(args: argparse.Namespace) -> Iterator[tuple[Settings, Curation]]:
     """The settings and the curation of the database they name. The knowledge (what a note may be attached to:
     the files with the entries) is read only when asked, once."""
-    settings = settings_from_args(args)
-    database = open_database(settings)
-    try:
-        @functools.cache
-        def knowledge() -> KnowledgeBase:
-            _, entries, notes = curation.snapshot()
-            return with_entries(load_knowledge(settings.knowledge_dir), entries, notes)
-
-        curation = Curation(Stores(database).entries, knowledge)
-        yield settings, curation
-    finally:
-        database.close()
+    with services_from_args(args) as services:
+        yield services.settings, services.curation
 
 
 class _BadArgument(InputError):
