@@ -118,3 +118,17 @@ def test_an_entry_of_two_sentences_is_answered_whole_with_team_intact(with_quota
     excerpt = answer.citations[0].excerpt
     assert "train-<team>" in excerpt and "open a request in #ml-platform-requests" in excerpt
     assert answer.citations[0].snippet is None  # an entry without code shows none
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("question", ["How do I request a GPU quota increase?", "¿Cómo pido más cuota de GPU?",
+                                      "¿dónde pido más GPUs?"])
+def test_the_gpu_quota_entry_answers_how_to_get_more_in_either_language(
+        assistant: Assistant, tmp_path: Path, question: str) -> None:
+    knowledge = tmp_path / "knowledge"
+    shutil.copytree(KNOWLEDGE, knowledge)
+    with_entry = with_documents(assistant, knowledge, {"entries/gpu-quota.md": QUOTA_ENTRY})
+    answer = with_entry.answer(question)
+    assert answer.answered and answer.citations[0].source == "entries/gpu-quota.md", answer.citations
+    assert "open a request in #ml-platform-requests" in answer.citations[0].excerpt  # the sentence that says how
+    assert "train-<team>" in answer.citations[0].excerpt

@@ -113,7 +113,7 @@ def test_an_answer_from_a_runbook_cites_its_section(tmp_path: Path) -> None:
     build_index(load_knowledge(knowledge), index, FakeEmbedder())
     settings = load_settings(knowledge_dir=knowledge, index_dir=index, auto_rebuild=False)
     assistant = Assistant.from_settings(settings, embedder=FakeEmbedder(), model=lexical_model())
-    answer = assistant.answer("How do I request a GPU quota increase at Acme?")
+    answer = assistant.answer("How do I request a GPU quota increase?")
     assert answer.answered and answer.citations[0].section == QUOTA_PATH
     text = rendered(answer)
     assert f"· {QUOTA_PATH}  [runbook/gpu-training-runbook.md," in text and RUNBOOK_URL in text
