@@ -306,8 +306,9 @@ class Judge:
             1 for w in words if w.known and w.position not in analysis.context and names_a_thing(w)
             and not any(isinstance(key, tuple) and key[0] == page for key in w.where))))
         if top.key[0] not in self.quiz_ids:
-            # No labelled question speaks of this document: no evidence either way (the feature's mean).
-            values["exemplar"] = self.model.mean[FEATURES.index("exemplar")]
+            # No labelled question speaks of this document: no evidence either way (a margin of 0, as the fit
+            # sees it too).
+            values["exemplar"] = 0.0
         elif self.exemplars is not None:
             values["exemplar"] = self.exemplars.margin(retrieval.vector, top.key[1], leave_out=leave_out)
         # "what is X?": the best question must explain X, or use X literally, a name of its code or configuration

@@ -6,7 +6,6 @@ import argparse
 import json
 import logging
 import sys
-import tempfile
 from collections.abc import Callable, Sequence
 from importlib import metadata
 from pathlib import Path
@@ -20,7 +19,6 @@ from bot.lang import LANGUAGES
 
 if TYPE_CHECKING:
     from bot.answering.assistant import Assistant
-    from bot.knowledge import KnowledgeBase
     from bot.services import CommandServices
 
 
@@ -156,30 +154,11 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     from bot.answering.assistant import Assistant
     from bot.answering.exemplars import exemplars_beside
     from bot.evaluation import calibration
-    from bot.evaluation.documents import as_queries, is_document_set, read_document_questions
-    from bot.evaluation.queries import EvalQuery, read_queries
 
-    quiz_lines: list[tuple[EvalQuery, str]] = []  # each line and who wrote it: its file (an author)
-    doc_lines: list[tuple[EvalQuery, str]] = []  # ... or, for a question about a document, the document
-    for name in args.files:
-        path = Path(name)
-        if not path.is_file():
-            raise InputError(f"{path}: no such file")
-        if is_document_set(path):
-            about = read_document_questions(path)
-            doc_lines += zip(as_queries(about), (q.source for q in about), strict=True)
-        else:
-            quiz_lines += ((q, path.name) for q in read_queries(path))
     settings = settings_from_args(args)
     base = Assistant.from_settings(settings, model=Model.untrained())
-    with tempfile.TemporaryDirectory(prefix="eksbot-calibrate-") as scratch:
-        # Questions about documents are retrieved over the knowledge with those documents beside it (`--docs`:
-        # each folder under its own name, as the questions' `source` paths name them); the quiz's over the quiz.
-        over_docs = base.with_knowledge(_with_folders(settings.knowledge_dir, Path(scratch), args.docs)) \
-            if args.docs and doc_lines else base
-        asked = [*calibration.retrieve(base, [q for q, _ in quiz_lines]),
-                 *calibration.retrieve(over_docs, [q for q, _ in doc_lines])]
-    groups = [group for _, group in [*quiz_lines, *doc_lines]]
+    asked, groups = calibration.fit_lines(base, settings.knowledge_dir, [Path(f) for f in args.files],
+                                          [Path(d) for d in args.docs])
     queries = [a.query for a in asked]
     if args.by_file:  # each author, and each document, judged by a model fitted on the others
         print(json.dumps(calibration.cross_validate_by_group(asked, None, groups), ensure_ascii=False, indent=1))
@@ -198,21 +177,6 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     print(f"model written to {out} and its exemplars to {exemplars_beside(out)} ({len(queries)} questions, "
           f"{int(data.y.sum())} answerable)")
     return 0
-
-
-def _with_folders(knowledge_dir: Path, scratch: Path, folders: list[str]) -> KnowledgeBase:
-    """The knowledge of `knowledge_dir` with `folders` copied beside it, each under its own name."""
-    import shutil
-
-    from bot.knowledge import load_knowledge
-
-    target = scratch / "knowledge"
-    shutil.copytree(knowledge_dir, target, ignore=shutil.ignore_patterns(".*"))
-    for folder in map(Path, folders):
-        if not folder.is_dir():
-            raise InputError(f"{folder}: no such folder")
-        shutil.copytree(folder, target / folder.name, dirs_exist_ok=True)
-    return load_knowledge(target, strict=False)
 
 
 def build_parser() -> argparse.ArgumentParser:

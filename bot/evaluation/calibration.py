@@ -21,17 +21,23 @@ from __future__ import annotations
 
 import math
 import random
+import shutil
+import tempfile
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 
 import numpy as np
 
 from bot.answering.answerability import CAVEAT_THRESHOLD, FEATURES, SECOND_LOOK, Judge, Model
 from bot.answering.assistant import Assistant
 from bot.answering.exemplars import Exemplars, text_key
-from bot.evaluation.documents import same_source
-from bot.evaluation.queries import EvalQuery
+from bot.errors import InputError
+from bot.evaluation.documents import as_queries, is_document_set, read_document_questions, same_source
+from bot.evaluation.queries import EvalQuery, read_queries
+from bot.knowledge import KnowledgeBase, load_knowledge
 from bot.retrieval.hybrid import Retrieval
 
 FALSE_DECLINE_COST = 2.0  # a fair question declined, against an answer the knowledge does not cover (1)
@@ -90,6 +96,41 @@ def cross_validate_by_group(assistant: Assistant | list[Asked], queries: list[Ev
         probability = np.array([model.probability(dict(zip(FEATURES, row, strict=True))) for row in held.x])
         out[name] = report(held, probability, model)
     return out
+
+
+def fit_lines(base: Assistant, knowledge_dir: Path, files: Sequence[Path], docs: Sequence[Path] = ()
+              ) -> tuple[list[Asked], list[str]]:
+    """The labelled lines of `files`, retrieved, and who wrote each: its file (an author) or, for a question about
+    a document (`bot.evaluation.documents`), that document. The quiz's lines are retrieved over `base`; the
+    documents' over the knowledge of `knowledge_dir` with the `docs` folders beside it, each under its own name
+    (as the questions' `source` paths name them)."""
+    quiz: list[tuple[EvalQuery, str]] = []
+    about: list[tuple[EvalQuery, str]] = []
+    for path in files:
+        if not path.is_file():
+            raise InputError(f"{path}: no such file")
+        if is_document_set(path):
+            questions = read_document_questions(path)
+            about += zip(as_queries(questions), (q.source for q in questions), strict=True)
+        else:
+            quiz += ((q, path.name) for q in read_queries(path))
+    over_docs = base
+    if docs and about:
+        with tempfile.TemporaryDirectory(prefix="eksbot-calibrate-") as scratch:
+            over_docs = base.with_knowledge(_with_folders(knowledge_dir, Path(scratch), docs))
+    asked = [*retrieve(base, [q for q, _ in quiz]), *retrieve(over_docs, [q for q, _ in about])]
+    return asked, [group for _, group in [*quiz, *about]]
+
+
+def _with_folders(knowledge_dir: Path, scratch: Path, folders: Sequence[Path]) -> KnowledgeBase:
+    """The knowledge of `knowledge_dir` with `folders` copied beside it, each under its own name."""
+    target = scratch / "knowledge"
+    shutil.copytree(knowledge_dir, target, ignore=shutil.ignore_patterns(".*"))
+    for folder in folders:
+        if not folder.is_dir():
+            raise InputError(f"{folder}: no such folder")
+        shutil.copytree(folder, target / folder.name, dirs_exist_ok=True)
+    return load_knowledge(target, strict=False)
 
 
 def retrieve(assistant: Assistant, queries: list[EvalQuery], batch: int = 64) -> list[Asked]:

@@ -11,7 +11,16 @@ import pytest
 
 from bot.answering.assistant import Answer, Assistant
 from bot.evaluation.queries import evaluate, read_queries, summarize
-from tests.conftest import DEV_NEAR_NEGATIVES, DEV_QUERIES, FIT_FILES, HOLDOUT, OWN_QUERIES
+from tests.conftest import (
+    DEV_NEAR_NEGATIVES,
+    DEV_QUERIES,
+    FIT_DOC_FILES,
+    FIT_DOC_FOLDERS,
+    FIT_FILES,
+    HOLDOUT,
+    KNOWLEDGE,
+    OWN_QUERIES,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -200,13 +209,15 @@ def test_out_of_domain_questions_are_not_answered(assistant: Assistant, question
 
 
 def test_the_bundled_answerability_model_is_what_calibrate_fits_on_the_fit_set(assistant: Assistant) -> None:
-    """Nobody edits the model by hand: refitting on tests/eval/fit.jsonl gives the bundled weights."""
+    """Nobody edits the model by hand: refitting as `make calibrate` does (the quiz's fit files over the quiz, the
+    docs' questions over the quiz with their pages beside it) gives the bundled weights."""
     from bot.answering.answerability import Model
     from bot.answering.exemplars import Exemplars
     from bot.evaluation import calibration
 
     bundled = Model.bundled()
-    data = calibration.examples(assistant, [q for path in FIT_FILES for q in read_queries(path)])
+    asked, _ = calibration.fit_lines(assistant, KNOWLEDGE, [*FIT_FILES, *FIT_DOC_FILES], FIT_DOC_FOLDERS)
+    data = calibration.examples_of(asked)
     refit = calibration.fit(data)
     assert refit.features == bundled.features and refit.threshold == bundled.threshold
     assert refit.caveat_threshold == bundled.caveat_threshold
