@@ -1,5 +1,5 @@
 # The two set-up commands: `make run` and `make test` (both create .venv and are safe to run again).
-.PHONY: run test lint bench eval eval-docs calibrate calibrate-by-author index image lock
+.PHONY: run test lint bench eval eval-docs eval-dev-docs calibrate calibrate-by-author index image lock
 
 run:
 	scripts/bootstrap.sh
@@ -37,6 +37,14 @@ eval-docs:
 	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge --index-dir .eval-docs/index eval tests/docs/questions.jsonl
 	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge --index-dir .eval-docs/index eval tests/docs/questions-more.jsonl
 	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge --index-dir .eval-docs/index eval tests/docs/holdout/questions.jsonl
+	[ ! -d ../shared/eval/dev-docs ] || $(MAKE) eval-dev-docs
+
+# The development pages beside the checkout (looked at, never fitted on): the quiz with them, their questions.
+eval-dev-docs:
+	rm -rf .eval-dev-docs && mkdir -p .eval-dev-docs/knowledge && cp knowledge/*.md .eval-dev-docs/knowledge/
+	.venv/bin/eksbot --knowledge-dir .eval-dev-docs/knowledge knowledge import ../shared/eval/dev-docs
+	.venv/bin/eksbot --knowledge-dir .eval-dev-docs/knowledge --index-dir .eval-dev-docs/index index build
+	.venv/bin/eksbot --knowledge-dir .eval-dev-docs/knowledge --index-dir .eval-dev-docs/index eval ../shared/eval/dev-docs/questions.jsonl
 
 # The answerability model: the quiz's labelled lines over the quiz, and the docs' (tests/docs, never its holdout/)
 # over the quiz with those pages beside it. `make calibrate-by-author` leaves out one author's file or one
