@@ -157,6 +157,20 @@ seccompProfile:
 {{- if and .Values.database.existingSecret (ne .Values.database.engine "postgresql") }}
 {{- fail "database.existingSecret needs database.engine=postgresql (the chart cannot read the URL inside the Secret)" }}
 {{- end }}
+{{- $git := .Values.docs.git }}
+{{- if $git.enabled }}
+{{- if not $git.repo }}
+{{- fail "docs.git.repo is required when docs.git.enabled: the URL of the repository holding the docs (https://... or ssh://..., git@host:path)" }}
+{{- end }}
+{{- if not (or (hasPrefix "https://" $git.repo) (eq (include "eksbot.gitProtocol" .) "ssh")) }}
+{{- fail (printf "docs.git.repo %q is neither an https:// nor an SSH URL (ssh://... or git@host:path)" $git.repo) }}
+{{- end }}
+{{- if hasKey .Values.config.extraEnv "EKSBOT_KNOWLEDGE_REFRESH_SECONDS" }}
+{{- if le (float64 (index .Values.config.extraEnv "EKSBOT_KNOWLEDGE_REFRESH_SECONDS")) 0.0 }}
+{{- fail "config.extraEnv.EKSBOT_KNOWLEDGE_REFRESH_SECONDS must be above 0 with docs.git.enabled: at 0 the bot reads the docs only at start and never sees a new revision" }}
+{{- end }}
+{{- end }}
+{{- end }}
 {{- end }}
 
 {{/* Annotations both load balancers share: HTTPS, pod targets, health check, draining. */}}
@@ -190,4 +204,99 @@ alb.ingress.kubernetes.io/target-group-attributes: deregistration_delay.timeout_
       name: {{ include "eksbot.fullname" . }}
       port:
         name: http
+{{- end }}
+
+{{/*
+The team's docs from Git (docs.git): "ssh" for an ssh:// or user@host:path URL, else "https". The checks
+refuse any other scheme.
+*/}}
+{{- define "eksbot.gitProtocol" -}}
+{{- $repo := .Values.docs.git.repo }}
+{{- if or (hasPrefix "ssh://" $repo) (regexMatch "^[A-Za-z0-9._-]+@[^:/]+:" $repo) }}
+{{- "ssh" }}
+{{- else }}
+{{- "https" }}
+{{- end }}
+{{- end }}
+
+{{/* Where git-sync's root is mounted in the bot: a folder of the knowledge directory baked into the image. */}}
+{{- define "eksbot.gitDocsDir" -}}
+/app/knowledge/team-docs
+{{- end }}
+
+{{/*
+One git-sync container (docs.git): the init container (`oneTime`: the first sync, before the bot starts)
+or the sidecar (every `period`). Non-root (git-sync's own user, 65533), read-only root filesystem.
+*/}}
+{{- define "eksbot.gitSyncContainer" -}}
+{{- $git := .root.Values.docs.git }}
+{{- $protocol := include "eksbot.gitProtocol" .root }}
+- name: {{ .name }}
+  image: {{ printf "%s:%s" $git.image.repository $git.image.tag }}
+  imagePullPolicy: {{ $git.image.pullPolicy }}
+  args:
+    - --repo={{ $git.repo }}
+    - --ref={{ $git.ref }}
+    - --root=/git
+    - --link=current
+    - --depth=1
+    {{- if .oneTime }}
+    - --one-time
+    {{- else }}
+    - --period={{ $git.period }}
+    # Keep serving the last good revision while the repository cannot be reached.
+    - --max-failures=-1
+    {{- end }}
+    {{- if $git.path }}
+    - --sparse-checkout-file=/etc/git-sync/sparse-checkout
+    {{- end }}
+    {{- if and $git.credentialsSecret (eq $protocol "https") }}
+    - --password-file=/etc/git-secret/password
+    {{- end }}
+    {{- if and $git.credentialsSecret (eq $protocol "ssh") }}
+    - --ssh-key-file=/etc/git-secret/ssh
+    - --ssh-known-hosts={{ $git.sshKnownHosts }}
+    {{- if $git.sshKnownHosts }}
+    - --ssh-known-hosts-file=/etc/git-secret/known_hosts
+    {{- end }}
+    {{- end }}
+  env:
+    - name: HOME
+      value: /tmp
+    {{- if and $git.credentialsSecret (eq $protocol "https") }}
+    - name: GITSYNC_USERNAME
+      valueFrom:
+        secretKeyRef:
+          name: {{ $git.credentialsSecret }}
+          key: username
+    {{- end }}
+  securityContext:
+    runAsNonRoot: true
+    runAsUser: 65533
+    runAsGroup: 65533
+    readOnlyRootFilesystem: true
+    allowPrivilegeEscalation: false
+    privileged: false
+    capabilities:
+      drop:
+        - ALL
+    seccompProfile:
+      type: RuntimeDefault
+  resources:
+    {{- toYaml $git.resources | nindent 4 }}
+  volumeMounts:
+    - name: git-docs
+      mountPath: /git
+    - name: git-tmp
+      mountPath: /tmp
+    {{- if $git.path }}
+    - name: git-sync-config
+      mountPath: /etc/git-sync
+      readOnly: true
+    {{- end }}
+    {{- if $git.credentialsSecret }}
+    - name: git-credentials
+      mountPath: /etc/git-secret
+      readOnly: true
+    {{- end }}
 {{- end }}
