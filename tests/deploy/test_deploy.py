@@ -37,6 +37,9 @@ from tests.deploy_tools import (
 
 PRODUCTION = CHART / "values-production.yaml"
 POSTGRES_URL = "postgresql+psycopg://eksbot:secret@db.example.internal:5432/eksbot"
+GIT_REPO = "https://git.example.com/platform/runbooks.git"
+GIT_SYNC_IMAGE = "registry.k8s.io/git-sync/git-sync:v4.4.0"
+GIT_SYNC = ("git-sync-init", "git-sync")
 CERT = "arn:aws:acm:eu-west-1:123456789012:certificate/00000000-0000-0000-0000-000000000000"
 
 Obj = dict[str, Any]
@@ -117,6 +120,8 @@ def _variants(helm: str) -> dict[str, list[Obj]]:
         "split-and-fenced": render(helm, PRODUCTION, ingress__internalApi__enabled=True,
                                    ingress__internalApi__host="eksbot.internal.example.com",
                                    networkPolicy__enabled=True, **{"networkPolicy__databaseCidrs[0]": "10.0.32.0/20"}),
+        "git-docs": render(helm, PRODUCTION, docs__git__enabled=True, docs__git__repo=GIT_REPO,
+                           docs__git__credentialsSecret="runbooks-git", networkPolicy__enabled=True),
     }
 
 
@@ -128,8 +133,15 @@ def variants(helm: str) -> dict[str, list[Obj]]:
 # --- helm lint and Kubernetes API validity -------------------------------------------------------------
 
 
-@pytest.mark.parametrize("values", [(), (PRODUCTION,)], ids=["default", "production"])
-def test_helm_lint_passes_strict(helm: str, values: tuple[Path, ...]) -> None:
+GIT_DOCS_VALUES = f"docs:\n  git:\n    enabled: true\n    repo: {GIT_REPO}\n    path: docs/runbooks\n"
+
+
+@pytest.mark.parametrize(("values", "extra"), [((), ""), ((PRODUCTION,), ""), ((PRODUCTION,), GIT_DOCS_VALUES)],
+                         ids=["default", "production", "git-docs"])
+def test_helm_lint_passes_strict(helm: str, values: tuple[Path, ...], extra: str, tmp_path: Path) -> None:
+    if extra:
+        (tmp_path / "extra.yaml").write_text(extra, encoding="utf-8")
+        values = (*values, tmp_path / "extra.yaml")
     proc = helm_lint(helm, values)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "[WARNING]" not in proc.stdout and "[ERROR]" not in proc.stdout, proc.stdout
@@ -201,8 +213,12 @@ def test_data_and_temp_are_writable_volumes(variants: dict[str, list[Obj]]) -> N
         for owner, spec in pod_specs(objects):
             volumes = {v["name"]: v for v in spec["volumes"]}
             for container in containers(spec):
+                if container["name"] in (*GIT_SYNC, "copy-index"):
+                    continue  # docs.git's own: test_git_docs_*
                 mounts = {m["mountPath"]: m["name"] for m in container["volumeMounts"]}
-                assert set(mounts) == {"/data", "/tmp"}, f"{name}/{owner}/{container['name']}"
+                bot = name == "git-docs" and container["name"] == "eksbot"
+                docs = {"/app/knowledge/team-docs", "/index"} if bot else set()
+                assert set(mounts) == {"/data", "/tmp"} | docs, f"{name}/{owner}/{container['name']}"
                 for volume in mounts.values():
                     assert "emptyDir" in volumes[volume]
                 env = env_names(container)
@@ -303,6 +319,128 @@ def test_a_secret_named_without_engine_postgresql_is_refused(helm: str) -> None:
 def test_an_sqlite_url_still_means_one_replica(helm: str) -> None:
     assert "needs PostgreSQL" in render_error(helm, replicaCount=2, database__url="sqlite:////data/x.db")
     assert "database.engine" in render_error(helm, database__url=POSTGRES_URL, database__engine="sqlite")
+
+
+# --- docs.git: the team's docs from their Git repository --------------------------------------------------
+
+
+def git_pod(objects: list[Obj]) -> tuple[Obj, dict[str, Obj]]:
+    """The Deployment's pod spec and its containers (init containers included) by name."""
+    spec = one(objects, "Deployment")["spec"]["template"]["spec"]
+    return spec, {c["name"]: c for c in containers(spec)}
+
+
+def test_git_docs_are_off_by_default(variants: dict[str, list[Obj]]) -> None:
+    for name in ("default", "production"):
+        spec, named = git_pod(variants[name])
+        assert not {*GIT_SYNC, "copy-index"} & set(named), name
+        assert "git-docs" not in {v["name"] for v in spec["volumes"]}, name
+        assert "EKSBOT_KNOWLEDGE_REFRESH_SECONDS" not in one(variants[name], "ConfigMap")["data"], name
+
+
+def test_git_sync_runs_first_then_beside_the_bot_pinned_non_root_and_sized(variants: dict[str, list[Obj]]) -> None:
+    spec, named = git_pod(variants["git-docs"])
+    init = [c["name"] for c in spec.get("initContainers", [])]
+    assert init[:2] == ["copy-index", "git-sync-init"], init
+    assert [c["name"] for c in spec["containers"]] == ["eksbot", "git-sync"]
+    volumes = {v["name"]: v for v in spec["volumes"]}
+    assert volumes["git-docs"]["emptyDir"]["sizeLimit"]
+    for name in GIT_SYNC:
+        container = named[name]
+        assert container["image"] == GIT_SYNC_IMAGE, name
+        args = container["args"]
+        assert {f"--repo={GIT_REPO}", "--ref=main", "--root=/git", "--link=current"} <= set(args), name
+        ctx = container["securityContext"]
+        assert (ctx["runAsUser"], ctx["runAsNonRoot"], ctx["readOnlyRootFilesystem"]) == (65533, True, True), name
+        assert ctx["allowPrivilegeEscalation"] is False and ctx["capabilities"] == {"drop": ["ALL"]}, name
+        assert {"cpu", "memory"} <= set(container["resources"]["requests"]), name
+        assert "memory" in container["resources"]["limits"], name
+        mounts = {m["mountPath"]: m for m in container["volumeMounts"]}
+        assert mounts["/git"]["name"] == "git-docs" and not mounts["/git"].get("readOnly"), name
+        assert "emptyDir" in volumes[mounts["/tmp"]["name"]], name
+    assert "--one-time" in named["git-sync-init"]["args"]
+    sidecar = named["git-sync"]["args"]
+    assert "--one-time" not in sidecar and "--period=60s" in sidecar and "--max-failures=-1" in sidecar
+
+
+def test_the_bot_reads_the_synced_docs_read_only_in_its_knowledge_folder(variants: dict[str, list[Obj]]) -> None:
+    objects = variants["git-docs"]
+    bot = main_container(objects)
+    (docs,) = [m for m in bot["volumeMounts"] if m["name"] == "git-docs"]
+    # git-sync's root as a folder of the image's knowledge directory: the loader follows `current`.
+    assert docs == {"name": "git-docs", "mountPath": "/app/knowledge/team-docs", "readOnly": True}
+    assert "EKSBOT_KNOWLEDGE_DIR" not in env_names(bot) and "EKSBOT_KNOWLEDGE_DIR" not in one(
+        objects, "ConfigMap")["data"]
+    assert float(one(objects, "ConfigMap")["data"]["EKSBOT_KNOWLEDGE_REFRESH_SECONDS"]) > 0
+    # The index is built at start over the quiz and the docs, in a writable copy of the image's.
+    env = env_names(bot)
+    assert (env["EKSBOT_INDEX_DIR"]["value"], env["EKSBOT_AUTO_REBUILD"]["value"]) == ("/index", "true")
+    _, named = git_pod(objects)
+    assert named["copy-index"]["command"] == ["cp", "-R", "/app/index/.", "/index/"]
+
+
+def test_git_credentials_are_mounted_read_only_only_when_named(helm: str, variants: dict[str, list[Obj]]) -> None:
+    spec, named = git_pod(variants["git-docs"])
+    (secret,) = [v for v in spec["volumes"] if v["name"] == "git-credentials"]
+    assert secret["secret"]["secretName"] == "runbooks-git"
+    for name in GIT_SYNC:
+        (mount,) = [m for m in named[name]["volumeMounts"] if m["name"] == "git-credentials"]
+        assert mount == {"name": "git-credentials", "mountPath": "/etc/git-secret", "readOnly": True}
+        assert "--password-file=/etc/git-secret/password" in named[name]["args"]
+        assert env_names(named[name])["GITSYNC_USERNAME"]["valueFrom"]["secretKeyRef"] == {
+            "name": "runbooks-git", "key": "username"}
+    assert "git-credentials" not in {m["name"] for m in named["eksbot"]["volumeMounts"]}
+    spec, named = git_pod(render(helm, docs__git__enabled=True, docs__git__repo=GIT_REPO))
+    assert "git-credentials" not in {v["name"] for v in spec["volumes"]}
+    assert not any("secret" in a for a in named["git-sync"]["args"])
+    assert "GITSYNC_USERNAME" not in env_names(named["git-sync"])
+    spec, named = git_pod(render(helm, docs__git__enabled=True, docs__git__repo="git@github.com:team/runbooks.git",
+                                 docs__git__credentialsSecret="runbooks-ssh"))
+    assert {"--ssh-key-file=/etc/git-secret/ssh", "--ssh-known-hosts=true",
+            "--ssh-known-hosts-file=/etc/git-secret/known_hosts"} <= set(named["git-sync"]["args"])
+    assert not any(a.startswith("--password-file") for a in named["git-sync"]["args"])
+
+
+def test_git_docs_path_is_a_sparse_checkout(helm: str) -> None:
+    objects = render(helm, docs__git__enabled=True, docs__git__repo=GIT_REPO, docs__git__path="docs/runbooks")
+    (config,) = [o for o in objects if o["kind"] == "ConfigMap" and o["metadata"]["name"].endswith("-git-sync")]
+    assert config["data"]["sparse-checkout"] == "/docs/runbooks/\n"
+    _, named = git_pod(objects)
+    for name in GIT_SYNC:
+        assert "--sparse-checkout-file=/etc/git-sync/sparse-checkout" in named[name]["args"]
+    message = render_error(helm, docs__git__enabled=True, docs__git__repo=GIT_REPO, docs__git__path="../etc")
+    assert "schema" in message and "path" in message, message
+
+
+@pytest.mark.parametrize(
+    ("sets", "expected"),
+    [
+        ({"docs__git__enabled": True}, "docs.git.repo is required"),
+        ({"docs__git__enabled": True, "docs__git__repo": "ftp://git.example.com/r.git"}, "neither an https://"),
+        ({"docs__git__enabled": True, "docs__git__repo": GIT_REPO,
+          "config__extraEnv__EKSBOT_KNOWLEDGE_REFRESH_SECONDS": "0"}, "must be above 0"),
+        ({"docs__git__enabled": True, "docs__git__repo": GIT_REPO, "docs__git__image__tag": "v3.6.9"}, "tag"),
+    ],
+)
+def test_git_docs_refuse_what_cannot_work(helm: str, sets: dict[str, Any], expected: str) -> None:
+    message = render_error(helm, **sets)
+    assert expected in message, message
+
+
+def test_network_policy_lets_git_sync_reach_the_git_host_only_when_enabled(
+        helm: str, variants: dict[str, list[Obj]]) -> None:
+    def ports(objects: list[Obj]) -> list[tuple[int, Any]]:
+        policy = one(objects, "NetworkPolicy")["spec"]
+        return [(p["port"], rule.get("to")) for rule in policy["egress"] for p in rule["ports"]]
+
+    assert 22 not in [port for port, _ in ports(variants["split-and-fenced"])]
+    https = [to for port, to in ports(variants["git-docs"]) if port == 443]
+    assert len(https) == 2 and https[0] == https[1]  # Slack's rule, and the Git host's on the same CIDRs
+    fenced = {"networkPolicy__enabled": True, "docs__git__enabled": True, "networkPolicy__https": False}
+    ssh = ports(render(helm, PRODUCTION, docs__git__repo="ssh://git@git.example.com/team/runbooks.git",
+                       docs__git__egressCIDR="10.0.64.10/32", **fenced))
+    assert (22, [{"ipBlock": {"cidr": "10.0.64.10/32"}}]) in ssh
+    assert 443 not in [port for port, _ in ssh]
 
 
 # --- the values schema -------------------------------------------------------------------------------
