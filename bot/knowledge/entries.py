@@ -137,7 +137,8 @@ def with_entries(knowledge: KnowledgeBase, entries: Iterable[Entry], notes: Iter
         digest.update(b"\0note\0" + "\0".join((note.id, note.doc_id, str(note.question), note.lang, note.text))
                       .encode())
     return KnowledgeBase(documents=(*knowledge.documents, *(entry_document(e) for e in entries)),
-                         digest=digest.hexdigest(), skipped=knowledge.skipped, notes=(*knowledge.notes, *notes))
+                         digest=digest.hexdigest(), skipped=knowledge.skipped, notes=(*knowledge.notes, *notes),
+                         revisions=knowledge.revisions)
 
 
 def note_markdown(note: Note) -> str:

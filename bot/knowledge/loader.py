@@ -20,6 +20,11 @@ hidden folder inside the directory: git-sync's layout, `team-docs -> .worktrees/
 hidden and so not read in their own place. A linked folder to a visible folder inside is not followed: that
 folder is read in its place, once. Only where a link resolves decides, never how it is written, so that a
 hidden link out (`.x -> /elsewhere`) opens nothing.
+
+Revisions: a followed link into git-sync's `.worktrees/<sha>` names the commit the folder was read from (the
+last part of its target; no git command is run). `revisions` maps the folder (the one holding `.worktrees`,
+such as `team-docs`) to that commit. Files are always read through the link, never through its target: a
+swap is seen whole from the next look on, never half-written.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import re
 import time
 from collections import defaultdict
 from dataclasses import dataclass, replace
@@ -57,6 +63,8 @@ WEB_SCHEMES = ("http", "https")
 # (`MAX_DOCUMENT_BYTES`: the parsers take time in proportion to the text); a document that still takes longer
 # than this is named in the log, with how long it took, so that it can be split.
 PARSE_WARN_SECONDS = 2.0
+WORKTREES = ".worktrees"  # where git-sync checks out each revision, as `<root>/.worktrees/<sha>`
+_COMMIT = re.compile(r"[0-9a-f]{7,64}")
 
 
 @dataclass(frozen=True)
@@ -84,6 +92,13 @@ class KnowledgeBase:
     digest: str
     skipped: tuple[Skipped, ...] = ()
     notes: tuple[Note, ...] = ()  # maintainers' notes on quiz questions and sections
+    # The git-sync revisions read, (folder, commit) sorted by folder (`find_knowledge`); `revision` as a dict.
+    revisions: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def revision(self) -> dict[str, str]:
+        """Each git-sync folder read and the commit it was read from: `{"team-docs": "1a2b…"}`."""
+        return dict(self.revisions)
 
     def notes_on(self, doc_id: str, number: int, lang: str) -> list[str]:
         """The notes on a question or section for a reader of `lang`: those in that language, else the others."""
@@ -125,11 +140,13 @@ class KnowledgeBase:
 @dataclass(frozen=True)
 class Found:
     """What a knowledge directory holds: its Markdown files and sources files (each sorted), and the links
-    refused because they lead out of it."""
+    refused because they lead out of it, and the git-sync revisions its links lead to ((folder, commit),
+    sorted)."""
 
     files: tuple[Path, ...]
     sources: tuple[Path, ...]
     refused: tuple[Skipped, ...] = ()
+    revisions: tuple[tuple[str, str], ...] = ()
 
 
 def find_knowledge(directory: Path) -> Found:
@@ -140,6 +157,9 @@ def find_knowledge(directory: Path) -> Found:
     files: list[Path] = []
     sources: list[Path] = []
     refused: list[Skipped] = []
+    revisions: dict[str, str] = {}
+    if directory.is_symlink() and root.parent.name == WORKTREES and _COMMIT.fullmatch(root.name):
+        revisions[root.parent.parent.name] = root.name  # the directory given as git-sync's link, `<root>/current`
     followed = {root}
 
     def walk(folder: Path) -> None:
@@ -170,6 +190,7 @@ def find_knowledge(directory: Path) -> Found:
                     if not hidden or target in followed:
                         continue  # read in its own place (or already followed): not twice
                     followed.add(target)
+                    _note_revision(revisions, path.relative_to(directory), target.relative_to(root))
                 walk(path)
             elif entry.name == SOURCES_FILE:
                 sources.append(path)
@@ -177,7 +198,17 @@ def find_knowledge(directory: Path) -> Found:
                 files.append(path)
 
     walk(directory)
-    return Found(tuple(sorted(files)), tuple(sorted(sources)), tuple(refused))
+    return Found(tuple(sorted(files)), tuple(sorted(sources)), tuple(refused), tuple(sorted(revisions.items())))
+
+
+def _note_revision(revisions: dict[str, str], link: Path, target: Path) -> None:
+    """When `target` (relative to the knowledge directory) is git-sync's `<root>/.worktrees/<sha>`, the commit
+    `<sha>` for the folder `<root>` (the link itself when git-sync's root is the knowledge directory)."""
+    if len(target.parts) < 2 or target.parts[-2] != WORKTREES or not _COMMIT.fullmatch(target.name):
+        return
+    holder = target.parent.parent
+    folder = holder.as_posix() if holder.parts else link.as_posix()
+    revisions[folder] = target.name
 
 
 def _markdown_name(name: str) -> bool:
@@ -216,13 +247,14 @@ def _hash_file(digest: hashlib._Hash, path: Path) -> None:
         digest.update(f"\0unreadable: {exc.__class__.__name__}".encode())
 
 
-# A file as last read: its size and modification time, its source URL, and what it read as.
-ReadCache = dict[Path, tuple[tuple[int, int, str | None], "Document | Note"]]
+# A file as last read: its size, modification time and inode (another file behind the same path, such as
+# the same name in git-sync's next worktree, is read again), its source URL, and what it read as.
+ReadCache = dict[Path, tuple[tuple[int, int, int, str | None], "Document | Note"]]
 
 
 def load_knowledge(directory: Path, cache: ReadCache | None = None, *, strict: bool = True) -> KnowledgeBase:
     """Every knowledge file below `directory`. With `cache` (kept between calls), a file whose size and
-    modification time are unchanged is not read again.
+    modification time (and inode) are unchanged is not read again.
 
     `strict` (the build, `eksbot index check`, a start): a knowledge-format file with an error, editions that
     disagree and a sources file that cannot be read raise KnowledgeError with the file and line. Not strict
@@ -269,7 +301,8 @@ def load_knowledge(directory: Path, cache: ReadCache | None = None, *, strict: b
     if not documents:
         raise KnowledgeError(directory, None, "no knowledge file could be read: " + "; ".join(map(str, skipped)))
     return KnowledgeBase(documents=tuple(documents), digest=knowledge_digest(directory, found),
-                         skipped=tuple(sorted(skipped, key=lambda s: s.path)), notes=tuple(notes))
+                         skipped=tuple(sorted(skipped, key=lambda s: s.path)), notes=tuple(notes),
+                         revisions=found.revisions)
 
 
 def _read_cached(path: Path, directory: Path, source_url: str | None, cache: ReadCache | None
@@ -281,7 +314,7 @@ def _read_cached(path: Path, directory: Path, source_url: str | None, cache: Rea
         stat = path.stat()
     except OSError as exc:  # gone since it was listed
         raise UnreadableError(path, None, f"cannot be read ({exc.strerror or exc.__class__.__name__})") from exc
-    signature = (stat.st_size, stat.st_mtime_ns, source_url)
+    signature = (stat.st_size, stat.st_mtime_ns, stat.st_ino, source_url)
     found = cache.get(path)
     if found is not None and found[0] == signature:
         return found[1], True

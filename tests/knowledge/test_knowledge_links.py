@@ -5,13 +5,13 @@ as such a link) are read, also after the link is swapped to a new commit."""
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from bot.knowledge import knowledge_digest, load_knowledge
 from bot.knowledge.loader import knowledge_files
+from tests.support.git_sync import commit, git, init_repo, sync
 
 QUIZ = Path(__file__).parent.parent.parent / "knowledge" / "eks-training-quiz.en.md"
 RUNBOOK = "# Runbook\n\n## Restarts\n\nRestart the quarblefitz daemon with systemctl.\n"
@@ -74,36 +74,10 @@ def test_a_link_to_a_folder_inside_is_read_once_in_its_place(knowledge: Path) ->
     assert [d.doc_id for d in load_knowledge(knowledge).documents] == ["runbook", "team/notes"]
 
 
-def git(*args: str, cwd: Path) -> str:
-    done = subprocess.run(["git", "-c", "user.name=Docs", "-c", "user.email=docs@example.com",
-                           "-c", "init.defaultBranch=main", *args], cwd=cwd, check=True, capture_output=True,
-                          text=True)
-    return done.stdout.strip()
-
-
-def commit(repo: Path, name: str, text: str) -> str:
-    (repo / name).write_text(text, encoding="utf-8")
-    git("add", name, cwd=repo)
-    git("commit", "-q", "-m", f"{name}", cwd=repo)
-    return git("rev-parse", "HEAD", cwd=repo)
-
-
-def sync(repo: Path, root: Path, link: str, sha: str) -> None:
-    """What git-sync does for a new commit: a worktree in `root/.worktrees/<sha>`, then the relative link
-    `root/<link>` swapped to it in one step (a new link renamed over the old one)."""
-    git("worktree", "add", "-q", "--detach", str(root / ".worktrees" / sha), sha, cwd=repo)
-    fresh = root / f".{link}.new"
-    fresh.symlink_to(Path(".worktrees") / sha)
-    os.replace(fresh, root / link)
-
-
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     """The team's docs repository."""
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    git("init", "-q", cwd=repo)
-    return repo
+    return init_repo(tmp_path / "repo")
 
 
 def test_a_folder_linked_to_a_git_sync_worktree_is_read_and_follows_the_swap(knowledge: Path, repo: Path) -> None:
@@ -112,6 +86,7 @@ def test_a_folder_linked_to_a_git_sync_worktree_is_read_and_follows_the_swap(kno
     assert os.readlink(knowledge / "team-docs") == f".worktrees/{first}"
     kb = load_knowledge(knowledge)
     assert [d.doc_id for d in kb.documents] == ["runbook", "team-docs/gpu"] and not kb.skipped
+    assert kb.revision == {"team-docs": first}  # the commit read, from the link's target: no git command
     assert "first-commit" in texts(knowledge)
 
     second = commit(repo, "gpu.md", RUNBOOK.replace("quarblefitz", "second-commit"))
@@ -119,7 +94,8 @@ def test_a_folder_linked_to_a_git_sync_worktree_is_read_and_follows_the_swap(kno
     git("worktree", "remove", "--force", str(knowledge / ".worktrees" / first), cwd=repo)
     found = texts(knowledge)
     assert "second-commit" in found and "first-commit" not in found
-    assert [d.doc_id for d in load_knowledge(knowledge).documents] == ["runbook", "team-docs/gpu"]
+    kb = load_knowledge(knowledge)
+    assert [d.doc_id for d in kb.documents] == ["runbook", "team-docs/gpu"] and kb.revision == {"team-docs": second}
 
 
 def test_the_knowledge_directory_given_as_git_syncs_link_is_read(tmp_path: Path, repo: Path) -> None:
@@ -131,3 +107,19 @@ def test_the_knowledge_directory_given_as_git_syncs_link_is_read(tmp_path: Path,
     sync(repo, root, "current", sha)
     kb = load_knowledge(root / "current")
     assert [d.doc_id for d in kb.documents] == ["eks-training-quiz"] and not kb.skipped
+    assert kb.revision == {"git": sha}
+
+
+def test_git_syncs_root_mounted_as_a_folder_names_that_folder_and_its_commit(knowledge: Path, repo: Path) -> None:
+    """The chart's layout: git-sync's root is the folder `team-docs`, read through its link `current`. A link
+    into a hidden folder that is not a git-sync worktree names no revision."""
+    sha = commit(repo, "gpu.md", RUNBOOK)
+    root = knowledge / "team-docs"
+    root.mkdir()
+    sync(repo, root, "current", sha)
+    (knowledge / ".drafts").mkdir()
+    (knowledge / ".drafts" / "draft.md").write_text(RUNBOOK.replace("quarblefitz", "draft"), encoding="utf-8")
+    (knowledge / "drafts").symlink_to(".drafts")
+    kb = load_knowledge(knowledge)
+    assert [d.doc_id for d in kb.documents] == ["drafts/draft", "runbook", "team-docs/current/gpu"]
+    assert kb.revision == {"team-docs": sha} and kb.revisions == (("team-docs", sha),)

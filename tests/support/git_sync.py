@@ -1,0 +1,42 @@
+"""git-sync's layout built from a local Git repository: each revision a worktree `<root>/.worktrees/<sha>`, and a
+link in `<root>` swapped to it in one step."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+
+def git(*args: str, cwd: Path) -> str:
+    done = subprocess.run(["git", "-c", "user.name=Docs", "-c", "user.email=docs@example.com",
+                           "-c", "init.defaultBranch=main", *args], cwd=cwd, check=True, capture_output=True,
+                          text=True)
+    return done.stdout.strip()
+
+
+def init_repo(repo: Path) -> Path:
+    repo.mkdir(parents=True)
+    git("init", "-q", cwd=repo)
+    return repo
+
+
+def commit(repo: Path, name: str, text: str) -> str:
+    (repo / name).write_text(text, encoding="utf-8")
+    git("add", name, cwd=repo)
+    git("commit", "-q", "-m", f"{name}", cwd=repo)
+    return git("rev-parse", "HEAD", cwd=repo)
+
+
+def sync(repo: Path, root: Path, link: str, sha: str) -> None:
+    """What git-sync does for a new commit: a worktree in `root/.worktrees/<sha>`, then the relative link
+    `root/<link>` swapped to it in one step (a new link renamed over the old one)."""
+    git("worktree", "add", "-q", "--detach", str(root / ".worktrees" / sha), sha, cwd=repo)
+    fresh = root / f".{link}.new"
+    fresh.symlink_to(Path(".worktrees") / sha)
+    os.replace(fresh, root / link)
+
+
+def drop(repo: Path, root: Path, sha: str) -> None:
+    """What git-sync does with a revision once it is no longer linked: its worktree removed."""
+    git("worktree", "remove", "--force", str(root / ".worktrees" / sha), cwd=repo)
