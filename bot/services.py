@@ -132,6 +132,10 @@ class Services:
         """What the reloads of changed knowledge did so far (the metrics); None when nothing watches it."""
         return self.refresh.status if self.refresh is not None else None
 
+    def knowledge_revision(self) -> dict[str, str]:
+        """The git-sync revision served of each folder synced (`{"team-docs": "<sha>"}`); empty when none is."""
+        return dict(self.refresh.status.revision) if self.refresh is not None else self.in_use.knowledge().revision
+
     async def run(self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
         """Run a blocking core call (quiz, storage) off the event loop. What in it uses the model (a
         free-text quiz topic) goes on to the model's thread by itself."""

@@ -24,6 +24,13 @@ A reload that fails (the model's thread closed, memory) is logged and tried agai
 once it is live. One that runs longer than `SLOW_RELOAD_SECONDS` is said so while it runs. A change that comes
 during a reload is taken right after it. `status` counts reloads, failures and the files skipped (metrics).
 
+A folder synced by git-sync (`bot.knowledge.loader`: `team-docs/current -> .worktrees/<sha>`) is read through
+its link: the swap of the link to the next revision is one change (every file behind it is another file, even
+with the same size and time), read whole from the new worktree. A swap during a reload is read again at once,
+so a mix of two revisions is never put in use. When the revision in use changes, the log says
+`serving knowledge revision team-docs@<sha12>`; when the new revision cannot be read, the one in use stays
+(`status.revision` says which is served).
+
 Each replica watches its own copy of the directory (a volume several replicas mount, or files synced to
 each): all of them answer from a change within the interval and the time to index it.
 
@@ -44,7 +51,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Protocol
@@ -75,7 +82,10 @@ RETRY_MOST = 30.0  # seconds between two attempts of a failing reload, at most
 SLOW_RELOAD_SECONDS = 60.0  # a reload running longer than this is said so while it runs
 EXTRAS_POLL_SECONDS = 0.5  # with `every` 0: how often to look whether the database is open yet
 
-Signature = tuple[tuple[str, int, int], ...]
+LOAD_ATTEMPTS = 3  # loads of the files in one check, when git-sync swaps a revision while they are read
+REVISION_SHOWN = 12  # characters of a commit in the log
+
+Signature = tuple[tuple[str, int, int, int], ...]
 
 
 class KnowledgeSource(Protocol):
@@ -89,12 +99,14 @@ class KnowledgeSource(Protocol):
 @dataclass
 class RefreshStatus:
     """What the reloads did so far (the metrics read it): reloads made and attempts that failed, whether a change
-    waits to go in after a failure, and the files skipped in the knowledge in use."""
+    waits to go in after a failure, the files skipped in the knowledge in use, and the git-sync revision of each
+    folder served."""
 
     reloads: int = 0
     failures: int = 0
     behind: bool = False
     skipped: int = 0
+    revision: dict[str, str] = field(default_factory=dict)
 
 
 class KnowledgeRefresh:
@@ -111,6 +123,7 @@ class KnowledgeRefresh:
         self.extras = extras
         self.extras_ready = extras_ready  # False while the database is still being opened: nothing to say yet
         self.status = RefreshStatus(skipped=len(in_use.knowledge().skipped))
+        self._serving(in_use.knowledge().revision)
         self._seen = self.signature()
         self._files: KnowledgeBase | None = None  # the files as last loaded (None: as the assistant started)
         self._read: ReadCache = self._as_started()  # each file as last read: an unchanged one is not parsed again
@@ -122,18 +135,20 @@ class KnowledgeRefresh:
         self._lock = threading.Lock()
 
     def signature(self) -> Signature:
-        """Each knowledge file's path, size and modification time (and each link refused): what changes when a
-        file does."""
+        """Each knowledge file's path, size, modification time and inode (and each link refused, and each git-sync
+        revision): what changes when a file does, or when a link is swapped to another revision."""
         found = find_knowledge(self.directory)
-        out: list[tuple[str, int, int]] = []
+        out: list[tuple[str, int, int, int]] = []
         for path in [*found.files, *found.sources]:
             try:
                 stat = path.stat()
             except OSError:  # gone since it was listed: as a file that cannot be read
-                out.append((path.relative_to(self.directory).as_posix(), -1, -1))
+                out.append((path.relative_to(self.directory).as_posix(), -1, -1, -1))
             else:
-                out.append((path.relative_to(self.directory).as_posix(), stat.st_size, stat.st_mtime_ns))
-        out += [(refused.path.relative_to(self.directory).as_posix(), -2, -2) for refused in found.refused]
+                out.append((path.relative_to(self.directory).as_posix(), stat.st_size, stat.st_mtime_ns,
+                            stat.st_ino))
+        out += [(refused.path.relative_to(self.directory).as_posix(), -2, -2, -2) for refused in found.refused]
+        out += [(f"{folder}@{commit}", -3, -3, -3) for folder, commit in found.revisions]
         return tuple(out)
 
     def _as_started(self) -> ReadCache:
@@ -146,7 +161,7 @@ class KnowledgeRefresh:
             for doc in self.in_use.knowledge().documents:
                 if doc.path in files:
                     stat = doc.path.stat()
-                    read[doc.path] = ((stat.st_size, stat.st_mtime_ns, urls.get(doc.path)), doc)
+                    read[doc.path] = ((stat.st_size, stat.st_mtime_ns, stat.st_ino, urls.get(doc.path)), doc)
         except (OSError, EksBotError):
             return {}
         return read
@@ -237,6 +252,7 @@ class KnowledgeRefresh:
             fresh = current.with_knowledge(knowledge, embedder)
         self.status.behind = False
         self.status.skipped = len(knowledge.skipped)
+        self._serving(knowledge.revision)
         if fresh is current:
             return None
         self.in_use.swap(fresh)
@@ -245,17 +261,32 @@ class KnowledgeRefresh:
         self.status.reloads += 1
         log.info("knowledge reloaded", extra={
             "documents": len(knowledge.documents), "chunks": len(fresh.index.chunks), "notes": len(knowledge.notes),
-            "skipped": len(knowledge.skipped), "revision": self._revision,
+            "skipped": len(knowledge.skipped), "revision": self._revision, "knowledge_revision": knowledge.revision,
             "seconds": round(time.perf_counter() - started, 3)})
         return fresh
 
+    def _serving(self, revision: dict[str, str]) -> None:
+        """Take `revision` (folder: commit) as the one served, saying each folder whose commit changed."""
+        for folder, commit in sorted(revision.items()):
+            if self.status.revision.get(folder) != commit:
+                log.info("serving knowledge revision %s@%s", folder, commit[:REVISION_SHOWN],
+                         extra={"folder": folder, "commit": commit})
+        self.status.revision = dict(revision)
+
     def _load_files(self) -> KnowledgeBase:
         """The knowledge files as they are now, what cannot be read skipped (and named, when new); the files in
-        use when nothing can be read."""
-        try:
-            files = load_knowledge(self.directory, self._read, strict=False)
-        except EksBotError as exc:
-            log.warning("the knowledge files in use stay: %s", exc)
+        use when nothing can be read. Read again when git-sync swapped a revision meanwhile (some files may be
+        of the one before), up to `LOAD_ATTEMPTS` times; the files in use stay when it never settles."""
+        for _ in range(LOAD_ATTEMPTS):
+            try:
+                files = load_knowledge(self.directory, self._read, strict=False)
+            except EksBotError as exc:
+                log.warning("the knowledge files in use stay: %s", exc)
+                return self._files or self.in_use.knowledge()
+            if find_knowledge(self.directory).revisions == files.revisions:
+                break
+        else:
+            log.warning("the knowledge files in use stay: the revision changed while it was read")
             return self._files or self.in_use.knowledge()
         named = set(files.skipped)
         for skipped in sorted(named - self._named, key=lambda s: s.path):
