@@ -39,6 +39,7 @@ class KnowledgeStatus(Protocol):
     failures: int
     behind: bool
     skipped: int
+    revision: dict[str, str]
 
 
 class _KnowledgeCollector(Collector):
@@ -60,6 +61,11 @@ class _KnowledgeCollector(Collector):
                                 "a failed reload", value=int(status.behind))
         yield GaugeMetricFamily("eksbot_knowledge_skipped_files", "Knowledge files skipped in the knowledge in use: "
                                 "they cannot be read (the log names each, with the reason)", value=status.skipped)
+        revision = GaugeMetricFamily("eksbot_knowledge_revision_info", "The git-sync revision served of each "
+                                     "folder synced from Git (one series a folder)", labels=["folder", "revision"])
+        for folder, commit in sorted(status.revision.items()):
+            revision.add_metric([folder, commit], 1)
+        yield revision
 
 
 class Metrics:

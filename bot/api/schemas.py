@@ -138,6 +138,12 @@ class Health(BaseModel):
     reason: str | None = Field(default=None, description="Why the service is not ready.", examples=[None])
 
 
+class Readiness(Health):
+    knowledge_revision: dict[str, str] | None = Field(
+        default=None, description="The commit served of each folder synced from Git (only when there is one).",
+        examples=[{"team-docs": "1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b"}])
+
+
 # Lengths as stored.
 UserId = Field(min_length=1, max_length=128, pattern=PRINTABLE, description="Who is playing (any stable id).",
                examples=["alice"])

@@ -1,9 +1,9 @@
 """Health, readiness and metrics.
 
 Two readiness questions, told apart: `/readyz` (can this pod answer questions? the model and index are
-loaded) is what the Helm chart's probes ask, so a database failover does not take answering pods out of
-the load balancer; `/readyz/database` (is the database reachable and does it take a write?) is for
-monitoring and alerts.
+loaded; it names the commit served of each folder synced from Git) is what the Helm chart's probes ask, so a
+database failover does not take answering pods out of the load balancer; `/readyz/database` (is the database
+reachable and does it take a write?) is for monitoring and alerts.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from fastapi.responses import JSONResponse
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from bot.api.deps import MetricsDep
-from bot.api.schemas import Health
+from bot.api.schemas import Health, Readiness
 from bot.errors import StorageError
 
 router = APIRouter(tags=["operations"])
@@ -31,7 +31,7 @@ async def healthz() -> Health:
     return Health(status="ok")
 
 
-@router.get("/readyz", response_model=Health, responses={503: {"model": Health}},
+@router.get("/readyz", response_model=Readiness, responses={503: {"model": Health}},
             summary="Can answer questions: the model and index are loaded (the database is not asked)")
 async def readyz(request: Request, metrics: MetricsDep) -> Response:
     state = request.app.state
@@ -41,7 +41,10 @@ async def readyz(request: Request, metrics: MetricsDep) -> Response:
         metrics.ready.set(0)
         return JSONResponse(health.model_dump(), status_code=503, headers={"Retry-After": "5"})
     metrics.ready.set(1)
-    return JSONResponse(Health(status="ok").model_dump())
+    body = Health(status="ok").model_dump()
+    if revision := state.services.knowledge_revision():
+        body["knowledge_revision"] = revision  # which commit of the docs synced from Git is served
+    return JSONResponse(body)
 
 
 @router.get("/readyz/database", response_model=Health, responses={503: {"model": Health}},
