@@ -1,5 +1,9 @@
 """Logging on stderr: one JSON object per line for log collectors (on EKS), or readable lines for a person
-at a terminal. `EKSBOT_LOG_FORMAT` chooses: `auto` (text on a terminal, JSON otherwise), `json` or `text`."""
+at a terminal. `EKSBOT_LOG_FORMAT` chooses: `auto` (text on a terminal, JSON otherwise), `json` or `text`.
+
+Also the progress of long work (building the index): the work counts its units through a `Stage`, which
+tells a listener (`Progress`, none by default: nothing is computed then) each `Step`; `Throttled` writes one
+line every `PROGRESS_EVERY` seconds of them, through a log or on a stream."""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ import logging
 import sys
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Literal, TextIO
 
@@ -104,3 +109,86 @@ def configure_logging(level: str = "INFO", log_format: LogFormat = "auto", *, st
     root.setLevel(level)
     for noisy in ("bm25s", "sentence_transformers", "transformers", "httpx", "urllib3", "filelock"):
         logging.getLogger(noisy).setLevel(max(logging.WARNING, logging.getLevelName(level)))
+
+
+# -- progress of long work ---------------------------------------------------------------------------------
+
+PROGRESS_EVERY = 5.0  # seconds between two progress lines of `Throttled`
+
+
+@dataclass(frozen=True)
+class Step:
+    """Where a long piece of work is: `done` of `total` `unit` in `stage`, what else it has to say (`detail`:
+    "9,000 chunks"), and the seconds left at the pace so far (None before the first unit is done)."""
+
+    stage: str
+    done: int
+    total: int
+    unit: str
+    seconds_left: float | None = None
+    detail: str = ""
+
+    def line(self) -> str:
+        """`embedding chunks 1,234/10,000 texts, 12 s left`."""
+        text = f"{self.stage} {self.done:,}/{self.total:,} {self.unit}"
+        if self.detail:
+            text += f" ({self.detail})"
+        left = self.left()
+        return f"{text}, {left}" if left else text
+
+    def left(self) -> str:
+        """`12 s left`, or "" when unknown or done."""
+        if self.seconds_left is None or self.done >= self.total:
+            return ""
+        return f"{max(1, round(self.seconds_left)):,} s left"
+
+
+Progress = Callable[[Step], None]  # a listener to long work: told every step
+
+
+class Stage:
+    """One stage of long work counted for a listener: a step when it starts (0 done) and at every `advance`,
+    with the time left at the pace so far. With no listener it does nothing."""
+
+    def __init__(self, progress: Progress | None, stage: str, total: int, unit: str,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.progress, self.stage, self.total, self.unit, self.clock = progress, stage, total, unit, clock
+        self.done = 0
+        self.started = clock()
+        if progress is not None:
+            progress(Step(stage, 0, total, unit))
+
+    def advance(self, count: int = 1, detail: str = "") -> None:
+        if self.progress is None:
+            return
+        self.done = min(self.total, self.done + count)
+        elapsed = self.clock() - self.started
+        left = elapsed / self.done * (self.total - self.done) if self.done else None
+        self.progress(Step(self.stage, self.done, self.total, self.unit, left, detail))
+
+
+class Throttled:
+    """A listener that writes a step's line (`write`) once `every` seconds (`PROGRESS_EVERY` when not given)
+    have passed since it was made or last wrote, and the end of a stage it wrote a line of: long work shows
+    in a log from its first seconds, one line every few seconds, and quick work leaves no line at all."""
+
+    def __init__(self, write: Callable[[Step], None], every: float | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.write = write
+        self.every = PROGRESS_EVERY if every is None else every
+        self.clock = clock
+        self._last = clock()
+        self._written: set[str] = set()  # the stages a line was written of
+
+    def __call__(self, step: Step) -> None:
+        now = self.clock()
+        if now - self._last >= self.every or (step.done >= step.total and step.stage in self._written):
+            self._last = now
+            self._written.add(step.stage)
+            self.write(step)
+
+
+def logged_progress(logger: logging.Logger, every: float | None = None) -> Throttled:
+    """Progress as INFO lines of `logger` (with the stage and counts as extras), one every few seconds."""
+    return Throttled(lambda step: logger.info(step.line(), extra={
+        "stage": step.stage, "done": step.done, "total": step.total}), every)

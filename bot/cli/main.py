@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 
 from bot.cli.common import services_from_args, settings_from_args
+from bot.cli.progress import shown
 from bot.errors import EksBotError, InputError, KnowledgeError, StorageError, UnknownTopicError
 from bot.lang import LANGUAGES
 
@@ -42,7 +43,8 @@ def cmd_index_build(args: argparse.Namespace) -> int:
     knowledge = load_knowledge(settings.knowledge_dir)  # a malformed file stops it before the model loads
     # Makes the ONNX export first when it is missing or stale (an explicit build always may).
     embedder = load_embedder(settings.model_copy(update={"auto_rebuild": True}))
-    manifest = build_index(knowledge, settings.index_dir, embedder)
+    with shown() as progress:
+        manifest = build_index(knowledge, settings.index_dir, embedder, progress=progress)
     print(
         f"index built in {manifest.build_seconds:.2f} s: {manifest.chunks} chunks, {manifest.sentences} sentences, "
         f"model {manifest.model_id} ({manifest.dimension} dims) on {manifest.backend} -> {settings.index_dir}"

@@ -32,6 +32,7 @@ from bot.errors import IndexArtifactError
 from bot.knowledge import KnowledgeBase
 from bot.knowledge.chunks import Chunk, Sentence, chunk_knowledge
 from bot.knowledge.model import Document
+from bot.logs import Progress, Stage, logged_progress
 from bot.reading.lexicon import Glossary
 from bot.retrieval.readings import embedded_text, english_readings
 from bot.retrieval.sentence_table import Sentences, SentencesBuilder
@@ -51,6 +52,9 @@ FILES = ("chunks.faiss", "sentences.npy", "chunks.json")
 # search as quick (it reads half the bytes). An index written with float32 vectors
 # (`IndexFlatIP`) is converted as it loads.
 REBUILD = "run 'eksbot index build'"
+# Texts embedded per call while a listener follows the build (one call for them all when none does): at the ONNX
+# backend's 64 texts a run, 4 runs between two steps.
+EMBED_BATCH = 256
 
 log = logging.getLogger(__name__)
 
@@ -137,12 +141,19 @@ class _RememberedReadings(Glossary):
         return found if found is not None else super().reading(text)
 
 
-def make_index(knowledge: KnowledgeBase, embedder: Embedder, previous: LoadedIndex | None = None) -> LoadedIndex:
+def make_index(knowledge: KnowledgeBase, embedder: Embedder, previous: LoadedIndex | None = None,
+               progress: Progress | None = None) -> LoadedIndex:
     """The index of `knowledge`, in memory. Vectors of `previous` (built with the same model) are reused for
     every chunk and sentence whose text is unchanged: after a change to one document, only its text is
-    embedded again."""
+    embedded again. `progress` is told the documents cut into sections and chunks, then the texts embedded,
+    batch by batch (with no listener, every text is embedded in one call)."""
     started = time.perf_counter()
+    cutting = Stage(progress, "cutting", len(knowledge.documents), "documents")
     chunks, sentences, taken = _chunked(knowledge, previous)
+    if progress is not None:
+        sections = sum(len(doc.questions) for doc in knowledge.documents)
+        cutting.advance(len(knowledge.documents), detail=f"{sections:,} sections, {len(chunks):,} chunks, "
+                                                         f"{len(sentences):,} sentences")
     read_before = {} if previous is None else {
         previous.chunks[i].indexed_text: reading for i, reading in english_of(previous).items()}
     readings = english_readings(chunks, _RememberedReadings(read_before))
@@ -150,9 +161,10 @@ def make_index(knowledge: KnowledgeBase, embedder: Embedder, previous: LoadedInd
     chunk_rows = _rows_of(earlier.faiss_index) if earlier else None
     vectors = _vectors([embedded_text(c, readings) for c in chunks], embedder, _Reused(
         chunk_rows, [(now, then, count) for now, then, count, _ in taken],
-        lambda: [embedded_text(c, english_of(earlier)) for c in earlier.chunks] if earlier else []))
+        lambda: [embedded_text(c, english_of(earlier)) for c in earlier.chunks] if earlier else []),
+        progress=progress, stage="embedding chunks")
     sentence_vectors = _sentence_vectors(sentences.texts(), embedder, earlier,
-                                         [block for *_, block in taken if block is not None])
+                                         [block for *_, block in taken if block is not None], progress)
     index = chunk_index(vectors)
     manifest = Manifest(
         format_version=FORMAT_VERSION, pipeline=pipeline_digest(), backend=backend_of(embedder),
@@ -255,23 +267,26 @@ class _Reused:
 
 
 def _sentence_vectors(texts: list[str], embedder: Embedder, earlier: LoadedIndex | None,
-                      blocks: list[Block]) -> SentenceVectors:
+                      blocks: list[Block], progress: Progress | None = None) -> SentenceVectors:
     """The vectors of the sentences `texts`: an unchanged document's rows in `earlier` are kept where they are
     (not copied); the others are an earlier vector of the same text, or embedded."""
     if earlier is None:
-        return SentenceVectors.of(_vectors(texts, embedder, _Reused(None, [], list), dtype=SENTENCE_DTYPE))
+        return SentenceVectors.of(_vectors(texts, embedder, _Reused(None, [], list), dtype=SENTENCE_DTYPE,
+                                           progress=progress, stage="embedding sentences"))
     covered = np.zeros(len(texts), dtype=bool)
     for now, _, count in blocks:
         covered[now : now + count] = True
     rest = np.flatnonzero(~covered)
     fill = _vectors([texts[i] for i in rest.tolist()], embedder, _Reused(
-        earlier.sentence_vectors, [], earlier.sentences.texts), dtype=SENTENCE_DTYPE)
+        earlier.sentence_vectors, [], earlier.sentences.texts), dtype=SENTENCE_DTYPE, progress=progress,
+        stage="embedding sentences")
     return refreshed(earlier.sentence_vectors, len(texts), blocks, fill, rest)
 
 
-def _vectors(texts: list[str], embedder: Embedder, reused: _Reused, dtype: type = np.float32) -> np.ndarray:
+def _vectors(texts: list[str], embedder: Embedder, reused: _Reused, dtype: type = np.float32,
+             progress: Progress | None = None, stage: str = "embedding") -> np.ndarray:
     """The vectors of `texts` (as `dtype`): the rows `reused` has, the others embedded (each different text
-    once)."""
+    once; `EMBED_BATCH` at a time, each batch told to `progress`, when it is given)."""
     out: np.ndarray = np.zeros((len(texts), embedder.dimension), dtype=dtype)
     filled = np.zeros(len(texts), dtype=bool)
     for now, then, count in reused.blocks:
@@ -281,18 +296,25 @@ def _vectors(texts: list[str], embedder: Embedder, reused: _Reused, dtype: type 
     rest = np.flatnonzero(~filled).tolist()
     known = reused.of_texts({texts[i] for i in rest})
     missing = sorted({texts[i] for i in rest if texts[i] not in known})
-    if missing:
+    if missing and progress is None:
         known = {**known, **dict(zip(missing, embedder.encode(missing), strict=True))}
+    elif missing:
+        embedding = Stage(progress, stage, len(missing), "texts")
+        for first in range(0, len(missing), EMBED_BATCH):
+            batch = missing[first : first + EMBED_BATCH]
+            known.update(zip(batch, embedder.encode(batch), strict=True))
+            embedding.advance(len(batch))
     for i in rest:
         out[i] = known[texts[i]]
     return out
 
 
 def build_index(knowledge: KnowledgeBase, index_dir: Path, embedder: Embedder,
-                previous: LoadedIndex | None = None) -> Manifest:
-    """Build the index of `knowledge` and write it into `index_dir`, the manifest last."""
+                previous: LoadedIndex | None = None, progress: Progress | None = None) -> Manifest:
+    """Build the index of `knowledge` and write it into `index_dir`, the manifest last (`progress`: see
+    `make_index`)."""
     started = time.perf_counter()
-    built = make_index(knowledge, embedder, previous)
+    built = make_index(knowledge, embedder, previous, progress)
     write_index(built, index_dir, build_seconds=round(time.perf_counter() - started, 3))
     log.info("index built", extra={"chunks": len(built.chunks), "seconds": built.manifest.build_seconds})
     return Manifest.read(index_dir)
@@ -387,7 +409,7 @@ def _rebuild(knowledge: KnowledgeBase, index_dir: Path, embedder: Embedder, reas
     try:
         check_writable(index_dir)
         log.warning("building the index: %s", reason)
-        build_index(knowledge, index_dir, embedder)
+        build_index(knowledge, index_dir, embedder, progress=logged_progress(log))
     except IndexArtifactError as exc:
         raise IndexArtifactError(
             f"the index must be rebuilt ({reason}), and {exc.reason}",

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Literal
 
 from bot.cli.common import settings_from_args
+from bot.cli.progress import shown
 from bot.cli.texts import printable
 from bot.errors import InputError, KnowledgeError
 from bot.knowledge.limits import MAX_DOCUMENT_BYTES
@@ -36,6 +37,7 @@ from bot.knowledge.loader import (
     source_urls,
 )
 from bot.knowledge.model import Note
+from bot.logs import Progress, Stage
 
 Status = Literal["imported", "replaced", "unchanged", "conflict", "skipped"]
 MARKDOWN = (".md", ".mdx")
@@ -146,7 +148,9 @@ def register(actions: argparse._SubParsersAction) -> None:
 
 def cmd_import(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
-    report = import_paths([Path(p) for p in args.paths], settings.knowledge_dir, force=args.force)
+    with shown() as progress:
+        report = import_paths([Path(p) for p in args.paths], settings.knowledge_dir, force=args.force,
+                              progress=progress)
     if args.json:
         print(json.dumps(report.to_dict(), ensure_ascii=False))
     else:
@@ -173,15 +177,20 @@ def describe(file: FileReport) -> str:
     return printable(line).translate(_ONE_LINE)
 
 
-def import_paths(paths: Sequence[Path], knowledge_dir: Path, *, force: bool = False) -> ImportReport:
-    """Copy what can be imported of `paths` into `knowledge_dir` and report on every file met."""
+def import_paths(paths: Sequence[Path], knowledge_dir: Path, *, force: bool = False,
+                 progress: Progress | None = None) -> ImportReport:
+    """Copy what can be imported of `paths` into `knowledge_dir` and report on every file met; `progress` is
+    told the files already there copied aside, the files met read, and the whole knowledge checked."""
     if knowledge_dir.exists() and not knowledge_dir.is_dir():
         raise InputError(f"{knowledge_dir}: the knowledge directory is not a directory")
     candidates = list(_candidates(paths, knowledge_dir))  # the files met, each with why it is left out, if it is
     with tempfile.TemporaryDirectory(prefix="eksbot-import-") as tmp:
         stage = Path(tmp)  # the knowledge directory as it would be, to read the documents as they will be read
-        for path in _existing(knowledge_dir):
+        existing = _existing(knowledge_dir)
+        staging = Stage(progress, "staging", len(existing), "files")
+        for path in existing:
             _copy(path, stage / path.relative_to(knowledge_dir))
+            staging.advance()
         files: list[FileReport] = []
         taken: set[Path] = set()
         for source, target, refused in candidates:
@@ -193,8 +202,10 @@ def import_paths(paths: Sequence[Path], knowledge_dir: Path, *, force: bool = Fa
                 continue
             files.append(_place(source, target, knowledge_dir, stage, force))
             taken.add(target)
-        files = _read(files, knowledge_dir, stage)
+        files = _read(files, knowledge_dir, stage, progress)
+        checking = Stage(progress, "checking", 1, "knowledge directories")
         files = _check_loads(files, knowledge_dir, stage)
+        checking.advance()
     for file in files:
         if file.copied:
             _copy(file.source, knowledge_dir / file.target)
@@ -289,7 +300,8 @@ def _sources_problem(path: Path) -> str | None:
     return None
 
 
-def _read(files: list[FileReport], knowledge_dir: Path, stage: Path) -> list[FileReport]:
+def _read(files: list[FileReport], knowledge_dir: Path, stage: Path,
+          progress: Progress | None = None) -> list[FileReport]:
     """Every Markdown file read as the loader will read it in the knowledge directory; one that cannot be read
     is skipped, and the staged directory is put back as it was."""
     try:
@@ -297,7 +309,9 @@ def _read(files: list[FileReport], knowledge_dir: Path, stage: Path) -> list[Fil
     except KnowledgeError:
         urls = {}
     out: list[FileReport] = []
+    reading = Stage(progress, "reading", len(files), "files")
     for file in files:
+        reading.advance()
         if file.kind != "doc":
             out.append(file)
             continue
