@@ -98,6 +98,9 @@ FEATURES = (
 )
 
 
+PAGE_FEATURES = ("document", "named_off_page")  # 0 when the quiz is cited: fitted on questions about pages only
+
+
 @dataclass(frozen=True)
 class Judgement:
     probability: float  # estimated probability that the best quiz question answers the question

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bot.answering.answerability import CAVEAT_THRESHOLD, FEATURES, SECOND_LOOK, Judge, Model
+from bot.answering.answerability import CAVEAT_THRESHOLD, FEATURES, PAGE_FEATURES, SECOND_LOOK, Judge, Model
 from bot.answering.assistant import Assistant
 from bot.answering.exemplars import Exemplars, text_key
 from bot.errors import InputError
@@ -143,6 +143,9 @@ def retrieve(assistant: Assistant, queries: list[EvalQuery], batch: int = 64) ->
 
 
 def _exemplars(asked: list[Asked]) -> Exemplars | None:
+    """The quiz's lines as exemplars (the documents' lines speak of no quiz question: they leave the quiz's
+    decision as it is without them)."""
+    asked = [a for a in asked if not a.query.page]
     if not asked:
         return None
     quiz = asked[0].assistant.judge.quiz_ids
@@ -189,24 +192,57 @@ def _answers(judge: Judge, query: EvalQuery, key: tuple[str, int]) -> bool:
 
 def fit(data: Examples, *, l2: float = L2, threshold: float = THRESHOLD, about: dict[str, object] | None = None
         ) -> Model:
-    mean = data.x.mean(axis=0)
-    scale = data.x.std(axis=0)
-    scale[scale == 0] = 1.0
-    # The quiz's lines and the documents' each weigh their positives and negatives the same, in proportion to
-    # their size: the documents' share of answerable questions does not move the quiz's decision.
+    """The model, in two steps, so that questions about documents do not move the quiz's decision:
+
+    1. the quiz's lines alone fit every feature but the pages' own (`PAGE_FEATURES`, 0 when the quiz is cited),
+       answerable and unanswerable lines weighing the same: the quiz's decision as it is fitted without pages;
+    2. the documents' lines fit the pages' own features on top of that (the first step's score as an offset),
+       uncentred, so that they add nothing when the quiz is cited.
+    """
     pages = np.array([bool(q.page) for q in data.queries], dtype=bool)
-    weight = np.zeros(len(data.y))
-    for part in (pages, ~pages):
-        if part.any():
-            weight[part] = _balanced(data.y[part]) * part.sum() / len(data.y)
-    weights, bias = fit_logistic((data.x - mean) / scale, data.y, weight * len(data.y) / weight.sum(), l2=l2)
+    quiz = ~pages if (~pages).any() else pages
+    own = [FEATURES.index(name) for name in PAGE_FEATURES]
+    rest = [i for i in range(len(FEATURES)) if i not in own]
+    mean = np.zeros(len(FEATURES))
+    scale = np.ones(len(FEATURES))
+    weights = np.zeros(len(FEATURES))
+    x = data.x[quiz][:, rest]
+    mean[rest] = x.mean(axis=0)
+    spread = x.std(axis=0)
+    scale[rest] = np.where(spread == 0, 1.0, spread)
+    weights[rest], bias = fit_logistic((x - mean[rest]) / scale[rest], data.y[quiz], _balanced(data.y[quiz]),
+                                       l2=l2)
+    if pages.any() and quiz is not pages:
+        on_pages = data.x[pages]
+        spread = on_pages[:, own].std(axis=0)
+        scale[own] = np.where(spread == 0, 1.0, spread)
+        offset = bias + ((on_pages[:, rest] - mean[rest]) / scale[rest]) @ weights[rest]
+        weights[own] = _fit_with_offset(on_pages[:, own] / scale[own], data.y[pages], _balanced(data.y[pages]),
+                                        offset, l2=l2)
     return Model(
         features=FEATURES, mean=tuple(float(v) for v in mean), scale=tuple(float(v) for v in scale),
         weights=tuple(float(v) for v in weights), bias=bias, threshold=threshold, second_look=SECOND_LOOK,
         caveat_threshold=CAVEAT_THRESHOLD,
         about={"fitted_at": datetime.now(UTC).isoformat(timespec="seconds"), "examples": len(data.y),
-               "positives": int(data.y.sum()), "l2": l2, **(about or {})},
+               "positives": int(data.y.sum()), "pages": int(pages.sum()), "l2": l2, **(about or {})},
     )
+
+
+def _fit_with_offset(x: np.ndarray, y: np.ndarray, sample_weight: np.ndarray, offset: np.ndarray, *,
+                     l2: float) -> np.ndarray:
+    """Weights (no bias) of an L2-regularised logistic regression whose score starts from `offset`: the same
+    objective as `fit_logistic` (the weighted log loss plus `l2` / 2 times the squared weights)."""
+    from scipy.optimize import minimize  # the build tools only
+
+    def loss(w: np.ndarray) -> tuple[float, np.ndarray]:
+        z = offset + x @ w
+        p = 1.0 / (1.0 + np.exp(-np.clip(z, -40.0, 40.0)))
+        eps = 1e-12
+        value = -np.sum(sample_weight * (y * np.log(p + eps) + (1 - y) * np.log(1 - p + eps))) + l2 / 2 * w @ w
+        return float(value), x.T @ (sample_weight * (p - y)) + l2 * w
+
+    found = minimize(loss, np.zeros(x.shape[1]), jac=True, method="L-BFGS-B", options={"gtol": 1e-10})
+    return np.asarray(found.x, dtype=np.float64)
 
 
 def cross_validate(data: Examples, *, folds: int = FOLDS, seed: int = 7, l2: float = L2) -> dict[str, object]:
