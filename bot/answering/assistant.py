@@ -19,6 +19,7 @@ import numpy as np
 from bot.answering.answerability import Judge, Judgement, Model
 from bot.answering.definitions import Definitions
 from bot.answering.excerpts import Excerpts
+from bot.answering.units import Quote
 from bot.config import Settings
 from bot.embedding.backends import load_embedder
 from bot.embedding.embedder import Embedder
@@ -222,15 +223,16 @@ class Assistant:
         ranked = [s.key[1] for s in retrieval.ranked]
         if not retrieval.ranked or judgement.probability < self.bar(judgement):
             return self._dont_know(lang, retrieval, judgement, ranked)
+        quotes: dict[QuestionKey, Quote] = {}  # what each section weighed would quote: computed once
         if not referred:
-            retrieval = self._best_section_first(retrieval)
+            retrieval = self._best_section_first(retrieval, quotes)
         best = retrieval.ranked[0]
         related = [] if referred else [
             s for s in retrieval.ranked[1:MAX_CITATIONS]
             if s.score >= RELATED_RATIO * best.score
         ]
         vector = retrieval.vector
-        citations = [self._citation(text, lang, vector, s, retrieval) for s in [best, *related]]
+        citations = [self._citation(lang, vector, s, retrieval, quotes.get(s.key)) for s in [best, *related]]
         question = self.knowledge.question(best.key[0], best.key[1], lang)
         top = citations[0]
         if question.answer:
@@ -250,11 +252,11 @@ class Assistant:
             uncovered=list(judgement.uncovered), ranked=ranked, caveat=caveat, reference=reference,
         )
 
-    def _best_section_first(self, retrieval: Retrieval) -> Retrieval:
+    def _best_section_first(self, retrieval: Retrieval, quotes: dict[QuestionKey, Quote]) -> Retrieval:
         """Among the first ranked sections of the best one's page (a parent and its subsections, siblings), the
         one that leads is the one whose ranking, with what its best unit would quote, is best: a rule stated in
         the parent, its details in a child, are told apart by what each would quote as well as by the section's
-        text as a whole."""
+        text as a whole. `quotes` gets what each section weighed would quote, for its citation."""
         best = retrieval.ranked[0]
         first = self.knowledge.question(best.key[0], best.key[1], retrieval.language)
         if not first.path or best.score <= 0:
@@ -263,9 +265,11 @@ class Assistant:
                       if s.key[0] == best.key[0] and s.score >= SECTION_RATIO * best.score]
         if len(candidates) < 2:
             return retrieval
-        scored = [(s.score / best.score + SECTION_UNIT_WEIGHT * self.excerpts.quote(
-            self.knowledge.question(s.key[0], s.key[1], retrieval.language), retrieval.vector, retrieval).score,
-                   -i, s) for i, s in enumerate(candidates)]
+        for s in candidates:
+            quotes[s.key] = self.excerpts.quote(self.knowledge.question(s.key[0], s.key[1], retrieval.language),
+                                                retrieval.vector, retrieval)
+        scored = [(s.score / best.score + SECTION_UNIT_WEIGHT * quotes[s.key].score, -i, s)
+                  for i, s in enumerate(candidates)]
         chosen = max(scored, key=lambda item: (item[0], item[1]))[2]
         return retrieval if chosen is best else retrieval.led_by(frozenset({chosen.key}))
 
@@ -353,11 +357,12 @@ class Assistant:
             url=self._url_of(q), lang=q.lang,
         )
 
-    def _citation(self, text: str, lang: str, vector: np.ndarray, scored: ScoredQuestion,
-                  retrieval: Retrieval) -> Citation:
+    def _citation(self, lang: str, vector: np.ndarray, scored: ScoredQuestion, retrieval: Retrieval,
+                  quote: Quote | None = None) -> Citation:
+        """The citation of a question or section; `quote`: what it quotes, when already worked out."""
         doc_id, number = scored.key
         question = self.knowledge.question(doc_id, number, lang)
-        quote = self.excerpts.quote(question, vector, retrieval)
+        quote = quote or self.excerpts.quote(question, vector, retrieval)
         snippet: str | None
         snippet_lang: str | None
         if quote.code is not None:  # a document's section: the code block that goes with the quoted unit

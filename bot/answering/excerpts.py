@@ -12,7 +12,6 @@ import numpy as np
 from bot.answering.units import Quote, choose, page_words
 from bot.knowledge import KnowledgeBase, Question
 from bot.knowledge.chunks import Chunk
-from bot.knowledge.model import Document
 from bot.lang import LANGUAGES
 from bot.retrieval.artifacts import LoadedIndex
 from bot.retrieval.hybrid import Retrieval
@@ -46,7 +45,7 @@ class Excerpts:
             if c.kind == "table_row":
                 self._rows_of.setdefault((c.doc_id, c.question, c.lang), []).append(c)
         self._follows_in: dict[int, tuple[Question, list[tuple[str, Follows]]]] = {}  # by the question's id()
-        self._pages: dict[int, tuple[Document, frozenset[str]]] = {}  # each page's common terms, by its id()
+        self._pages: dict[tuple[str, str], frozenset[str]] = {}  # each page's common terms, by page and edition
         self._follows = self._what_follows(index.knowledge, previous._follows_in if previous is not None else {})
 
     def _what_follows(self, knowledge: KnowledgeBase, known: dict[int, tuple[Question, list[tuple[str, Follows]]]]
@@ -93,15 +92,14 @@ class Excerpts:
         return choose(question, retrieval.analysis, sentence_sims, code_sims, row_sims, self._page_words(question))
 
     def _page_words(self, question: Question) -> frozenset[str]:
-        """The terms most sections of the question's page use, read once per page and edition."""
-        document = self._index.knowledge.editions(question.doc_id).get(question.lang)
-        if document is None:
-            return frozenset()
-        found = self._pages.get(id(document))
-        if found is None or found[0] is not document:
-            found = (document, page_words(document.questions))
-            self._pages[id(document)] = found
-        return found[1]
+        """The terms most sections of the question's page use, read once per page and edition (an index's
+        knowledge never changes: a new one gets new excerpts)."""
+        key = (question.doc_id, question.lang)
+        found = self._pages.get(key)
+        if found is None:
+            document = self._index.knowledge.editions(question.doc_id).get(question.lang)
+            found = self._pages[key] = page_words(document.questions) if document is not None else frozenset()
+        return found
 
     def excerpt(self, question: Question, vector: np.ndarray, retrieval: Retrieval) -> str:
         """The explanation sentences (or table rows) closest to the question, in document order.

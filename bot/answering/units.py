@@ -248,12 +248,6 @@ def _quoted(unit: Unit, sentence_sims: Mapping[str, float]) -> str:
     return _bounded(_joined_lines(lines))
 
 
-def _joined(unit: Unit) -> str:
-    if unit.kind == "list":
-        return _quoted(unit, {})
-    return _joined_lines(unit.lines)
-
-
 def _joined_lines(lines: Sequence[str]) -> str:
     return " ".join(line.strip() for line in lines)
 

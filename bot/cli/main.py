@@ -163,7 +163,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
                                           [Path(d) for d in args.docs])
     queries = [a.query for a in asked]
     if args.by_file:  # each author, and each document, judged by a model fitted on the others
-        print(json.dumps(calibration.cross_validate_by_group(asked, None, groups), ensure_ascii=False, indent=1))
+        print(json.dumps(calibration.cross_validate_by_group(asked, groups), ensure_ascii=False, indent=1))
         return 0
     data = calibration.examples_of(asked)
     report = calibration.cross_validate(data)

@@ -77,13 +77,11 @@ def examples_of(asked: list[Asked]) -> Examples:
     return _judged(asked, exemplars, None, exemplars)
 
 
-def cross_validate_by_group(assistant: Assistant | list[Asked], queries: list[EvalQuery] | None, groups: list[str]
-                            ) -> dict[str, dict[str, object]]:
+def cross_validate_by_group(asked: list[Asked], groups: list[str]) -> dict[str, dict[str, object]]:
     """Each group's lines (a file: one author, one way of writing; or one document) judged by a model fitted on
     the other groups, with only their lines as exemplars: how the decision does on questions written by someone
     whose writing it never saw, or about a page it never saw, against the k-fold figures, where every author is
     seen."""
-    asked = assistant if isinstance(assistant, list) else retrieve(assistant, queries or [])
     out: dict[str, dict[str, object]] = {}
     for name in dict.fromkeys(groups):
         train = [a for a, group in zip(asked, groups, strict=True) if group != name]

@@ -104,7 +104,8 @@ def test_calibrating_by_file_reports_each_files_lines_on_their_own(fake_assistan
     second = [EvalQuery("What does slotsPerWorker set in an MPIJob?", "en", [13]),
               EvalQuery("Who won the 2010 world cup?", "en", [], "far"),
               EvalQuery("¿Cómo descargo los parámetros a la CPU con ZeRO?", "es", [12])]
-    figures = calibration.cross_validate_by_group(fake_assistant, [*first, *second], ["a"] * 3 + ["b"] * 3)
+    figures = calibration.cross_validate_by_group(calibration.retrieve(fake_assistant, [*first, *second]),
+                                                   ["a"] * 3 + ["b"] * 3)
     assert list(figures) == ["a", "b"]
     for report in figures.values():
         kinds = report["by_kind"]
