@@ -95,10 +95,14 @@ FEATURES = (
     "document",
     "named_off_page",  # named things the knowledge writes, but not the cited page (at most 3): "Prometheus"
                        # asked of a Kueue page, "trn2" of a page on trn1: a neighbouring feature it does not cover
+    "other_language",  # the cited page is written only in the other language than the question's: closeness in
+                       # meaning and words found mean less across languages (0 when the quiz is cited: it has both)
+    "page_margin",  # `fused_margin` when a page is cited: a page's sections are near one another, the quiz's not
 )
 
 
-PAGE_FEATURES = ("document", "named_off_page")  # 0 when the quiz is cited: fitted on questions about pages only
+# 0 when the quiz is cited: fitted on questions about pages only
+PAGE_FEATURES = ("document", "named_off_page", "other_language", "page_margin")
 
 
 @dataclass(frozen=True)
@@ -194,6 +198,10 @@ class Judge:
                                                          retriever.index.manifest.dimension)
         # The exemplars are labelled with quiz question numbers: they speak of the quiz only (0 elsewhere).
         self.quiz_ids = frozenset(d.doc_id for d in retriever.index.knowledge.documents if d.kind == "quiz")
+        languages: dict[str, set[str]] = {}
+        for document in retriever.index.knowledge.documents:
+            languages.setdefault(document.doc_id, set()).add(document.lang)
+        self._languages = {doc_id: frozenset(langs) for doc_id, langs in languages.items()}
 
     def judge(self, retrieval: Retrieval, own: Retrieval | None = None) -> Judgement:
         """The decision on a retrieval. `own`: the retrieval of the person's own words alone, when the message
@@ -309,6 +317,8 @@ class Judge:
             1 for w in words if w.known and w.position not in analysis.context and names_a_thing(w)
             and not any(isinstance(key, tuple) and key[0] == page for key in w.where))))
         if top.key[0] not in self.quiz_ids:
+            values["other_language"] = float(retrieval.language not in self._languages.get(page, ()))
+            values["page_margin"] = values["fused_margin"]
             # No labelled question speaks of this document: no evidence either way (a margin of 0, as the fit
             # sees it too).
             values["exemplar"] = 0.0
