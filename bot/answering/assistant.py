@@ -212,9 +212,12 @@ class Assistant:
         message also holds pasted code (`bot.reading.markup.own_text`)."""
         lang = retrieval.language
         judgement = self.judge.judge(retrieval, own)
-        if referred:  # the message names the quiz question: that one answers it
+        if referred:  # the message names the quiz question: that one answers it, as far as it goes
             retrieval = retrieval.led_by(referred)
-            judgement = replace(judgement, probability=1.0, answerable=True, uncovered=())
+            # Naming a question frames the message; it does not make what the question never explains covered:
+            # "Question 7 mentions NeuronTrainer: how is Neuron's compile cache set up?" is answered opening
+            # with what the knowledge does not cover, as any question partly covered is.
+            judgement = replace(judgement, probability=1.0, answerable=True, uncovered=self.judge.uncovered(retrieval))
         elif judgement.probability < self.threshold:
             # The first question does not answer it: one ranked just below may (`Judge.second_look`).
             second = self.judge.second_look(retrieval, own)

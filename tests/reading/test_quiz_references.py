@@ -43,3 +43,17 @@ def test_a_number_the_quiz_does_not_have_is_read_as_any_question(fake_assistant:
 
 def test_an_instance_type_is_no_reference(fake_assistant: Assistant) -> None:
     assert fake_assistant.referred("¿precio de un p5 por hora?", "es") == (frozenset(), "¿precio de un p5 por hora?")
+
+
+@pytest.mark.parametrize(("question", "number", "term"), [
+    ("En la pregunta 9 el ejemplo usa 'apiVersion: batch.volcano.sh/v1alpha1'. ¿Cómo defino una Queue de Volcano "
+     "con capacidad limitada?", 9, "Queue"),
+    ("Option A of question 15 is consolidationPolicy: WhenEmpty. What does WhenEmptyOrUnderutilized do?", 15,
+     "WhenEmptyOrUnderutilized"),
+])
+def test_a_reference_does_not_make_what_the_question_never_explains_covered(
+        fake_assistant: Assistant, question: str, number: int, term: str) -> None:
+    """Naming a question frames the message: the answer is that question's, opening with what it does not cover."""
+    answer = fake_assistant.answer(question)
+    assert answer.answered and answer.ranked[0] == number
+    assert term in answer.uncovered and answer.caveat is not None and term in answer.caveat
