@@ -162,18 +162,26 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     asked, groups = calibration.fit_lines(base, settings.knowledge_dir, [Path(f) for f in args.files],
                                           [Path(d) for d in args.docs])
     queries = [a.query for a in asked]
-    if args.by_file:  # each author, and each document, judged by a model fitted on the others
-        print(json.dumps(calibration.cross_validate_by_group(asked, groups), ensure_ascii=False, indent=1))
+    # Each author, and each page, judged by a model fitted on the others: the figures of a writer never seen.
+    by_group = calibration.cross_validate_by_group(asked, groups)
+    unseen = calibration.unseen(by_group)
+    if args.by_file:
+        print(json.dumps({**by_group, "unseen": unseen}, ensure_ascii=False, indent=1))
         return 0
     data = calibration.examples_of(asked)
     report = calibration.cross_validate(data)
     model = calibration.fit(data, about={"files": [Path(f).name for f in args.files],
-                                         "cross_validation": report})
+                                         "cross_validation": report, "left_one_out": unseen})
     out = Path(args.out) if args.out else MODEL_FILE
     model.write(out)
     if data.exemplars is not None:
         data.exemplars.write(exemplars_beside(out))
     print(json.dumps(report, ensure_ascii=False, indent=1))
+    for kind, figures in unseen.items():  # the figure a choice of feature, rule or threshold is judged by
+        for label, value in figures.items():
+            if isinstance(value, dict):
+                print(f"left one of {figures['groups']} {kind} out: {label} worst {value['worst']:.3f} "
+                      f"({value['worst_group']}), mean {value['mean']:.3f}")
     for name, weight in calibration.describe(model):
         print(f"{name:22s} {weight:+.3f}")
     print(f"model written to {out} and its exemplars to {exemplars_beside(out)} ({len(queries)} questions, "

@@ -96,6 +96,42 @@ def cross_validate_by_group(asked: list[Asked], groups: list[str]) -> dict[str, 
     return out
 
 
+def unseen(by_group: dict[str, dict[str, object]]) -> dict[str, dict[str, object]]:
+    """The worst and the mean group of `cross_validate_by_group`'s figures, for the quiz's authors (files) and the
+    pages apart: in-scope lines wrongly declined, overall and per language, and out-of-scope lines handled
+    (near-domain, generic and off-domain declined). The figure a choice of the decision is judged by is the
+    worst author's: how it does on the writer it did worst on, never seen while fitting."""
+    out: dict[str, dict[str, object]] = {}
+    pages = [g for g in by_group if "/" in g]  # a page is named by its path; an author by a file's name
+    for kind, names in (("authors", [g for g in by_group if g not in pages]), ("pages", pages)):
+        figures: dict[str, object] = {"groups": len(names)}
+        for label, key, field, worst in (
+                ("false_abstention", "in-scope", "false_abstention", max),
+                ("false_abstention_en", "in-scope/en", "false_abstention", max),
+                ("false_abstention_es", "in-scope/es", "false_abstention", max),
+                ("out_of_scope_handled", "", "abstention", min)):
+            values: dict[str, float] = {}
+            for name in names:
+                kinds = by_group[name]["by_kind"]
+                assert isinstance(kinds, dict)
+                if key:
+                    row = kinds.get(key)
+                    if row and field in row:
+                        values[name] = float(row[field])
+                    continue
+                rows = [kinds[k] for k in ("near", "generic", "far") if k in kinds]
+                total = sum(int(r["queries"]) for r in rows)
+                if total:
+                    values[name] = sum(float(r[field]) * int(r["queries"]) for r in rows) / total
+            if values:
+                who = worst(values, key=lambda name: values[name])
+                figures[label] = {"worst": round(values[who], 4), "worst_group": who,
+                                  "mean": round(sum(values.values()) / len(values), 4)}
+        if names:
+            out[kind] = figures
+    return out
+
+
 def fit_lines(base: Assistant, knowledge_dir: Path, files: Sequence[Path], docs: Sequence[Path] = ()
               ) -> tuple[list[Asked], list[str]]:
     """The labelled lines of `files`, retrieved, and who wrote each: its file (an author) or, for a question about
