@@ -27,7 +27,8 @@ READ_MOST = 64 * 1024  # bytes of the error file read, at most
 SHOWN_MOST = 400  # characters of the message kept, at most
 UNREADABLE = "git-sync's error file cannot be read"
 
-_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^\s/?#@]*@")  # `scheme://user:password@`
+# `scheme://user:password@`: from `://` on (a run ends at the next `/`: linear in the line's length)
+_USERINFO = re.compile(r"://[^\s/?#@]*@")
 _SPACES = re.compile(r"\s+")
 
 
@@ -104,7 +105,7 @@ def message(raw: bytes, *, cut: bool = False) -> str:
     elif isinstance(payload, str):
         text = payload
     line = next((line for line in text.splitlines() if line.strip()), "")
-    line = _USERINFO.sub(r"\1", line)
+    line = _USERINFO.sub("://", line)
     line = "".join(c if c.isprintable() else " " for c in line)
     line = _SPACES.sub(" ", line).strip()
     if len(line) > SHOWN_MOST:
