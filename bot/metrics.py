@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import time
+from collections.abc import Callable, Iterable, Mapping
 from typing import Protocol
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
@@ -41,6 +42,19 @@ class KnowledgeStatus(Protocol):
     skipped: int
     revision: dict[str, str]
 
+    @property
+    def sync(self) -> Mapping[str, SyncState]: ...
+
+
+class SyncState(Protocol):
+    """Whether a git-sync folder can be synced now (`bot.knowledge.git_sync.SyncState`)."""
+
+    @property
+    def ok(self) -> bool: ...
+
+    @property
+    def failing_since(self) -> float | None: ...
+
 
 class _KnowledgeCollector(Collector):
     """The knowledge's reloads while serving, read from the service at each scrape (`status`: None until it
@@ -66,6 +80,19 @@ class _KnowledgeCollector(Collector):
         for folder, commit in sorted(status.revision.items()):
             revision.add_metric([folder, commit], 1)
         yield revision
+        failing = GaugeMetricFamily("eksbot_knowledge_sync_failing", "1 while git-sync cannot sync the folder (its "
+                                    "error file is there): the revision served stays, and may be behind",
+                                    labels=["folder"])
+        failing_for = GaugeMetricFamily("eksbot_knowledge_sync_failing_seconds", "How long git-sync has failed "
+                                        "to sync the folder (since the first failure seen); 0 while it syncs",
+                                        labels=["folder"])
+        now = time.time()
+        for folder, state in sorted(status.sync.items()):
+            failing.add_metric([folder], 0 if state.ok else 1)
+            since = state.failing_since
+            failing_for.add_metric([folder], 0 if since is None else max(0.0, now - since))
+        yield failing
+        yield failing_for
 
 
 class Metrics:

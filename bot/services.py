@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from bot.answering.assistant import Assistant
     from bot.answering.refresh import KnowledgeRefresh, RefreshStatus
     from bot.embedding.embedder import Embedder
+    from bot.knowledge.git_sync import SyncState
 
 CLOSE_WAIT = 5.0  # seconds `close` waits for the services' threads, in all
 P = ParamSpec("P")
@@ -135,6 +136,10 @@ class Services:
     def knowledge_revision(self) -> dict[str, str]:
         """The git-sync revision served of each folder synced (`{"team-docs": "<sha>"}`); empty when none is."""
         return dict(self.refresh.status.revision) if self.refresh is not None else self.in_use.knowledge().revision
+
+    def knowledge_sync(self) -> dict[str, SyncState]:
+        """Whether each git-sync folder served can be synced now (`bot.knowledge.git_sync`); empty when none is."""
+        return dict(self.refresh.status.sync) if self.refresh is not None else {}
 
     async def run(self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
         """Run a blocking core call (quiz, storage) off the event loop. What in it uses the model (a

@@ -31,6 +31,11 @@ so a mix of two revisions is never put in use. When the revision in use changes,
 `serving knowledge revision team-docs@<sha12>`; when the new revision cannot be read, the one in use stays
 (`status.revision` says which is served).
 
+Each look also asks whether each such folder can be synced now: one `lstat` of git-sync's error file in its
+root (`bot.knowledge.git_sync`), read only when it changed. While it is there the revision in use keeps
+answering (nothing about answering changes); `status.sync` says since when the folder fails and why (/readyz,
+the metrics), and the log says it once when a folder starts failing (a warning) and once when it syncs again.
+
 Each replica watches its own copy of the directory (a volume several replicas mount, or files synced to
 each): all of them answer from a change within the interval and the time to index it.
 
@@ -64,9 +69,10 @@ from bot.answering.in_use import AssistantInUse
 from bot.answering.model_thread import ModelThread
 from bot.embedding.embedder import Embedder, backend_of
 from bot.errors import EksBotError
-from bot.knowledge import KnowledgeBase, load_knowledge
+from bot.knowledge import KnowledgeBase, git_sync, load_knowledge
 from bot.knowledge.entries import Entry, with_entries
-from bot.knowledge.loader import ReadCache, Skipped, find_knowledge, source_urls
+from bot.knowledge.git_sync import SyncState
+from bot.knowledge.loader import Found, ReadCache, Skipped, find_knowledge, source_urls
 from bot.knowledge.model import Note
 
 log = logging.getLogger(__name__)
@@ -99,14 +105,15 @@ class KnowledgeSource(Protocol):
 @dataclass
 class RefreshStatus:
     """What the reloads did so far (the metrics read it): reloads made and attempts that failed, whether a change
-    waits to go in after a failure, the files skipped in the knowledge in use, and the git-sync revision of each
-    folder served."""
+    waits to go in after a failure, the files skipped in the knowledge in use, the git-sync revision of each
+    folder served, and whether each can be synced now (`bot.knowledge.git_sync`)."""
 
     reloads: int = 0
     failures: int = 0
     behind: bool = False
     skipped: int = 0
     revision: dict[str, str] = field(default_factory=dict)
+    sync: dict[str, SyncState] = field(default_factory=dict)
 
 
 class KnowledgeRefresh:
@@ -124,7 +131,9 @@ class KnowledgeRefresh:
         self.extras_ready = extras_ready  # False while the database is still being opened: nothing to say yet
         self.status = RefreshStatus(skipped=len(in_use.knowledge().skipped))
         self._serving(in_use.knowledge().revision)
-        self._seen = self.signature()
+        found = find_knowledge(directory)
+        self._seen = self._signature(found)
+        self._look_at_sync(found)
         self._files: KnowledgeBase | None = None  # the files as last loaded (None: as the assistant started)
         self._read: ReadCache = self._as_started()  # each file as last read: an unchanged one is not parsed again
         self._revision: int | None = None  # the extras' revision taken in (None: none yet)
@@ -137,7 +146,9 @@ class KnowledgeRefresh:
     def signature(self) -> Signature:
         """Each knowledge file's path, size, modification time and inode (and each link refused, and each git-sync
         revision): what changes when a file does, or when a link is swapped to another revision."""
-        found = find_knowledge(self.directory)
+        return self._signature(find_knowledge(self.directory))
+
+    def _signature(self, found: Found) -> Signature:
         out: list[tuple[str, int, int, int]] = []
         for path in [*found.files, *found.sources]:
             try:
@@ -233,7 +244,9 @@ class KnowledgeRefresh:
                 raise
 
     def _check(self) -> Assistant | None:
-        signature, revision = self.signature(), self._extras_revision()
+        found = find_knowledge(self.directory)
+        self._look_at_sync(found)
+        signature, revision = self._signature(found), self._extras_revision()
         files_changed = signature != self._seen
         extras_changed = revision is not None and revision != self._revision
         if not files_changed and not extras_changed and not self.status.behind:
@@ -272,6 +285,26 @@ class KnowledgeRefresh:
                 log.info("serving knowledge revision %s@%s", folder, commit[:REVISION_SHOWN],
                          extra={"folder": folder, "commit": commit})
         self.status.revision = dict(revision)
+
+    def _look_at_sync(self, found: Found) -> None:
+        """Whether each git-sync folder found can be synced now (its error file), said in the log when a folder
+        starts failing or syncs again. Never raises: answering and the reload go on whatever the file holds."""
+        before = self.status.sync
+        now: dict[str, SyncState] = {}
+        for folder, root in found.roots:
+            was = before.get(folder, git_sync.OK)
+            try:
+                now[folder] = state = git_sync.look(root, was)
+            except Exception:  # noqa: BLE001 - as it was: the next look tries again
+                now[folder] = state = was
+            if was.ok and not state.ok:
+                serving = self.status.revision.get(folder)
+                kept = f" (still serving {folder}@{serving[:REVISION_SHOWN]})" if serving else ""
+                log.warning("git-sync cannot sync %s: %s%s", folder, state.error, kept,
+                            extra={"folder": folder, "commit": serving})
+            elif state.ok and not was.ok:
+                log.info("git-sync syncs %s again", folder, extra={"folder": folder})
+        self.status.sync = now
 
     def _load_files(self) -> KnowledgeBase:
         """The knowledge files as they are now, what cannot be read skipped (and named, when new); the files in

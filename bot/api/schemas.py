@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, StrictInt, StrictStr
@@ -138,10 +139,26 @@ class Health(BaseModel):
     reason: str | None = Field(default=None, description="Why the service is not ready.", examples=[None])
 
 
+class KnowledgeSync(BaseModel):
+    ok: bool = Field(description="git-sync's last sync of the folder worked (no error file).", examples=[False])
+    failing_since: datetime | None = Field(
+        default=None, description="When the failures began (UTC; the first failure seen), while failing.",
+        examples=["2026-12-03T09:12:44Z"])
+    last_failure: datetime | None = Field(default=None, description="git-sync's last failed attempt (UTC).",
+                                          examples=["2026-12-03T09:40:44Z"])
+    error: str | None = Field(
+        default=None, description="git-sync's last error, first line, without credentials.",
+        examples=["error syncing repo, will retry: Run(git fetch https://git.example.com/platform/runbooks.git): "
+                  "exit status 128"])
+
+
 class Readiness(Health):
     knowledge_revision: dict[str, str] | None = Field(
         default=None, description="The commit served of each folder synced from Git (only when there is one).",
         examples=[{"team-docs": "1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b"}])
+    knowledge_sync: dict[str, KnowledgeSync] | None = Field(
+        default=None, description="Whether each folder synced from Git can be synced now (only when there is "
+                                  "one). While it fails, the commit in `knowledge_revision` is still answered from.")
 
 
 # Lengths as stored.

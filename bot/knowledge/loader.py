@@ -24,7 +24,9 @@ hidden link out (`.x -> /elsewhere`) opens nothing.
 Revisions: a followed link into git-sync's `.worktrees/<sha>` names the commit the folder was read from (the
 last part of its target; no git command is run). `revisions` maps the folder (the one holding `.worktrees`,
 such as `team-docs`) to that commit. Files are always read through the link, never through its target: a
-swap is seen whole from the next look on, never half-written.
+swap is seen whole from the next look on, never half-written. `roots` names where each such folder's git-sync
+root is (the folder holding `.worktrees`, where git-sync also keeps its error file: `bot.knowledge.git_sync`).
+Hidden files (a name starting with a dot, such as that error file) are never read as knowledge.
 """
 
 from __future__ import annotations
@@ -141,12 +143,13 @@ class KnowledgeBase:
 class Found:
     """What a knowledge directory holds: its Markdown files and sources files (each sorted), and the links
     refused because they lead out of it, and the git-sync revisions its links lead to ((folder, commit),
-    sorted)."""
+    sorted), and the git-sync root of each such folder ((folder, root), sorted)."""
 
     files: tuple[Path, ...]
     sources: tuple[Path, ...]
     refused: tuple[Skipped, ...] = ()
     revisions: tuple[tuple[str, str], ...] = ()
+    roots: tuple[tuple[str, Path], ...] = ()
 
 
 def find_knowledge(directory: Path) -> Found:
@@ -158,8 +161,10 @@ def find_knowledge(directory: Path) -> Found:
     sources: list[Path] = []
     refused: list[Skipped] = []
     revisions: dict[str, str] = {}
+    roots: dict[str, Path] = {}
     if directory.is_symlink() and root.parent.name == WORKTREES and _COMMIT.fullmatch(root.name):
         revisions[root.parent.parent.name] = root.name  # the directory given as git-sync's link, `<root>/current`
+        roots[root.parent.parent.name] = root.parent.parent
     followed = {root}
 
     def walk(folder: Path) -> None:
@@ -190,7 +195,7 @@ def find_knowledge(directory: Path) -> Found:
                     if not hidden or target in followed:
                         continue  # read in its own place (or already followed): not twice
                     followed.add(target)
-                    _note_revision(revisions, path.relative_to(directory), target.relative_to(root))
+                    _note_revision(revisions, roots, path.relative_to(directory), root, target)
                 walk(path)
             elif entry.name == SOURCES_FILE:
                 sources.append(path)
@@ -198,17 +203,21 @@ def find_knowledge(directory: Path) -> Found:
                 files.append(path)
 
     walk(directory)
-    return Found(tuple(sorted(files)), tuple(sorted(sources)), tuple(refused), tuple(sorted(revisions.items())))
+    return Found(tuple(sorted(files)), tuple(sorted(sources)), tuple(refused), tuple(sorted(revisions.items())),
+                 tuple(sorted(roots.items())))
 
 
-def _note_revision(revisions: dict[str, str], link: Path, target: Path) -> None:
-    """When `target` (relative to the knowledge directory) is git-sync's `<root>/.worktrees/<sha>`, the commit
-    `<sha>` for the folder `<root>` (the link itself when git-sync's root is the knowledge directory)."""
-    if len(target.parts) < 2 or target.parts[-2] != WORKTREES or not _COMMIT.fullmatch(target.name):
+def _note_revision(revisions: dict[str, str], roots: dict[str, Path], link: Path, root: Path, target: Path) -> None:
+    """When `target` (resolved, below the knowledge directory resolved as `root`) is git-sync's
+    `<sync-root>/.worktrees/<sha>`, the commit `<sha>` and the root `<sync-root>` for the folder `<sync-root>`
+    (the link itself when git-sync's root is the knowledge directory)."""
+    inside = target.relative_to(root)
+    if len(inside.parts) < 2 or inside.parts[-2] != WORKTREES or not _COMMIT.fullmatch(inside.name):
         return
-    holder = target.parent.parent
+    holder = inside.parent.parent
     folder = holder.as_posix() if holder.parts else link.as_posix()
-    revisions[folder] = target.name
+    revisions[folder] = inside.name
+    roots[folder] = target.parent.parent
 
 
 def _markdown_name(name: str) -> bool:

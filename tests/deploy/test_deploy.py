@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 import yaml
 
+from bot.knowledge.git_sync import ERROR_FILE
 from tests.deploy_tools import (
     CHART,
     CUSTOM_KINDS,
@@ -361,6 +362,16 @@ def test_git_sync_runs_first_then_beside_the_bot_pinned_non_root_and_sized(varia
     assert "--one-time" in named["git-sync-init"]["args"]
     sidecar = named["git-sync"]["args"]
     assert "--one-time" not in sidecar and "--period=60s" in sidecar and "--max-failures=-1" in sidecar
+
+
+def test_git_sync_writes_its_last_error_where_the_bot_looks(variants: dict[str, list[Obj]]) -> None:
+    """Both git-sync containers write the last sync error to a hidden file of their root (relative to it), the
+    name the bot looks for beside the link `current`: /readyz and /metrics say the folder cannot be synced."""
+    _, named = git_pod(variants["git-docs"])
+    assert ERROR_FILE.startswith(".") and "/" not in ERROR_FILE  # never read as knowledge; in the root
+    for name in GIT_SYNC:
+        errors = [arg for arg in named[name]["args"] if arg.startswith("--error-file")]
+        assert errors == [f"--error-file={ERROR_FILE}"], name
 
 
 def test_the_bot_reads_the_synced_docs_read_only_in_its_knowledge_folder(variants: dict[str, list[Obj]]) -> None:

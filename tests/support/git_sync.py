@@ -1,11 +1,14 @@
 """git-sync's layout built from a local Git repository: each revision a worktree `<root>/.worktrees/<sha>`, and a
-link in `<root>` swapped to it in one step."""
+link in `<root>` swapped to it in one step; and its error file, written when a sync fails."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
+
+from bot.knowledge.git_sync import ERROR_FILE
 
 
 def git(*args: str, cwd: Path) -> str:
@@ -40,3 +43,17 @@ def sync(repo: Path, root: Path, link: str, sha: str) -> None:
 def drop(repo: Path, root: Path, sha: str) -> None:
     """What git-sync does with a revision once it is no longer linked: its worktree removed."""
     git("worktree", "remove", "--force", str(root / ".worktrees" / sha), cwd=repo)
+
+
+def fail(root: Path, err: str, msg: str = "error syncing repo, will retry") -> None:
+    """What git-sync (`--error-file`) does when a sync fails: the error as JSON, written aside then renamed to
+    `root/<ERROR_FILE>` (again at each failed attempt)."""
+    payload = {"Msg": msg, "Err": err, "Args": {"failCount": 1}}
+    aside = root / "tmp-err-1"
+    aside.write_text(json.dumps(payload), encoding="utf-8")
+    os.replace(aside, root / ERROR_FILE)
+
+
+def heal(root: Path) -> None:
+    """What git-sync does after a sync that works: its error file deleted."""
+    (root / ERROR_FILE).unlink(missing_ok=True)

@@ -1,15 +1,17 @@
 """Health, readiness and metrics.
 
 Two readiness questions, told apart: `/readyz` (can this pod answer questions? the model and index are
-loaded; it names the commit served of each folder synced from Git) is what the Helm chart's probes ask, so a
-database failover does not take answering pods out of the load balancer; `/readyz/database` (is the database
-reachable and does it take a write?) is for monitoring and alerts.
+loaded; it names the commit served of each folder synced from Git, and whether git-sync can sync it now: a
+folder that cannot be synced keeps answering from that commit, so the pod stays ready) is what the Helm chart's
+probes ask, so a database failover does not take answering pods out of the load balancer; `/readyz/database`
+(is the database reachable and does it take a write?) is for monitoring and alerts.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from datetime import UTC, datetime
 from typing import Any
 
 from fastapi import APIRouter, Request, Response
@@ -17,7 +19,7 @@ from fastapi.responses import JSONResponse
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from bot.api.deps import MetricsDep
-from bot.api.schemas import Health, Readiness
+from bot.api.schemas import Health, KnowledgeSync, Readiness
 from bot.errors import StorageError
 
 router = APIRouter(tags=["operations"])
@@ -44,7 +46,20 @@ async def readyz(request: Request, metrics: MetricsDep) -> Response:
     body = Health(status="ok").model_dump()
     if revision := state.services.knowledge_revision():
         body["knowledge_revision"] = revision  # which commit of the docs synced from Git is served
+    if sync := state.services.knowledge_sync():
+        # Still ready while git-sync fails: the revision above keeps answering; this says it may be behind.
+        body["knowledge_sync"] = {folder: _sync(folder_state) for folder, folder_state in sorted(sync.items())}
     return JSONResponse(body)
+
+
+def _sync(state: Any) -> dict[str, Any]:
+    """A folder's `bot.knowledge.git_sync.SyncState` as /readyz tells it."""
+    return KnowledgeSync(ok=state.ok, failing_since=_utc(state.failing_since), last_failure=_utc(state.last_failure),
+                         error=state.error).model_dump(mode="json")
+
+
+def _utc(seconds: float | None) -> datetime | None:
+    return None if seconds is None else datetime.fromtimestamp(int(seconds), UTC)
 
 
 @router.get("/readyz/database", response_model=Health, responses={503: {"model": Health}},

@@ -224,6 +224,11 @@ refuse any other scheme.
 /app/knowledge/team-docs
 {{- end }}
 
+{{/* git-sync's error file, relative to its root (bot.knowledge.git_sync.ERROR_FILE: the bot looks for this name). */}}
+{{- define "eksbot.gitSyncErrorFile" -}}
+.git-sync-error.json
+{{- end }}
+
 {{/*
 One git-sync container (docs.git): the init container (`oneTime`: the first sync, before the bot starts)
 or the sidecar (every `period`). Non-root (git-sync's own user, 65533), read-only root filesystem.
@@ -240,6 +245,9 @@ or the sidecar (every `period`). Non-root (git-sync's own user, 65533), read-onl
     - --root=/git
     - --link=current
     - --depth=1
+    # The last sync error, in the root beside the link (deleted after a sync that works): the bot reports it on
+    # /readyz and /metrics. Hidden, so never read as knowledge.
+    - --error-file={{ include "eksbot.gitSyncErrorFile" . }}
     {{- if .oneTime }}
     - --one-time
     {{- else }}
