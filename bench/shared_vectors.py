@@ -64,20 +64,25 @@ class Counting:
 
 
 class CountingSource:
-    """The database's vectors, counting the rows read and written and the calls."""
+    """The database's vectors, counting the rows read and written, the calls and the seconds they took."""
 
     def __init__(self, source: VectorSource) -> None:
         self.source = source
         self.read = self.written = self.calls = 0
+        self.seconds = 0.0
 
     def vectors(self, model: str, digests: Sequence[str]) -> Sequence[tuple[str, int, bytes]]:
+        began = time.perf_counter()
         rows = self.source.vectors(model, digests)
+        self.seconds += time.perf_counter() - began
         self.read += len(rows)
         self.calls += 1
         return rows
 
     def keep(self, model: str, rows: Sequence[tuple[str, int, bytes]]) -> None:
+        began = time.perf_counter()
         self.source.keep(model, rows)
+        self.seconds += time.perf_counter() - began
         self.written += len(rows)
         self.calls += 1
 
@@ -90,6 +95,7 @@ class Run:
     read: int
     written: int
     calls: int
+    database_seconds: float
     chunks: int
     sentences: int
 
@@ -195,10 +201,11 @@ def main() -> None:
                 index = load_index(knowledge, index_dir, counting, rebuild=True,
                                    shared=SharedVectors(source) if shared else None)
                 run = Run(name, time.perf_counter() - began, counting.texts, source.read, source.written,
-                          source.calls, len(index.chunks), len(index.sentences))
+                          source.calls, source.seconds, len(index.chunks), len(index.sentences))
                 runs.append(run)
                 print(f"{name}: {run.seconds:.1f} s, {run.embedded} texts embedded, {run.read} vectors read, "
-                      f"{run.written} written ({run.calls} calls to the database)", flush=True)
+                      f"{run.written} written ({run.calls} calls to the database, {run.database_seconds:.1f} s)",
+                      flush=True)
 
             if not args.no_baseline:
                 build("no database (full embed)", shared=False)
@@ -213,11 +220,12 @@ def main() -> None:
 
         base = runs[0]
         print(f"\n{sections} sections: {runs[-1].chunks} chunks, {runs[-1].sentences} sentences; database: {dialect}")
-        print("| build | seconds | vs first | texts embedded | vectors read | vectors written | database calls |")
+        print("| build | seconds | vs first | texts embedded | vectors read | vectors written | database calls "
+              "(seconds) |")
         print("|---|---|---|---|---|---|---|")
         for run in runs:
             print(f"| {run.name} | {run.seconds:.1f} | {run.seconds / base.seconds:.2f}x | {run.embedded} | "
-                  f"{run.read} | {run.written} | {run.calls} |")
+                  f"{run.read} | {run.written} | {run.calls} ({run.database_seconds:.1f} s) |")
         print(f"\ntext_vectors: {rows} rows, {size / 1e6:.1f} MB with its index ({size / max(rows, 1):.0f} bytes "
               f"a row, {embedder.dimension * 4} of them the vector)")
     print(f"(whole run: {time.perf_counter() - started:.0f} s)")
