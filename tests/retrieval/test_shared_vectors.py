@@ -196,3 +196,28 @@ def test_a_command_shares_vectors_only_through_a_database_that_exists(tmp_path: 
     assert again.calls == []
     with CommandServices(settings.model_copy(update={"share_vectors": False})) as services:
         assert services.shared_vectors() is None
+
+
+def test_eksbot_index_build_reads_what_an_earlier_build_kept_in_the_database(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import bot.embedding.backends
+    from tests.support.cli_helpers import run
+
+    embedders: list[FakeEmbedder] = []
+
+    def load_embedder(_settings: object) -> FakeEmbedder:
+        embedders.append(FakeEmbedder())
+        return embedders[-1]
+
+    monkeypatch.setattr(bot.embedding.backends, "load_embedder", load_embedder)
+    monkeypatch.setenv("EKSBOT_KNOWLEDGE_DIR", str(KNOWLEDGE))
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'data' / 'eksbot.db'}")
+    Database(f"sqlite:///{tmp_path / 'data' / 'eksbot.db'}").upgrade()
+    for name in ("one", "two"):
+        code, out, _ = run(["--index-dir", str(tmp_path / name), "index", "build"], capsys)
+        assert code == 0 and out.startswith("index built in ")
+    assert embedded(embedders[0]) and embedders[1].calls == []
+    monkeypatch.setenv("DATABASE_URL", UNREACHABLE_DATABASE)
+    code, out, _ = run(["--index-dir", str(tmp_path / "three"), "index", "build"], capsys)
+    assert code == 0 and out.startswith("index built in ")
+    assert sorted(embedded(embedders[2])) == sorted(embedded(embedders[0]))
