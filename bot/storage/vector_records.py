@@ -47,3 +47,18 @@ def count(conn: sa.Connection, model: str | None = None) -> int:
     if model is not None:
         query = query.where(text_vectors.c.model == model)
     return int(conn.execute(query).scalar_one())
+
+
+def has_statistics(conn: sa.Connection) -> bool:
+    """Whether PostgreSQL has statistics of the table (it has none until its first ANALYZE, which autovacuum runs
+    a while after rows are written); always True elsewhere."""
+    if conn.dialect.name != "postgresql":
+        return True
+    tuples = conn.execute(sa.text("SELECT reltuples FROM pg_class WHERE oid = to_regclass('text_vectors')")).scalar()
+    return tuples is None or float(tuples) >= 0
+
+
+def make_statistics(conn: sa.Connection) -> None:
+    """ANALYZE the table (a sample of its rows: a fraction of a second at any size)."""
+    conn.execute(sa.text("ANALYZE text_vectors"))
+

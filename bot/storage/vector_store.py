@@ -4,8 +4,10 @@ writes those it embedded."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 
+from bot.errors import StorageError
 from bot.storage import vector_records as sql
 from bot.storage.database import ConcernStore
 from bot.storage.vector_records import VectorRow
@@ -13,11 +15,14 @@ from bot.storage.vector_records import VectorRow
 LOOKUP_BATCH = 2000  # text digests per query (a few MB of vectors back at 384 dimensions)
 WRITE_BATCH = 500  # rows per transaction
 
+log = logging.getLogger(__name__)
+
 
 class VectorStore(ConcernStore):
     def vectors(self, model: str, digests: Sequence[str]) -> list[VectorRow]:
         """The stored vectors of `model` for those of `digests` that have one, `LOOKUP_BATCH` digests a query:
         rows of (text digest, dimension, little-endian float32 bytes)."""
+        self._with_statistics()
         out: list[VectorRow] = []
         for first in range(0, len(digests), LOOKUP_BATCH):
             with self.database.reading() as conn:
@@ -31,6 +36,20 @@ class VectorStore(ConcernStore):
         for first in range(0, len(rows), WRITE_BATCH):
             with self.database.writing() as conn:
                 sql.add(conn, model, rows[first : first + WRITE_BATCH], self.database.clock())
+
+    def _with_statistics(self) -> None:
+        """Before the first read of a table PostgreSQL has no statistics of yet (filled moments ago by a first
+        replica, before autovacuum analyzed it): ANALYZE it. Without them the planner takes a lookup of
+        thousands of digests to match most rows, and reads every row of the model for every query; with them,
+        each query looks its digests up in the primary key."""
+        with self.database.reading() as conn:
+            if sql.has_statistics(conn):
+                return
+        try:
+            with self.database.writing() as conn:
+                sql.make_statistics(conn)
+        except StorageError as exc:  # not the table's owner: the reads are slower, not wrong
+            log.info("vectors table not analyzed: %s", exc)
 
     def count(self, model: str | None = None) -> int:
         with self.database.reading() as conn:

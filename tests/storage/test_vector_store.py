@@ -11,6 +11,7 @@ from alembic import command
 
 from bot.storage import Database, Stores, VectorStore
 from bot.storage.migrate import alembic_config, head_revision
+from bot.storage.vector_records import has_statistics
 from bot.storage.vector_store import LOOKUP_BATCH
 from tests.support.quiz_helpers import race
 
@@ -84,3 +85,23 @@ def test_two_processes_writing_the_same_vectors_at_once_both_succeed(store: Stor
     assert sorted(results) == sorted([("kept", first) for first in range(0, 200, 50)] * 2)
     assert store.vectors.count(MODEL) == 200
     assert sorted(store.vectors.vectors(MODEL, [digest for digest, *_ in rows])) == sorted(rows)
+
+
+def test_the_first_read_of_a_table_just_filled_gives_postgresql_its_statistics(postgres_url: str) -> None:
+    """Without statistics PostgreSQL reads every row of the model for each lookup of a few thousand digests: a
+    new replica reading a table a first replica filled moments ago would take minutes instead of seconds."""
+    database = Database(postgres_url)
+    try:
+        database.upgrade()
+        rows = [row(n, dimension=384) for n in range(5000)]
+        VectorStore(database).keep(MODEL, rows)
+        wanted = [digest for digest, *_ in rows[::25]]
+        assert len(VectorStore(database).vectors(MODEL, wanted)) == len(wanted)
+        with database.reading() as conn:
+            assert has_statistics(conn)
+            plan = "\n".join(conn.execute(sa.text(
+                "EXPLAIN SELECT vector FROM text_vectors WHERE model = :m AND text_digest = ANY(:d)"),
+                {"m": MODEL, "d": wanted}).scalars())
+        assert "Index Scan" in plan and "Bitmap" not in plan, plan
+    finally:
+        database.close()
