@@ -50,12 +50,15 @@ def count(conn: sa.Connection, model: str | None = None) -> int:
 
 
 def has_statistics(conn: sa.Connection) -> bool:
-    """Whether PostgreSQL has statistics of the table (it has none until its first ANALYZE, which autovacuum runs
-    a while after rows are written); always True elsewhere."""
+    """Whether PostgreSQL has statistics of the table: it has none until its first ANALYZE, which autovacuum runs
+    a while after rows are written (an empty table vacuumed or indexed counts 0 rows, which is no statistics
+    either); always True elsewhere."""
     if conn.dialect.name != "postgresql":
         return True
-    tuples = conn.execute(sa.text("SELECT reltuples FROM pg_class WHERE oid = to_regclass('text_vectors')")).scalar()
-    return tuples is None or float(tuples) >= 0
+    analyzed = conn.execute(sa.text(
+        "SELECT s.last_analyze IS NOT NULL OR s.last_autoanalyze IS NOT NULL FROM pg_class c "
+        "LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid WHERE c.oid = to_regclass('text_vectors')")).scalar()
+    return analyzed is None or bool(analyzed)
 
 
 def make_statistics(conn: sa.Connection) -> None:
