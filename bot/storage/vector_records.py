@@ -49,16 +49,26 @@ def count(conn: sa.Connection, model: str | None = None) -> int:
     return int(conn.execute(query).scalar_one())
 
 
+STALE_FROM_PAGES = 256  # 2 MB of rows (about 1,000): below, any plan is quick
+
+
 def has_statistics(conn: sa.Connection) -> bool:
-    """Whether PostgreSQL has statistics of the table: it has none until its first ANALYZE, which autovacuum runs
-    a while after rows are written (an empty table vacuumed or indexed counts 0 rows, which is no statistics
-    either); always True elsewhere."""
+    """Whether PostgreSQL's statistics of the table describe its rows. It has none of its digests until the
+    table is analyzed with rows in it: a table analyzed or vacuumed while (nearly) empty, as a first build's first
+    read finds it, is planned as one of a few rows until autovacuum analyzes it again, a while after thousands
+    were written. Stale too when the table grew to more than twice the pages the statistics counted. True below
+    `STALE_FROM_PAGES`, and elsewhere than on PostgreSQL."""
     if conn.dialect.name != "postgresql":
         return True
-    analyzed = conn.execute(sa.text(
-        "SELECT s.last_analyze IS NOT NULL OR s.last_autoanalyze IS NOT NULL FROM pg_class c "
-        "LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid WHERE c.oid = to_regclass('text_vectors')")).scalar()
-    return analyzed is None or bool(analyzed)
+    found = conn.execute(sa.text(
+        "SELECT c.relpages, pg_relation_size(c.oid) / current_setting('block_size')::int, s.attname IS NOT NULL "
+        "FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace LEFT JOIN pg_stats s "
+        "ON s.schemaname = n.nspname AND s.tablename = c.relname AND s.attname = 'text_digest' "
+        "WHERE c.oid = to_regclass('text_vectors')")).first()
+    if found is None:
+        return True
+    counted, pages, described = int(found[0]), int(found[1]), bool(found[2])
+    return pages < STALE_FROM_PAGES or (described and pages <= 2 * counted)
 
 
 def make_statistics(conn: sa.Connection) -> None:

@@ -38,10 +38,10 @@ class VectorStore(ConcernStore):
                 sql.add(conn, model, rows[first : first + WRITE_BATCH], self.database.clock())
 
     def _with_statistics(self) -> None:
-        """Before the first read of a table PostgreSQL has no statistics of yet (filled moments ago by a first
-        replica, before autovacuum analyzed it): ANALYZE it. Without them the planner takes a lookup of
-        thousands of digests to match most rows, and reads every row of the model for every query; with them,
-        each query looks its digests up in the primary key."""
+        """Before reading a table PostgreSQL's statistics do not describe (filled moments ago by a first
+        replica, before autovacuum analyzed it again): ANALYZE it. With statistics of an empty table the planner
+        reads every row of the model for each lookup of a few thousand digests (seconds each at 70,000 rows);
+        with statistics of the rows there, each lookup is an index scan of the primary key."""
         with self.database.reading() as conn:
             if sql.has_statistics(conn):
                 return
