@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from bot.answering.assistant import Assistant
+from bot.config import Settings
 from bot.embedding.embedder import model_digest
 from bot.knowledge import KnowledgeBase, load_knowledge
 from bot.retrieval.artifacts import LoadedIndex, _rows_of, build_index, load_index, make_index
@@ -221,3 +222,17 @@ def test_eksbot_index_build_reads_what_an_earlier_build_kept_in_the_database(
     code, out, _ = run(["--index-dir", str(tmp_path / "three"), "index", "build"], capsys)
     assert code == 0 and out.startswith("index built in ")
     assert sorted(embedded(embedders[2])) == sorted(embedded(embedders[0]))
+
+
+def test_a_server_starting_on_a_stale_index_reads_what_another_replica_kept(
+        tmp_path: Path, settings: Settings) -> None:
+    from bot.services import Services
+
+    url = f"sqlite:///{tmp_path / 'shared' / 'eksbot.db'}"
+    Database(url).upgrade()
+    starting = settings.model_copy(update={"index_dir": tmp_path / "index", "auto_rebuild": True,
+                                           "knowledge_refresh_seconds": 0, "database_url": url})
+    first, second = FakeEmbedder(), FakeEmbedder()
+    Services.load(starting, embedder=first).close()
+    Services.load(starting.model_copy(update={"index_dir": tmp_path / "other"}), embedder=second).close()
+    assert embedded(first) and second.calls == []
