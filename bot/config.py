@@ -116,6 +116,19 @@ class Settings(BaseSettings):
         description="Apply database migrations when the server starts (`false` when a release job runs them, as "
         "the Helm chart does).",
     )
+    share_vectors: bool = Field(
+        default=True,
+        description="Index builds (at start, when the knowledge changes, `eksbot index build`) read the vector of "
+        "each text some build embedded before with the same model from the database, and keep there the vectors "
+        "they embed: over PostgreSQL, a new replica embeds only the text no replica embedded before. A database "
+        "that fails or is slow is logged once and the build embeds the rest itself. `false`: each build embeds "
+        "all it lacks.",
+    )
+    share_vectors_timeout: float = Field(
+        default=10.0, gt=0,
+        description="Seconds one read or write of the shared vectors may take (a few thousand texts); beyond, or on "
+        "an error, the build goes on without the database.",
+    )
     default_lang: Lang = Field(
         default_factory=lambda: locale_lang(os.environ),
         description="Language when a request does not tell (`/quiz` alone, `eksbot quiz`); unset: `es` when the "

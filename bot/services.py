@@ -7,7 +7,10 @@ maintainers' changes (`curation`), the bookkeeping writes (`bookkeeping`), the r
 the refresh of changed knowledge. Each part is in the package of its concern; nothing here decides anything.
 
 Answering needs only the model and index: the database is opened beside it, retried with backoff until it
-answers (`database`), so questions are answered while the database is down or still starting.
+answers (`database`), so questions are answered while the database is down or still starting. Every index build
+(a stale index at start, a change of knowledge, `eksbot index build`) reads from the database the vectors some
+replica embedded before, and keeps there those it embeds (`shared_vectors`); a database that fails or is slow
+only costs the build the embedding it would have done without it.
 
 `CommandServices` is what a command of `eksbot` runs on: the database, its stores, the knowledge (the files
 with the entries and notes of the database), the quiz engine and the assistant, each built when first asked for.
@@ -20,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from functools import cached_property
 from typing import TYPE_CHECKING, ParamSpec, TypeVar
@@ -35,7 +38,7 @@ from bot.knowledge.entries import with_entries
 from bot.quiz import QuizEngine, TopicMatcher
 from bot.quiz.topics import names_a_topic
 from bot.rounds import Rounds, Schedules
-from bot.storage import Database, Stores, never_created, open_database
+from bot.storage import Database, Stores, VectorRow, VectorStore, never_created, open_database
 from bot.storage.bookkeeping import Bookkeeping
 from bot.storage.retention import Retention
 from bot.storage.startup import DatabaseStartup
@@ -45,6 +48,7 @@ if TYPE_CHECKING:
     from bot.answering.refresh import KnowledgeRefresh, RefreshStatus
     from bot.embedding.embedder import Embedder
     from bot.knowledge.git_sync import SyncState
+    from bot.retrieval.shared_vectors import SharedVectors
 
 CLOSE_WAIT = 5.0  # seconds `close` waits for the services' threads, in all
 P = ParamSpec("P")
@@ -101,15 +105,22 @@ class Services:
         retried with backoff until it answers, and `database` tells meanwhile why it is not ready."""
         from bot.answering.assistant import Assistant
 
-        return cls.starting(settings, Assistant.from_settings(settings, embedder=embedder, strict=False))
+        database = Database(settings.database_url)
+        try:
+            assistant = Assistant.from_settings(settings, embedder=embedder, strict=False,
+                                                shared=shared_vectors(settings, lambda: database))
+        except BaseException:
+            database.close()
+            raise
+        return cls.starting(settings, assistant, database=database)
 
     @classmethod
-    def starting(cls, settings: Settings, assistant: Assistant) -> Services:
+    def starting(cls, settings: Settings, assistant: Assistant, *, database: Database | None = None) -> Services:
         """The services over a loaded assistant, with their threads: the database's (opened in the background,
         then the retention pass) and the knowledge's refresh."""
         from bot.answering.refresh import KnowledgeRefresh, release_freed_memory
 
-        database = Database(settings.database_url)
+        database = database or Database(settings.database_url)
         services = cls(settings, assistant, database,
                        startup=DatabaseStartup(database, migrate=settings.migrate_on_start))
         services._start("database", services._open_then_prune)
@@ -117,7 +128,8 @@ class Services:
         release_freed_memory()  # what loading the index used for a while
         refresh = KnowledgeRefresh(settings.knowledge_dir, services.in_use, model=services.model,
                                    every=settings.knowledge_refresh_seconds, extras=services.curation,
-                                   extras_ready=lambda: services.database.ready)
+                                   extras_ready=lambda: services.database.ready,
+                                   shared=shared_vectors(settings, lambda: database))
         services.refresh = refresh
         # 0 ("only at start"): the files are not watched, but the entries and notes kept in the database are
         # still taken once it is open, as the knowledge the service starts with.
@@ -169,6 +181,30 @@ class Services:
             self.retention.run(stop)
 
 
+def shared_vectors(settings: Settings, database: Callable[[], Database]) -> SharedVectors | None:
+    """The vectors the replicas keep in the database (`database()`, called when an index build first asks), for
+    the index builds; None when the settings turn the sharing off."""
+    if not settings.share_vectors:
+        return None
+    from bot.retrieval.shared_vectors import SharedVectors
+
+    return SharedVectors(_DatabaseVectors(database), timeout=settings.share_vectors_timeout)
+
+
+class _DatabaseVectors:
+    """The `VectorStore` of a database opened when a build first asks for a vector: a command whose index is
+    fresh never opens it."""
+
+    def __init__(self, database: Callable[[], Database]) -> None:
+        self._database = database
+
+    def vectors(self, model: str, digests: Sequence[str]) -> list[VectorRow]:
+        return VectorStore(self._database()).vectors(model, digests)
+
+    def keep(self, model: str, rows: Sequence[tuple[str, int, bytes]]) -> None:
+        VectorStore(self._database()).keep(model, rows)
+
+
 def _warm(assistant: Assistant) -> None:
     """Build what the assistant's first questions would otherwise build on their way, on a thread of its own."""
     threading.Thread(target=assistant.warm, name="warm", daemon=True).start()
@@ -214,7 +250,7 @@ class CommandServices:
         """The assistant over the knowledge files and the index (the model is loaded)."""
         from bot.answering.assistant import Assistant
 
-        return Assistant.from_settings(self.settings)
+        return Assistant.from_settings(self.settings, shared=self.shared_vectors())
 
     def files(self) -> KnowledgeBase:
         """The knowledge files, read once (the assistant's, when it is loaded already)."""
@@ -235,7 +271,14 @@ class CommandServices:
         database was ever made (none is made here). StorageError when the database cannot be read now."""
         if never_created(self.settings.database_url):
             return self.assistant
-        return self.assistant.with_knowledge(self.knowledge())
+        return self.assistant.with_knowledge(self.knowledge(), shared=self.shared_vectors())
+
+    def shared_vectors(self) -> SharedVectors | None:
+        """The vectors kept in the database, for an index build (`shared_vectors`); the database is opened when
+        the build first asks. None where no database was ever made: a command does not make one for this."""
+        if never_created(self.settings.database_url):
+            return None
+        return shared_vectors(self.settings, lambda: self.database)
 
     def quiz(self, topic: str | None = None) -> QuizEngine:
         """The quiz engine over the knowledge, with the assistant as topic matcher only when `topic` names no

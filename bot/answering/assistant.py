@@ -33,6 +33,7 @@ from bot.reading.references import find_reference
 from bot.reading.thresholds import THRESHOLDS
 from bot.retrieval.artifacts import LoadedIndex, load_index, make_index
 from bot.retrieval.hybrid import HybridRetriever, QuestionKey, Retrieval, ScoredQuestion, Tuning
+from bot.retrieval.shared_vectors import SharedVectors
 from bot.text.language import detect_language
 from bot.text.normalise import fold
 
@@ -103,15 +104,16 @@ class Assistant:
 
     @classmethod
     def from_settings(cls, settings: Settings, embedder: Embedder | None = None, model: Model | None = None,
-                      *, strict: bool = True) -> Assistant:
+                      *, strict: bool = True, shared: SharedVectors | None = None) -> Assistant:
         """The assistant over the knowledge and index the settings name. `strict=False` (a server starting)
         skips a knowledge file with an error, as a running server does, and logs it with its line: one broken
-        file must not keep a replica from starting while the others serve. The build stays strict."""
+        file must not keep a replica from starting while the others serve. The build stays strict. An index
+        rebuilt here reads the vectors `shared` keeps (the database's) instead of embedding them again."""
         embedder = embedder or load_embedder(settings)
         knowledge = load_knowledge(settings.knowledge_dir, strict=strict)
         for skipped in knowledge.skipped:
             log.warning("skipped %s", skipped)
-        index = load_index(knowledge, settings.index_dir, embedder, rebuild=settings.auto_rebuild)
+        index = load_index(knowledge, settings.index_dir, embedder, rebuild=settings.auto_rebuild, shared=shared)
         return cls(index, embedder, threshold=settings.abstain_threshold, max_chars=settings.max_question_chars,
                    model=model)
 
@@ -120,12 +122,14 @@ class Assistant:
         return Assistant(index, self.embedder, threshold=self.threshold, max_chars=self.max_chars,
                          tuning=self.retriever.tuning, model=self.judge.model, previous=self)
 
-    def with_knowledge(self, knowledge: KnowledgeBase, embedder: Embedder | None = None) -> Assistant:
+    def with_knowledge(self, knowledge: KnowledgeBase, embedder: Embedder | None = None,
+                       shared: SharedVectors | None = None) -> Assistant:
         """An assistant like this one over other knowledge (itself when it is the same): the index is made
-        anew, in memory, embedding (with `embedder`, else its own) only the text this index does not hold."""
+        anew, in memory, embedding (with `embedder`, else its own) only the text this index does not hold and
+        `shared` does not keep."""
         if knowledge.digest == self.knowledge.digest:
             return self
-        return self.with_index(make_index(knowledge, embedder or self.embedder, previous=self.index))
+        return self.with_index(make_index(knowledge, embedder or self.embedder, previous=self.index, shared=shared))
 
     # -- public API ---------------------------------------------------------------------------------
 

@@ -74,6 +74,7 @@ from bot.knowledge.entries import Entry, with_entries
 from bot.knowledge.git_sync import SyncState
 from bot.knowledge.loader import Found, ReadCache, Skipped, find_knowledge, source_urls
 from bot.knowledge.model import Note
+from bot.retrieval.shared_vectors import SharedVectors
 
 log = logging.getLogger(__name__)
 
@@ -118,12 +119,14 @@ class RefreshStatus:
 
 class KnowledgeRefresh:
     """Watches `directory` (and `extras`, entries and notes kept elsewhere) for the assistant `in_use`, and puts a
-    new one in its place when they changed."""
+    new one in its place when they changed; the text no index held before is read from `shared` (the vectors
+    the replicas keep in the database) when some replica embedded it, else embedded and kept there."""
 
     def __init__(self, directory: Path, in_use: AssistantInUse, *, model: ModelThread | None = None,
                  every: float = 0.5, extras: KnowledgeSource | None = None,
-                 extras_ready: Callable[[], bool] = lambda: True) -> None:
+                 extras_ready: Callable[[], bool] = lambda: True, shared: SharedVectors | None = None) -> None:
         self.directory = directory
+        self.shared = shared
         self.in_use = in_use
         self.model = model
         self.every = every
@@ -262,7 +265,7 @@ class KnowledgeRefresh:
         knowledge = with_entries(self._files, *self._taken)
         embedder = None if self.model is None else _OnModelThread(current.embedder, self.model)
         with _said_if_slow(), _collector_paused():
-            fresh = current.with_knowledge(knowledge, embedder)
+            fresh = current.with_knowledge(knowledge, embedder, self.shared)
         self.status.behind = False
         self.status.skipped = len(knowledge.skipped)
         self._serving(knowledge.revision)

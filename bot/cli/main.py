@@ -38,13 +38,16 @@ def cmd_index_build(args: argparse.Namespace) -> int:
     from bot.embedding.backends import load_embedder
     from bot.knowledge import load_knowledge
     from bot.retrieval.artifacts import build_index
+    from bot.services import CommandServices
 
     settings = settings_from_args(args)
     knowledge = load_knowledge(settings.knowledge_dir)  # a malformed file stops it before the model loads
     # Makes the ONNX export first when it is missing or stale (an explicit build always may).
     embedder = load_embedder(settings.model_copy(update={"auto_rebuild": True}))
-    with shown() as progress:
-        manifest = build_index(knowledge, settings.index_dir, embedder, progress=progress)
+    # The vectors some build embedded before are read from the database, and those embedded here kept there.
+    with CommandServices(settings) as services, shown() as progress:
+        manifest = build_index(knowledge, settings.index_dir, embedder, progress=progress,
+                               shared=services.shared_vectors())
     print(
         f"index built in {manifest.build_seconds:.2f} s: {manifest.chunks} chunks, {manifest.sentences} sentences, "
         f"model {manifest.model_id} ({manifest.dimension} dims) on {manifest.backend} -> {settings.index_dir}"

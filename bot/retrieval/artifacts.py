@@ -38,6 +38,7 @@ from bot.retrieval.readings import embedded_text, english_readings
 from bot.retrieval.sentence_table import Sentences, SentencesBuilder
 from bot.retrieval.sentence_vectors import DTYPE as SENTENCE_DTYPE
 from bot.retrieval.sentence_vectors import SentenceVectors, refreshed
+from bot.retrieval.shared_vectors import SharedVectors, VectorSharing
 
 FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
@@ -142,12 +143,15 @@ class _RememberedReadings(Glossary):
 
 
 def make_index(knowledge: KnowledgeBase, embedder: Embedder, previous: LoadedIndex | None = None,
-               progress: Progress | None = None) -> LoadedIndex:
+               progress: Progress | None = None, shared: SharedVectors | None = None) -> LoadedIndex:
     """The index of `knowledge`, in memory. Vectors of `previous` (built with the same model) are reused for
     every chunk and sentence whose text is unchanged: after a change to one document, only its text is
-    embedded again. `progress` is told the documents cut into sections and chunks, then the texts embedded,
-    batch by batch (with no listener, every text is embedded in one call)."""
+    embedded again. With `shared` (the vectors every replica keeps in the database), a text `previous` does not
+    hold is read from there when some build embedded it with the same model, and what is embedded here is kept
+    there (`bot.retrieval.shared_vectors`). `progress` is told the documents cut into sections and chunks, then
+    the texts embedded, batch by batch (with no listener, every text is embedded in one call)."""
     started = time.perf_counter()
+    sharing = shared.session(embedder) if shared is not None else None
     cutting = Stage(progress, "cutting", len(knowledge.documents), "documents")
     chunks, sentences, taken = _chunked(knowledge, previous)
     if progress is not None:
@@ -162,9 +166,11 @@ def make_index(knowledge: KnowledgeBase, embedder: Embedder, previous: LoadedInd
     vectors = _vectors([embedded_text(c, readings) for c in chunks], embedder, _Reused(
         chunk_rows, [(now, then, count) for now, then, count, _ in taken],
         lambda: [embedded_text(c, english_of(earlier)) for c in earlier.chunks] if earlier else []),
-        progress=progress, stage="embedding chunks")
+        progress=progress, stage="embedding chunks", sharing=sharing)
     sentence_vectors = _sentence_vectors(sentences.texts(), embedder, earlier,
-                                         [block for *_, block in taken if block is not None], progress)
+                                         [block for *_, block in taken if block is not None], progress, sharing)
+    if sharing is not None and (sharing.read or sharing.kept):
+        log.info("vectors shared", extra={"read": sharing.read, "written": sharing.kept})
     index = chunk_index(vectors)
     manifest = Manifest(
         format_version=FORMAT_VERSION, pipeline=pipeline_digest(), backend=backend_of(embedder),
@@ -267,26 +273,29 @@ class _Reused:
 
 
 def _sentence_vectors(texts: list[str], embedder: Embedder, earlier: LoadedIndex | None,
-                      blocks: list[Block], progress: Progress | None = None) -> SentenceVectors:
+                      blocks: list[Block], progress: Progress | None = None,
+                      sharing: VectorSharing | None = None) -> SentenceVectors:
     """The vectors of the sentences `texts`: an unchanged document's rows in `earlier` are kept where they are
     (not copied); the others are an earlier vector of the same text, or embedded."""
     if earlier is None:
         return SentenceVectors.of(_vectors(texts, embedder, _Reused(None, [], list), dtype=SENTENCE_DTYPE,
-                                           progress=progress, stage="embedding sentences"))
+                                           progress=progress, stage="embedding sentences", sharing=sharing))
     covered = np.zeros(len(texts), dtype=bool)
     for now, _, count in blocks:
         covered[now : now + count] = True
     rest = np.flatnonzero(~covered)
     fill = _vectors([texts[i] for i in rest.tolist()], embedder, _Reused(
         earlier.sentence_vectors, [], earlier.sentences.texts), dtype=SENTENCE_DTYPE, progress=progress,
-        stage="embedding sentences")
+        stage="embedding sentences", sharing=sharing)
     return refreshed(earlier.sentence_vectors, len(texts), blocks, fill, rest)
 
 
 def _vectors(texts: list[str], embedder: Embedder, reused: _Reused, dtype: type = np.float32,
-             progress: Progress | None = None, stage: str = "embedding") -> np.ndarray:
-    """The vectors of `texts` (as `dtype`): the rows `reused` has, the others embedded (each different text
-    once; `EMBED_BATCH` at a time, each batch told to `progress`, when it is given)."""
+             progress: Progress | None = None, stage: str = "embedding",
+             sharing: VectorSharing | None = None) -> np.ndarray:
+    """The vectors of `texts` (as `dtype`): the rows `reused` has, then those `sharing` has kept, the others
+    embedded (each different text once; `EMBED_BATCH` at a time, each batch told to `progress`, when it is
+    given, and kept by `sharing`)."""
     out: np.ndarray = np.zeros((len(texts), embedder.dimension), dtype=dtype)
     filled = np.zeros(len(texts), dtype=bool)
     for now, then, count in reused.blocks:
@@ -296,13 +305,22 @@ def _vectors(texts: list[str], embedder: Embedder, reused: _Reused, dtype: type 
     rest = np.flatnonzero(~filled).tolist()
     known = reused.of_texts({texts[i] for i in rest})
     missing = sorted({texts[i] for i in rest if texts[i] not in known})
+    if missing and sharing is not None:
+        known.update(sharing.known(missing))
+        missing = [text for text in missing if text not in known]
     if missing and progress is None:
-        known = {**known, **dict(zip(missing, embedder.encode(missing), strict=True))}
+        encoded = embedder.encode(missing)
+        known = {**known, **dict(zip(missing, encoded, strict=True))}
+        if sharing is not None:
+            sharing.keep(missing, encoded)
     elif missing:
         embedding = Stage(progress, stage, len(missing), "texts")
         for first in range(0, len(missing), EMBED_BATCH):
             batch = missing[first : first + EMBED_BATCH]
-            known.update(zip(batch, embedder.encode(batch), strict=True))
+            encoded = embedder.encode(batch)
+            known.update(zip(batch, encoded, strict=True))
+            if sharing is not None:
+                sharing.keep(batch, encoded)
             embedding.advance(len(batch))
     for i in rest:
         out[i] = known[texts[i]]
@@ -310,11 +328,12 @@ def _vectors(texts: list[str], embedder: Embedder, reused: _Reused, dtype: type 
 
 
 def build_index(knowledge: KnowledgeBase, index_dir: Path, embedder: Embedder,
-                previous: LoadedIndex | None = None, progress: Progress | None = None) -> Manifest:
-    """Build the index of `knowledge` and write it into `index_dir`, the manifest last (`progress`: see
-    `make_index`)."""
+                previous: LoadedIndex | None = None, progress: Progress | None = None,
+                shared: SharedVectors | None = None) -> Manifest:
+    """Build the index of `knowledge` and write it into `index_dir`, the manifest last (`progress` and
+    `shared`: see `make_index`)."""
     started = time.perf_counter()
-    built = make_index(knowledge, embedder, previous, progress)
+    built = make_index(knowledge, embedder, previous, progress, shared)
     write_index(built, index_dir, build_seconds=round(time.perf_counter() - started, 3))
     log.info("index built", extra={"chunks": len(built.chunks), "seconds": built.manifest.build_seconds})
     return Manifest.read(index_dir)
@@ -379,9 +398,9 @@ def stale_reason(
 
 
 def load_index(knowledge: KnowledgeBase, index_dir: Path, embedder: Embedder, *,
-               rebuild: bool = True) -> LoadedIndex:
-    """Load the artifacts of `knowledge`; a missing, stale or damaged index is rebuilt when `rebuild`, else
-    refused."""
+               rebuild: bool = True, shared: SharedVectors | None = None) -> LoadedIndex:
+    """Load the artifacts of `knowledge`; a missing, stale or damaged index is rebuilt when `rebuild` (with the
+    vectors `shared` keeps, see `make_index`), else refused."""
     try:
         manifest = Manifest.read(index_dir)
         reason = stale_reason(manifest, knowledge, embedder.model_id, embedder.dimension,
@@ -393,23 +412,24 @@ def load_index(knowledge: KnowledgeBase, index_dir: Path, embedder: Embedder, *,
     if reason is not None:
         if not rebuild:
             raise IndexArtifactError(f"stale index in {index_dir}: {reason}", fix=REBUILD)
-        _rebuild(knowledge, index_dir, embedder, reason)
+        _rebuild(knowledge, index_dir, embedder, reason, shared)
     try:
         return _read_artifacts(knowledge, index_dir)
     except IndexArtifactError as exc:
         if not rebuild or reason is not None:
             raise
-        _rebuild(knowledge, index_dir, embedder, exc.reason)
+        _rebuild(knowledge, index_dir, embedder, exc.reason, shared)
         return _read_artifacts(knowledge, index_dir)
 
 
-def _rebuild(knowledge: KnowledgeBase, index_dir: Path, embedder: Embedder, reason: str) -> None:
+def _rebuild(knowledge: KnowledgeBase, index_dir: Path, embedder: Embedder, reason: str,
+             shared: SharedVectors | None = None) -> None:
     """Build the index in place of one that does not serve (`reason`). A directory that cannot be written is
     found before the knowledge is embedded, and named with the reason the index had to be rebuilt."""
     try:
         check_writable(index_dir)
         log.warning("building the index: %s", reason)
-        build_index(knowledge, index_dir, embedder, progress=logged_progress(log))
+        build_index(knowledge, index_dir, embedder, progress=logged_progress(log), shared=shared)
     except IndexArtifactError as exc:
         raise IndexArtifactError(
             f"the index must be rebuilt ({reason}), and {exc.reason}",

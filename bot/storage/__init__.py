@@ -2,7 +2,7 @@
 
 One `Database` (engine, schema, transactions) and one store per concern over it, built together by
 `Stores`: `QuizStore`, `EventStore`, `FeedbackStore`, `PeopleStore`, `TopicStore`, `GapStore`, `RoundStore`,
-`EntryStore`.
+`EntryStore`, `VectorStore`.
 """
 
 from bot.storage.database import ConcernStore, Database, open_database
@@ -20,10 +20,13 @@ from bot.storage.round_records import Claim, RoundAnswerRecord, RoundQuestion, R
 from bot.storage.round_store import RoundStore
 from bot.storage.store import Stores
 from bot.storage.topic_store import TopicStore
+from bot.storage.vector_records import VectorRow
+from bot.storage.vector_store import VectorStore
 
 __all__ = [
     "EVENT_MEMORY", "AttemptRecord", "Claim", "ConcernStore", "Database", "EntryDraft", "EntryRecord", "EntryStore",
     "EntryVersion", "EventStore", "FeedbackStore", "GapRecord", "NoteRecord",
     "GapStore", "PeopleStore", "QuizStore", "ReviewRecord", "RoundAnswerRecord", "RoundQuestion", "RoundRecord",
-    "RoundStore", "ScheduleRecord", "Score", "Stores", "TopicStore", "never_created", "open_database",
+    "RoundStore", "ScheduleRecord", "Score", "Stores", "TopicStore", "VectorRow", "VectorStore", "never_created",
+    "open_database",
 ]

@@ -18,6 +18,7 @@ from bot.storage.people_store import PeopleStore
 from bot.storage.quiz_store import QuizStore
 from bot.storage.round_store import RoundStore
 from bot.storage.topic_store import TopicStore
+from bot.storage.vector_store import VectorStore
 
 
 class Stores:
@@ -31,6 +32,7 @@ class Stores:
         self.gaps = GapStore(database)  # knowledge gaps
         self.rounds = RoundStore(database)  # team rounds and their schedules
         self.entries = EntryStore(database)  # knowledge entries and notes added while serving
+        self.vectors = VectorStore(database)  # the vectors of embedded texts, shared by the replicas
 
     def __repr__(self) -> str:
         return f"Stores({self.database.url!r})"

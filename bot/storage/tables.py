@@ -251,3 +251,14 @@ knowledge_revision = sa.Table(
     sa.Column("revision", sa.Integer, nullable=False),
     sa.Column("updated_at", UTCDateTime, nullable=False),
 )
+
+# -- vectors shared by the replicas ----------------------------------------------------------------------
+
+text_vectors = sa.Table(
+    "text_vectors", metadata,
+    sa.Column("model", sa.String(64), primary_key=True),  # the embedding model's digest
+    sa.Column("text_digest", sa.String(64), primary_key=True),  # sha256 of the exact text embedded
+    sa.Column("dimension", sa.Integer, nullable=False),
+    sa.Column("vector", sa.LargeBinary, nullable=False),  # `dimension` little-endian float32
+    sa.Column("created_at", UTCDateTime, nullable=False),
+)

@@ -269,7 +269,7 @@ def test_a_full_data_directory_gives_503_and_recovers(
 ) -> None:
     with quiz_on(settings, fake_assistant, small_disk, "ines") as client:
         filler = small_disk / "filler"
-        with filler.open("wb") as out, contextlib.suppress(OSError):
+        with contextlib.suppress(OSError), filler.open("wb") as out:  # closing a full file fails too
             while True:  # until the disk is full
                 out.write(b"\0" * 65536)
                 out.flush()

@@ -21,7 +21,7 @@ from tests.support.quiz_helpers import Clock, claim_worker, race, upgrade_worker
 
 TABLES = {"attempts", "reviews", "slack_events", "feedback", "alembic_version", "people", "knowledge_gaps",
           "conversations", "round_schedules", "rounds", "round_answers", "knowledge_entries",
-          "knowledge_entry_versions", "knowledge_notes", "knowledge_revision"}
+          "knowledge_entry_versions", "knowledge_notes", "knowledge_revision", "text_vectors"}
 
 
 def table_names(database: Database) -> set[str]:
