@@ -11,6 +11,7 @@ import os
 import re
 import time
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -87,6 +88,12 @@ def test_a_swap_with_the_same_sizes_and_times_is_still_a_change(live: Assistant,
     assert refresh.status.revision == {"team-docs": second}
 
 
+def answered(client: TestClient) -> str:
+    """What the server answers to the question only the synced doc answers ("" while it cannot answer)."""
+    body = client.post("/v1/query", json={"question": QUESTION, "lang": "en"})
+    return body.text if body.status_code == 200 else ""
+
+
 @pytest.fixture
 def served(knowledge_copy: Path, settings: Settings, live: Assistant) -> Iterator[tuple[Services, TestClient]]:
     """A server as it starts, watching the knowledge directory every 0.1 s."""
@@ -102,9 +109,7 @@ def test_a_pushed_commit_is_served_after_the_swap_and_says_its_revision(
     services, client = served
     caplog.set_level(logging.INFO, logger="bot.answering.refresh")
 
-    def answer() -> str:
-        body = client.post("/v1/query", json={"question": QUESTION, "lang": "en"})
-        return body.text if body.status_code == 200 else ""
+    answer = partial(answered, client)
 
     first = commit(repo, "team.md", DOC)
     sync(repo, root, "current", first)
@@ -147,9 +152,7 @@ def test_a_repository_that_cannot_be_reached_is_said_and_the_revision_served_sti
     _, client = served
     caplog.set_level(logging.INFO, logger="bot.answering.refresh")
 
-    def answer() -> str:
-        body = client.post("/v1/query", json={"question": QUESTION, "lang": "en"})
-        return body.text if body.status_code == 200 else ""
+    answer = partial(answered, client)
 
     def sync_state() -> dict[str, object]:
         ready = client.get("/readyz")
