@@ -21,7 +21,7 @@ from bot.reading.terms import Analysis, Form
 from bot.text.sentences import sentences
 from bot.text.tokens import tokens
 
-SHORT_SECTION_SENTENCES = 3  # a section of at most this many sentences (and no more than SHORT_SECTION_CHARS) is
+SHORT_SECTION_SENTENCES = 6  # a section of at most this many sentences (and no more than SHORT_SECTION_CHARS) is
 SHORT_SECTION_CHARS = 600  # quoted whole: cutting it would leave out what its first sentence leads to
 SHORT_SECTION_CODE = 3  # with at most this many code blocks (a short procedure: a step, its command, the next)
 UNIT_CHARS = 900  # a paragraph or list longer than this is quoted from its best sentence on, to this length

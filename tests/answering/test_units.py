@@ -105,6 +105,27 @@ def test_a_short_section_is_quoted_whole_with_its_placeholders() -> None:
     assert "To get more, open a request in #ml-platform-requests" in quote.excerpt
 
 
+QUEUE = """## Queuing
+
+When a workflow cannot acquire a lock it will be placed into an ordered queue.
+
+You can set a `priority` on workflows.
+The queue is first ordered by priority: a higher priority number is placed before a lower priority number.
+The queue is then ordered by `creationTimestamp`: older workflows are placed before newer workflows.
+
+Workflows can only acquire a lock if they are at the front of the queue for that lock.
+"""
+
+
+def test_a_section_of_a_few_short_sentences_is_quoted_whole() -> None:
+    # Five sentences in three paragraphs, 400 characters: the first says there is a queue, the next ones how it
+    # is ordered. Quoting the paragraph that best matches "queue" alone would leave out the order.
+    quote = choose(section(QUEUE, "Queuing"), analysis_of(("queue", 0.5), ("order", 0.3)), {}, {}, {})
+    assert quote.excerpt.startswith("When a workflow cannot acquire a lock")
+    assert "older workflows are placed before newer workflows" in quote.excerpt
+    assert quote.excerpt.endswith("at the front of the queue for that lock.")
+
+
 @pytest.fixture
 def with_quota_entry(fake_assistant: Assistant, tmp_path: Path) -> Assistant:
     knowledge = tmp_path / "knowledge"
