@@ -204,10 +204,14 @@ class Assistant:
         if not prepared:
             return []
         analyses = [self.retriever.analyze(text, lang) for text, lang in prepared]
-        vectors = self.embedder.encode([a.search_text for a in analyses])
+        # A Spanish question is embedded said in English too, in the same batch (`HybridRetriever.retrieve`).
+        english = [i for i, a in enumerate(analyses) if a.english_text] if self.retriever.reads_in_english else []
+        vectors = self.embedder.encode([*(a.search_text for a in analyses),
+                                        *(analyses[i].english_text for i in english)])
+        in_english = dict(zip(english, vectors[len(analyses):], strict=True))
         return [
-            self.retriever.retrieve(analysis, vector, lang)
-            for analysis, vector, (_, lang) in zip(analyses, vectors, prepared, strict=True)
+            self.retriever.retrieve(analysis, vector, lang, in_english.get(i))
+            for i, (analysis, vector, (_, lang)) in enumerate(zip(analyses, vectors, prepared, strict=False))
         ]
 
     def _answer(self, text: str, retrieval: Retrieval, referred: frozenset[QuestionKey] = frozenset(),

@@ -73,7 +73,12 @@ class Excerpts:
         ids, vectors = self._groups.of_edition(key)
         sentence_sims: dict[str, float] = {}
         if ids:
-            for i, sim in zip(ids, vectors @ vector, strict=True):
+            sims = vectors @ vector
+            if retrieval.english_vector is not None and question.lang == "en":
+                # A Spanish question about a page written in English: its sentences are read against the
+                # question said in English too, as the page was searched (`HybridRetriever.retrieve`).
+                sims = np.maximum(sims, vectors @ retrieval.english_vector)
+            for i, sim in zip(ids, sims, strict=True):
                 text = self._index.sentences.text(i)
                 sentence_sims[text] = max(float(sim), sentence_sims.get(text, -1.0))
         code_sims: dict[int, float] = {}

@@ -112,6 +112,20 @@ class QueryWord:
         return False
 
 
+def _in_english(tokens: list[str], english: Mapping[int, list[str]]) -> str:
+    """A Spanish question word by word in English: each word's first English equivalent, the words of an
+    expression read as one, a word with none as written (a name, an identifier, an English word), function
+    words left out."""
+    said = []
+    for position, token in enumerate(tokens):
+        equivalents = english.get(position)
+        if equivalents is not None:
+            said.extend(equivalents[:1])
+        elif fold(token) not in ALL_STOPWORDS:
+            said.append(token)
+    return " ".join(said)
+
+
 def _form_in(form: Form, terms: AbstractSet[str]) -> bool:
     main, *parts = form
     return main in terms or bool(parts and all(p in terms for p in parts))
@@ -132,6 +146,10 @@ class Analysis:
     set_aside: tuple[str, ...] = ()  # named things the knowledge never mentions, left out of this reading
     context: frozenset[int] = frozenset()  # positions of tokens read as context (pasted text, a scenario's telling)
     definition_acts: bool = False  # the definition asks what X does ("what does X do?"), not what it is
+    # A Spanish question said in English, word by word (the glossary's reading of each word, names and
+    # identifiers as written, function words left out): what the English embedding model reads well, and pages
+    # written only in English are searched with. Empty for an English question.
+    english_text: str = ""
 
     def search_terms(self, lang: str) -> list[str]:
         """The index terms of `search_text` in `lang`: what the knowledge's chunks and sentences are matched with
@@ -218,6 +236,7 @@ class Vocabulary:
         displayed = [_token(m, shown) for m in QUERY_WORD.finditer(plain)]
         joined = self._compounds(raw_tokens)
         english = self._english(raw_tokens, glossary) if glossary is not None and lang == "es" else {}
+        english_text = _in_english(raw_tokens, english) if english else ""
         for position, raw in enumerate(raw_tokens):
             if position - 1 in joined:
                 continue  # the second half of "Hugging Face", read with the first
@@ -263,11 +282,13 @@ class Vocabulary:
             definition_of=_subject_words(definition.subject, words), definition_acts=definition.acts,
             comparison=bool(comparison().search(question)),
             questions=max(1, len(QUESTION_END.findall(question))), context=frozenset(in_context),
+            english_text=english_text,
         )
 
     def _english(self, tokens: list[str], glossary: Glossary) -> dict[int, list[str]]:
         """English equivalents of a Spanish question's words, by token: an expression ("ancho de banda")
-        goes to its last word; an English word in the Spanish question ("data parallelism") gets none."""
+        goes to its last word, its other words to none (an empty list); an English word in the Spanish
+        question ("data parallelism") gets none."""
         folded = [fold(t) for t in tokens]
         out: dict[int, list[str]] = {}
         covered: set[int] = set()
@@ -278,6 +299,7 @@ class Vocabulary:
                     continue
                 found = glossary.phrase(tuple(folded[start : start + size]))
                 if found:
+                    out.update((i, []) for i in span)
                     out[start + size - 1] = found
                     covered.update(span)
         english, spanish = self.everywhere.get("en", frozenset()), self.everywhere.get("es", frozenset())

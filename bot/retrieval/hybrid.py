@@ -78,6 +78,8 @@ class Retrieval:
     chunk_lexical: np.ndarray
     # the ids of each question's chunks, in order (the retriever's grouping: no pass over every chunk)
     chunks_of: Callable[[QuestionKey], Iterable[int]] | None = field(default=None, repr=False, compare=False)
+    # the embedding of a Spanish question said in English (`Analysis.english_text`), when it was searched with
+    english_vector: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     def led_by(self, keys: frozenset[QuestionKey]) -> Retrieval:
         """This retrieval with one of `keys` first (the best ranked of them; one not ranked at all, with no
@@ -153,6 +155,11 @@ class HybridRetriever:
         editions: dict[QuestionKey, set[str]] = {}
         for c in self.chunks:
             editions.setdefault((c.doc_id, c.question), set()).add(c.lang)
+        # A section written only in English is searched with a Spanish question said in English as well: the
+        # embedding model is English, and such a section has no Spanish edition that the question's own words
+        # would find. A section with both editions (the quiz) is searched as before.
+        self._english_only = np.array([c.lang == "en" and "es" not in editions[(c.doc_id, c.question)]
+                                       for c in self.chunks], dtype=bool)
         self._lexical_weight = {
             lang: np.array([1.0 if c.lang == lang or lang not in editions[(c.doc_id, c.question)]
                             else self.tuning.other_edition_weight for c in self.chunks], dtype=np.float32)
@@ -178,20 +185,21 @@ class HybridRetriever:
         """The largest value of each question's chunks (chunks grouped by question once, at load)."""
         return np.maximum.reduceat(values[self._by_owner], self._group_starts)
 
-    def retrieve(self, analysis: Analysis, query_vector: np.ndarray, language: Lang) -> Retrieval:
-        """Rank every question for the analysed query (in `language`, 'es' or 'en')."""
+    def retrieve(self, analysis: Analysis, query_vector: np.ndarray, language: Lang,
+                 english_vector: np.ndarray | None = None) -> Retrieval:
+        """Rank every question for the analysed query (in `language`, 'es' or 'en'). `english_vector`: the
+        embedding of a Spanish question said in English (`Analysis.english_text`), which sections written only
+        in English are searched with too."""
         t = self.tuning
-        n = len(self.chunks)
-        # The closest chunks only: a chunk further than the DENSE_CANDIDATES closest adds no dense evidence.
-        dense_scores, ids = self.index.faiss_index.search(query_vector.reshape(1, -1).astype(np.float32),
-                                                          min(n, DENSE_CANDIDATES))
-        chunk_dense = np.zeros(n, dtype=np.float32)
-        found = ids[0] >= 0
-        chunk_dense[ids[0][found]] = dense_scores[0][found]
+        chunk_dense = self._dense(query_vector)
+        if english_vector is not None and self._english_only.any():
+            np.maximum(chunk_dense, self._dense(english_vector), out=chunk_dense, where=self._english_only)
+        else:
+            english_vector = None
         lexical_by_lang = self.lexical.scores(analysis.search_terms)
         # Each language's BM25 on its own scale: normalise by that language's best before merging. A chunk
         # searched in two languages (a Spanish-only one, also in English) keeps the better of its two.
-        chunk_lexical = np.zeros(n, dtype=np.float32)
+        chunk_lexical = np.zeros(len(self.chunks), dtype=np.float32)
         for scores in lexical_by_lang.values():
             top = float(scores.max())
             if top > 0:
@@ -199,14 +207,35 @@ class HybridRetriever:
         q_dense = self._per_question_max(chunk_dense)
         q_lexical = self._per_question_max(chunk_lexical)
         q_specific = self.specific_shares(analysis)
-        fused = (t.dense_weight.get(language, 1.0) * q_dense + t.lexical_weight * q_lexical
+        dense_weight: float | np.ndarray = t.dense_weight.get(language, 1.0)
+        if english_vector is not None:  # said in English, it is read as an English question is
+            dense_weight = np.where(self._per_question_max(self._english_only.astype(np.float32)) > 0,
+                                    t.dense_weight.get("en", 1.0), dense_weight)
+        fused = (dense_weight * q_dense + t.lexical_weight * q_lexical
                  + t.specific_weight * q_specific)
         order = np.argsort(-fused, kind="stable")[:RANKED]  # the best; the rest is never read
         ranked = [
             ScoredQuestion(self.keys[i], float(fused[i]), float(q_dense[i]), float(q_lexical[i]), float(q_specific[i]))
             for i in order
         ]
-        return Retrieval(analysis, language, ranked, query_vector, chunk_dense, chunk_lexical, self.chunks_of)
+        return Retrieval(analysis, language, ranked, query_vector, chunk_dense, chunk_lexical, self.chunks_of,
+                         english_vector)
+
+    @property
+    def reads_in_english(self) -> bool:
+        """Whether some section is written only in English: then a Spanish question is searched said in English
+        too (`retrieve`'s `english_vector`)."""
+        return bool(self._english_only.any())
+
+    def _dense(self, vector: np.ndarray) -> np.ndarray:
+        """Each chunk's cosine with `vector`: the closest chunks only (a chunk further than the
+        DENSE_CANDIDATES closest adds no dense evidence), the others 0."""
+        n = len(self.chunks)
+        scores, ids = self.index.faiss_index.search(vector.reshape(1, -1).astype(np.float32), min(n, DENSE_CANDIDATES))
+        chunk_dense = np.zeros(n, dtype=np.float32)
+        found = ids[0] >= 0
+        chunk_dense[ids[0][found]] = scores[0][found]
+        return chunk_dense
 
     def chunks_of(self, key: QuestionKey) -> list[int]:
         """The ids of the chunks of a question or section, in order."""

@@ -88,6 +88,14 @@ def test_a_spanish_question_is_also_read_in_english(fake_assistant: Assistant) -
     assert word(english, "data").readings == ()  # an English word in a Spanish question stays itself
 
 
+def test_a_spanish_question_is_said_in_english_word_by_word(fake_assistant: Assistant) -> None:
+    said = read(fake_assistant, "¿Cuántas GPUs puede pedir un pod con ancho de banda de EFA?", "es").english_text
+    words = said.split()
+    assert {"GPUs", "request", "pod", "bandwidth", "EFA"} <= set(words)  # names and identifiers as written
+    assert not {"un", "de", "con", "ancho", "banda", "pedir"} & set(words)  # function words out, expressions as one
+    assert read(fake_assistant, "How many GPUs can a team request?", "en").english_text == ""
+
+
 def test_glossary_inflections_include_stem_changes_and_no_strangers() -> None:
     assert {"pida", "pide", "piden", "pedimos", "pedido"} <= spanish_forms("pedir")
     assert {"puede", "pueden", "podemos"} <= spanish_forms("poder")

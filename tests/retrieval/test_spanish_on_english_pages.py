@@ -1,0 +1,70 @@
+"""A Spanish question about a page written only in English is searched said in English as well, since the
+embedding model is English; the quiz, which has a Spanish edition, is searched as before."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bot.answering.assistant import Assistant
+from bot.knowledge import load_knowledge
+from bot.retrieval.artifacts import build_index, load_index
+from tests.conftest import KNOWLEDGE, TEST_DOCS
+from tests.support.fakes import FakeEmbedder
+
+SPANISH = "¿Cómo pido un aumento de la cuota de GPUs para mi equipo?"
+
+
+@pytest.fixture(scope="module")
+def with_runbook(tmp_path_factory: pytest.TempPathFactory) -> Assistant:
+    root = tmp_path_factory.mktemp("runbook-knowledge")
+    knowledge = root / "knowledge"
+    shutil.copytree(KNOWLEDGE, knowledge)
+    shutil.copy(TEST_DOCS / "runbook" / "gpu-training-runbook.md", knowledge / "gpu-training-runbook.md")
+    kb = load_knowledge(knowledge)
+    build_index(kb, root / "index", FakeEmbedder())
+    return Assistant(load_index(kb, root / "index", FakeEmbedder(), rebuild=False), FakeEmbedder())
+
+
+def counted(assistant: Assistant) -> tuple[Assistant, FakeEmbedder]:
+    """The same index, with an embedder of its own: the test sees each of its calls."""
+    embedder = FakeEmbedder()
+    return Assistant(assistant.index, embedder), embedder
+
+
+def test_a_spanish_question_is_embedded_said_in_english_in_the_same_call(with_runbook: Assistant) -> None:
+    assistant, embedder = counted(with_runbook)
+    english = "How do I request a GPU quota increase?"
+    [spanish_retrieval, _] = assistant.retrieve_many([(SPANISH, "es"), (english, "en")])
+    said = assistant.retriever.analyze(SPANISH, "es").english_text
+    assert {"request", "increase", "quota", "GPUs"} <= set(said.split())
+    assert len(embedder.calls) == 1 and embedder.calls[0][2:] == [said]  # one call; the English question alone
+    assert spanish_retrieval.english_vector is not None
+
+
+def test_only_the_pages_written_in_english_alone_are_searched_with_it(with_runbook: Assistant) -> None:
+    assistant = with_runbook
+    analysis = assistant.retriever.analyze(SPANISH, "es")
+    vector, english = assistant.embedder.encode([analysis.search_text, analysis.english_text])
+    plain = assistant.retriever.retrieve(analysis, vector, "es")
+    read = assistant.retriever.retrieve(analysis, vector, "es", english)
+    chunks = assistant.index.chunks
+    runbook = np.array([c.doc_id == "gpu-training-runbook" for c in chunks])
+    assert (read.chunk_dense[~runbook] == plain.chunk_dense[~runbook]).all()  # the quiz as before
+    assert (read.chunk_dense[runbook] >= plain.chunk_dense[runbook]).all()
+    section = next(s for s in read.ranked if s.key[0] == "gpu-training-runbook")
+    title = assistant.knowledge.question(*section.key, "es").path[-1]
+    assert title == "Requesting a quota increase"  # said in English, it finds the section that answers
+    before = next(s for s in plain.ranked if s.key == section.key)
+    assert section.score > before.score
+
+
+def test_a_quiz_alone_embeds_nothing_more(fake_index_dir: Path) -> None:
+    embedder = FakeEmbedder()
+    assistant = Assistant(load_index(load_knowledge(KNOWLEDGE), fake_index_dir, embedder, rebuild=False), embedder)
+    [retrieval] = assistant.retrieve_many([(SPANISH, "es")])
+    assert embedder.calls == [[assistant.retriever.analyze(SPANISH, "es").search_text]]
+    assert retrieval.english_vector is None
