@@ -262,12 +262,14 @@ def _sections(tokens: list[Token], first_line: int) -> tuple[list[_Section], str
             level = int(token.tag[1])
             text = _heading_text(tokens[i + 1])
             i += 3
-            if level == 1:
-                first_heading = first_heading or text
+            if level == 1 and first_heading is None:  # the page's own heading: its title, over every section
+                first_heading = text
                 stack = []
                 if sections[-1].path or sections[-1].blocks:
                     sections.append(_Section(level=1, path=(), line=line))
                 continue
+            # A later level-1 heading ("# StorageClass Parameters" after "# Driver Options") opens a part of the
+            # page of its own: its sections stand under it, not under the first one's.
             while stack and stack[-1][0] >= level:
                 stack.pop()
             stack.append((level, text))

@@ -457,6 +457,19 @@ def test_a_doc_without_front_matter_or_heading_takes_its_title_from_the_file_nam
     ]
 
 
+def test_a_later_level_one_heading_opens_a_part_of_the_page_its_sections_stand_under(tmp_path: Path) -> None:
+    knowledge = quiz_only_dir(tmp_path / "knowledge")
+    write(knowledge / "driver.md", "# Driver Options\n\nOptions of the driver container.\n\n"
+          "# StorageClass Parameters\n\nSet in the StorageClass.\n\n## Common Parameters\n\n`subnetId` is required.\n")
+    driver = doc(load_knowledge(knowledge), "driver")
+    assert driver.title == "Driver Options"
+    assert [(q.section, q.title) for q in driver.questions] == [
+        ("Driver Options", "Driver Options"),
+        ("Driver Options › StorageClass Parameters", "StorageClass Parameters"),
+        ("Driver Options › StorageClass Parameters › Common Parameters", "Common Parameters"),
+    ]
+
+
 def test_a_doc_in_a_subfolder_gets_its_relative_path_as_id(tmp_path: Path) -> None:
     knowledge = quiz_only_dir(tmp_path / "knowledge")
     write(knowledge / "team" / "sub" / "notes.md", "# Notes\n\n## Quotas\n\nEight GPUs per team.\n")
