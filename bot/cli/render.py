@@ -85,16 +85,16 @@ def citation_text(lang: str, citation: Citation, *, with_url: bool = True) -> Te
 
 def render_document_eval(console: Console, results: list[DocResult], summary: dict[str, object]) -> None:
     """Per source and language: the passage quoted, answered right (and in the right section), false abstention,
-    wrong source, declined right."""
+    wrong source, declined right, handled (declined, or answered naming what is not covered)."""
     table = Table(title="Answers from documents, per source and language")
     for column in ("source", "answerable", "quoted", "answered right", "right section", "false abstention",
-                   "wrong source", "unanswerable", "declined right"):
+                   "wrong source", "unanswerable", "declined right", "handled"):
         table.add_column(column, justify="left" if column == "source" else "right")
     for source, stats in summary.items():
         assert isinstance(stats, dict)
         table.add_row(source, *(_figure(stats[key]) for key in (
             "answerable", "quoted", "answered_right", "right_section", "false_abstention", "wrong_source",
-            "unanswerable", "declined_right")))
+            "unanswerable", "declined_right", "handled")))
     console.print(table)
     misses = [r for r in results if r.question.answerable != r.answered or (r.answered and not r.right
                                                                             and r.question.answerable)]

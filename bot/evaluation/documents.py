@@ -13,7 +13,10 @@ heading path of the section that does, `answer_contains` strings of the passage 
 - right section: of those, citing the named section first;
 - false abstention: an answerable question the bot declined;
 - wrong source: an answerable question answered from another document;
-- declined right: an unanswerable question the bot declined.
+- declined right: an unanswerable question the bot declined;
+- handled: an unanswerable question the bot declined, or answered opening with what the knowledge does not
+  cover ("The knowledge base says nothing about “trn2.48xlarge”. …"): either way nobody takes the answer for
+  one to what was asked.
 """
 
 from __future__ import annotations
@@ -53,6 +56,12 @@ class DocResult:
     source: str | None  # the source the answer cites first (None when it cites nothing)
     section: str | None
     passage: str = ""  # what the answer quotes first: the top citation's excerpt and snippet
+    uncovered: tuple[str, ...] = ()  # what the answer opens by saying the knowledge does not cover
+
+    @property
+    def handled(self) -> bool:
+        """An unanswerable question declined, or answered naming what the knowledge does not cover."""
+        return not self.question.answerable and (not self.answered or bool(self.uncovered))
 
     @property
     def right(self) -> bool:
@@ -74,7 +83,8 @@ class DocResult:
         return {"q": self.question.q, "lang": self.question.lang, "source": self.question.source,
                 "answerable": self.question.answerable, "answered": self.answered, "confidence": self.confidence,
                 "cited_source": self.source, "cited_section": self.section, "right": self.right,
-                "right_section": self.right_section, "quoted": self.quoted, "passage": self.passage}
+                "right_section": self.right_section, "quoted": self.quoted, "passage": self.passage,
+                "uncovered": list(self.uncovered)}
 
 
 def same_source(cited: str | None, source: str) -> bool:
@@ -148,7 +158,8 @@ def _result(question: DocQuestion, answer: Answer) -> DocResult:
     top = answer.citations[0] if answer.citations and answer.answered else None
     passage = "\n".join(part for part in (top.excerpt, top.snippet or "") if part) if top else ""
     return DocResult(question, answer.answered, answer.confidence, top.source if top else None,
-                     top.section if top else None, passage)
+                     top.section if top else None, passage,
+                     tuple(answer.uncovered) if answer.answered and answer.caveat else ())
 
 
 def _batches(items: list[DocQuestion], size: int) -> Iterator[list[DocQuestion]]:
@@ -178,6 +189,7 @@ def summarize_documents(results: list[DocResult]) -> dict[str, object]:
             "false_abstention": _share(sum(not r.answered for r in answerable), len(answerable)),
             "wrong_source": _share(sum(r.answered and not r.right for r in answerable), len(answerable)),
             "declined_right": _share(sum(not r.answered for r in other), len(other)),
+            "handled": _share(sum(r.handled for r in other), len(other)),
         }
     return out
 

@@ -1,0 +1,35 @@
+"""The figures of answers from documents count what a person would see: a near-domain question is handled when
+the bot declines it, or answers it opening with what the knowledge does not cover."""
+
+from __future__ import annotations
+
+from bot.evaluation.documents import DocQuestion, DocResult, summarize_documents
+
+PAGE = "public/volcano.md"
+
+
+def near(q: str) -> DocQuestion:
+    return DocQuestion(q=q, lang="en", source=PAGE, answerable=False, kind="near")
+
+
+def test_a_near_domain_question_is_handled_when_declined_or_answered_naming_what_is_not_covered() -> None:
+    results = [
+        DocResult(near("How often does discovery resync?"), answered=False, confidence=0.1, source=None,
+                  section=None),
+        DocResult(near("Does it run on trn2.48xlarge?"), answered=True, confidence=0.6, source=PAGE,
+                  section="Volcano", passage="…", uncovered=("trn2.48xlarge",)),
+        DocResult(near("Which label key groups nodes by rack?"), answered=True, confidence=0.8, source=PAGE,
+                  section="Volcano", passage="…"),
+    ]
+    assert [r.handled for r in results] == [True, True, False]
+    summary = summarize_documents(results)
+    assert summary[PAGE] == summary["all"] == summary["all en"]
+    figures = summary["all"]
+    assert isinstance(figures, dict)
+    assert (figures["unanswerable"], figures["declined_right"], figures["handled"]) == (3, 0.333, 0.667)
+    assert results[1].to_dict()["uncovered"] == ["trn2.48xlarge"]
+
+
+def test_an_answerable_question_is_never_counted_as_handled() -> None:
+    fair = DocQuestion(q="Which label key?", lang="en", source=PAGE, answerable=True)
+    assert not DocResult(fair, answered=False, confidence=0.1, source=None, section=None).handled
