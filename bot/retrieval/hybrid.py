@@ -133,12 +133,16 @@ class HybridRetriever:
             at = position.get(key)  # type: ignore[call-overload]
             return [chunks[i] for i in _members(at, by_owner, starts)]
 
+        names = {d.doc_id: page_name(d.doc_id) for d in index.knowledge.documents if d.kind == "doc"}
+
         def texts_of(key: object) -> list[tuple[str, str]]:
             """A key's texts: its chunks', then, for a Spanish-only chunk, the same in English, as written
-            (names, identifiers) and as read."""
+            (names, identifiers) and as read; and a doc section's page name (`page_name`)."""
             of_key = chunks_in(key)
+            name = names.get(of_key[0].doc_id) if of_key else None
             return [*((c.lang, _knowledge_text(c)) for c in of_key),
-                    *(("en", f"{_knowledge_text(c)}\n{english[c.id]}") for c in of_key if c.id in english)]
+                    *(("en", f"{_knowledge_text(c)}\n{english[c.id]}") for c in of_key if c.id in english),
+                    *(((of_key[0].lang, name),) if name else ())]
 
         in_order = list(dict.fromkeys((c.doc_id, c.question) for c in self.chunks))  # as the chunks come
         self.terms = KnowledgeTerms(  # where the knowledge uses each term, which a question's words are read with
@@ -320,6 +324,14 @@ def _words_of(chunks: list[Chunk]) -> dict[str, tuple[str, ...]]:
 
 
 _OPTION_LINE = re.compile(r"^[A-Z]\)\s")
+_NAME_PARTS = re.compile(r"[/_.\s-]+")
+
+
+def page_name(doc_id: str) -> str:
+    """A page's name as its path says it ("argo-workflows/synchronization" → "argo workflows synchronization"): a
+    team names a page, and the folder it keeps it in, by what it is about, and a question names that ("Argo"
+    where the page itself only says "workflow")."""
+    return " ".join(part for part in _NAME_PARTS.split(doc_id) if part)
 
 
 def _offered_terms(knowledge: KnowledgeBase) -> dict[str, frozenset[str]]:
