@@ -134,9 +134,12 @@ def parse_markdown(text: str, path: Path, *, doc_id: str, source: str, source_ur
     url = _text_value(front.values, URL_KEYS) or source_url
     topic = _text_value(front.values, ("topic",)) or title
     questions: list[Question] = []
+    headings = {_fold_heading(h) for section in sections for h in section.path} | {_fold_heading(title)}
     for section in sections:
         if not section.blocks:
             continue  # a heading followed at once by a deeper one: it lives on in the paths below it
+        if _is_contents(section, headings):
+            continue  # a table of contents: the page's own headings again, which no answer quotes
         heading_path = (title, *section.path)
         questions.append(Question(
             doc_id=doc_id, lang=lang, number=len(questions) + 1, title=section.path[-1] if section.path else title,
@@ -278,6 +281,25 @@ def _sections(tokens: list[Token], first_line: int) -> tuple[list[_Section], str
         blocks, i = _blocks(tokens, i, line)
         sections[-1].blocks.extend(blocks)
     return sections, first_heading
+
+
+_LIST_MARK = re.compile(r"^\s*+(?:[-*+]|\d++[.)])\s++")
+CONTENTS_ITEMS = 3  # a list of at least this many items ...
+CONTENTS_SHARE = 0.8  # ... this share of which are headings of the same page is its table of contents
+
+
+def _fold_heading(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
+def _is_contents(section: _Section, headings: set[str]) -> bool:
+    """Whether a section holds nothing but a table of contents: lists whose items are, nearly all, the page's
+    own headings ("- [Quick Start](#quick-start)", its links kept apart as every link's are)."""
+    if not all(block.kind == "list" for block in section.blocks):
+        return False
+    items = [_fold_heading(_LIST_MARK.sub("", line)) for block in section.blocks
+             for line in block.text.split("\n") if line.strip()]
+    return len(items) >= CONTENTS_ITEMS and sum(item in headings for item in items) >= CONTENTS_SHARE * len(items)
 
 
 def _heading_text(inline: Token) -> str:

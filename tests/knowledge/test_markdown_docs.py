@@ -470,6 +470,18 @@ def test_a_later_level_one_heading_opens_a_part_of_the_page_its_sections_stand_u
     ]
 
 
+def test_a_table_of_contents_is_not_a_section_to_answer_from(tmp_path: Path) -> None:
+    knowledge = quiz_only_dir(tmp_path / "knowledge")
+    write(knowledge / "gfd.md", "# GPU feature discovery\n\n## Table of Contents\n\n- [Overview](#overview)\n"
+          "- [Quick Start](#quick-start)\n  * [Node Feature Discovery (NFD)](#node-feature-discovery-nfd)\n\n"
+          "## Overview\n\nGFD labels GPU nodes.\n\n## Quick Start\n\n### Node Feature Discovery (NFD)\n\n"
+          "Deploy NFD first:\n\n- Overview of the labels\n- Quick start of the daemonset\n- Node Feature Discovery\n")
+    gfd = doc(load_knowledge(knowledge), "gfd")
+    assert [q.title for q in gfd.questions] == ["Overview", "Node Feature Discovery (NFD)"]
+    # a list that names a heading or two among other words is the author's text, kept
+    assert "Node Feature Discovery" in gfd.questions[-1].blocks[-1].text
+
+
 def test_a_doc_in_a_subfolder_gets_its_relative_path_as_id(tmp_path: Path) -> None:
     knowledge = quiz_only_dir(tmp_path / "knowledge")
     write(knowledge / "team" / "sub" / "notes.md", "# Notes\n\n## Quotas\n\nEight GPUs per team.\n")
