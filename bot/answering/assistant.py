@@ -204,14 +204,16 @@ class Assistant:
         if not prepared:
             return []
         analyses = [self.retriever.analyze(text, lang) for text, lang in prepared]
-        # A Spanish question is embedded said in English too, in the same batch (`HybridRetriever.retrieve`).
+        vectors = self.embedder.encode([a.search_text for a in analyses])
+        # A Spanish question is embedded said in English too (`HybridRetriever.retrieve`), when some page is
+        # written only in English: in a call of their own, since a batch pads each text to its longest, and the
+        # readings are a few words where the question with its readings is many.
         english = [i for i, a in enumerate(analyses) if a.english_text] if self.retriever.reads_in_english else []
-        vectors = self.embedder.encode([*(a.search_text for a in analyses),
-                                        *(analyses[i].english_text for i in english)])
-        in_english = dict(zip(english, vectors[len(analyses):], strict=True))
+        in_english = dict(zip(english, self.embedder.encode([analyses[i].english_text for i in english]),
+                              strict=True)) if english else {}
         return [
             self.retriever.retrieve(analysis, vector, lang, in_english.get(i))
-            for i, (analysis, vector, (_, lang)) in enumerate(zip(analyses, vectors, prepared, strict=False))
+            for i, (analysis, vector, (_, lang)) in enumerate(zip(analyses, vectors, prepared, strict=True))
         ]
 
     def _answer(self, text: str, retrieval: Retrieval, referred: frozenset[QuestionKey] = frozenset(),
