@@ -56,7 +56,9 @@ def main() -> None:
         index = load_index(knowledge, Path(tmp) / "index", embedder, rebuild=False)
     reading = Assistant(index, embedder, threshold=settings.abstain_threshold)
     plain = Assistant(index, embedder, threshold=settings.abstain_threshold)
-    plain.retriever._english_only = np.zeros_like(plain.retriever._english_only)  # as over the quiz alone
+    # As over the quiz alone: no section marked as written only in English.
+    plain.retriever._english_only = np.zeros_like(plain.retriever._english_only)
+    plain.retriever._reads_in_english = False
     assert reading.retriever.reads_in_english and not plain.retriever.reads_in_english
     for assistant in (reading, plain):
         assistant.warm()

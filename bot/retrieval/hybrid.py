@@ -164,6 +164,7 @@ class HybridRetriever:
         # would find. A section with both editions (the quiz) is searched as before.
         self._english_only = np.array([c.lang == "en" and "es" not in editions[(c.doc_id, c.question)]
                                        for c in self.chunks], dtype=bool)
+        self._reads_in_english = bool(self._english_only.any())
         self._lexical_weight = {
             lang: np.array([1.0 if c.lang == lang or lang not in editions[(c.doc_id, c.question)]
                             else self.tuning.other_edition_weight for c in self.chunks], dtype=np.float32)
@@ -196,7 +197,7 @@ class HybridRetriever:
         in English are searched with too."""
         t = self.tuning
         chunk_dense = self._dense(query_vector)
-        if english_vector is not None and self._english_only.any():
+        if english_vector is not None and self._reads_in_english:
             np.maximum(chunk_dense, self._dense(english_vector), out=chunk_dense, where=self._english_only)
         else:
             english_vector = None
@@ -229,7 +230,7 @@ class HybridRetriever:
     def reads_in_english(self) -> bool:
         """Whether some section is written only in English: then a Spanish question is searched said in English
         too (`retrieve`'s `english_vector`)."""
-        return bool(self._english_only.any())
+        return self._reads_in_english
 
     def _dense(self, vector: np.ndarray) -> np.ndarray:
         """Each chunk's cosine with `vector`: the closest chunks only (a chunk further than the
