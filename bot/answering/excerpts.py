@@ -14,7 +14,7 @@ from bot.knowledge import KnowledgeBase, Question
 from bot.knowledge.chunks import Chunk
 from bot.lang import LANGUAGES
 from bot.retrieval.artifacts import LoadedIndex
-from bot.retrieval.hybrid import Retrieval
+from bot.retrieval.hybrid import Retrieval, page_name
 from bot.retrieval.sentence_groups import SentenceGroups
 from bot.text.sentences import sentences
 from bot.text.tokens import tokens
@@ -103,7 +103,9 @@ class Excerpts:
         found = self._pages.get(key)
         if found is None:
             document = self._index.knowledge.editions(question.doc_id).get(question.lang)
-            found = self._pages[key] = page_words(document.questions) if document is not None else frozenset()
+            found = self._pages[key] = page_words(
+                document.questions, page_name(question.doc_id) if document.kind == "doc" else ""
+            ) if document is not None else frozenset()
         return found
 
     def excerpt(self, question: Question, vector: np.ndarray, retrieval: Retrieval) -> str:

@@ -270,12 +270,15 @@ def _terms_of(text: str, lang: str) -> frozenset[str]:
     return frozenset(intern(t) for t in tokens(text, lang))
 
 
-def page_words(sections: Sequence[Question]) -> frozenset[str]:
-    """The terms at least half of a page's sections use (its subject), for a page of a few sections or more."""
+def page_words(sections: Sequence[Question], name: str = "") -> frozenset[str]:
+    """The terms of a page's subject: those of its name (its path: "aws-fsx-csi-driver-options", where a question
+    that says "FSx CSI driver" names the page, not one of its parts), and, for a page of a few sections or more,
+    those at least half of its sections use."""
+    named = _terms_of(name, sections[0].lang) if name and sections else frozenset()
     if len(sections) < PAGE_WORD_SECTIONS:
-        return frozenset()
+        return named
     counts: dict[str, int] = {}
     for section in sections:
         for term in _terms_of(" ".join(b.text for b in section.blocks), section.lang):
             counts[term] = counts.get(term, 0) + 1
-    return frozenset(term for term, n in counts.items() if n >= PAGE_WORD_SHARE * len(sections))
+    return named | frozenset(term for term, n in counts.items() if n >= PAGE_WORD_SHARE * len(sections))

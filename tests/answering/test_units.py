@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bot.answering.assistant import Assistant
-from bot.answering.units import choose, units_of
+from bot.answering.units import choose, page_words, units_of
 from bot.knowledge.markdown import parse_markdown
 from bot.knowledge.model import Question
 from bot.reading.terms import Analysis
@@ -124,6 +124,28 @@ def test_a_section_of_a_few_short_sentences_is_quoted_whole() -> None:
     assert quote.excerpt.startswith("When a workflow cannot acquire a lock")
     assert "older workflows are placed before newer workflows" in quote.excerpt
     assert quote.excerpt.endswith("at the front of the queue for that lock.")
+
+
+PARAMETERS = """## Common Parameters
+
+These parameters apply to all storage types:
+
+| Parameter | Required | Description |
+|---|---|---|
+| `subnetId` | Yes | The subnet where the FSx filesystem is created |
+| `deploymentType` | No | `SCRATCH_1`, `SCRATCH_2`, `PERSISTENT_1` or `PERSISTENT_2`. Default: `SCRATCH_1` |
+"""
+
+
+def test_the_words_of_the_pages_name_do_not_choose_its_unit() -> None:
+    # "What deploymentType does the FSx driver use?": "FSx" names the page (aws-fsx-csi-driver-options.md), so
+    # the row that merely says "FSx" is not the answer; the row of `deploymentType` is.
+    question = section(PARAMETERS, "Common Parameters")
+    analysis = analysis_of(("deploymenttype", 1.0), ("fsx", 1.0), ("driver", 0.3))
+    subject = page_words([question], "public/aws-fsx-csi-driver-options")
+    assert {"fsx", "driver"} <= subject
+    assert "`deploymentType`" in choose(question, analysis, {}, {}, {}, subject).excerpt
+    assert "`subnetId`" in choose(question, analysis, {}, {}, {}).excerpt  # read without the page's name
 
 
 @pytest.fixture
