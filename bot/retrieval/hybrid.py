@@ -165,6 +165,8 @@ class HybridRetriever:
         self._english_only = np.array([c.lang == "en" and "es" not in editions[(c.doc_id, c.question)]
                                        for c in self.chunks], dtype=bool)
         self._reads_in_english = bool(self._english_only.any())
+        english_only = {(c.doc_id, c.question) for c, only in zip(self.chunks, self._english_only, strict=True) if only}
+        self._english_only_sections = np.array([key in english_only for key in keys], dtype=bool)  # in `keys` order
         self._lexical_weight = {
             lang: np.array([1.0 if c.lang == lang or lang not in editions[(c.doc_id, c.question)]
                             else self.tuning.other_edition_weight for c in self.chunks], dtype=np.float32)
@@ -214,8 +216,7 @@ class HybridRetriever:
         q_specific = self.specific_shares(analysis)
         dense_weight: float | np.ndarray = t.dense_weight.get(language, 1.0)
         if english_vector is not None:  # said in English, it is read as an English question is
-            dense_weight = np.where(self._per_question_max(self._english_only.astype(np.float32)) > 0,
-                                    t.dense_weight.get("en", 1.0), dense_weight)
+            dense_weight = np.where(self._english_only_sections, t.dense_weight.get("en", 1.0), dense_weight)
         fused = (dense_weight * q_dense + t.lexical_weight * q_lexical
                  + t.specific_weight * q_specific)
         order = np.argsort(-fused, kind="stable")[:RANKED]  # the best; the rest is never read
