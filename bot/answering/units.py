@@ -90,6 +90,13 @@ def units_of(question: Question) -> list[Unit]:
             out.append(Unit("paragraph", said, order=len(out)))
         elif block.kind == "list":
             items = tuple(_items(block.text))
+            if items and following is not None and following.kind == "code":
+                # A README's "- Release Version" over its command: the item the code block follows leads into
+                # it (a list of one item is only that lead-in, with what introduces the list).
+                if len(items) > 1:
+                    out.append(Unit("list", (*lead, *items), order=len(out)))
+                lead = (*lead, *items) if len(items) == 1 else items[-1:]
+                continue
             if items:
                 out.append(Unit("list", (*lead, *items), order=len(out)))
         elif block.kind == "code":
@@ -209,7 +216,8 @@ def _weights(analysis: Analysis, lang: str, page_words: frozenset[str] = frozens
         forms = tuple(form for form in forms if form)
         if forms:
             weight = max(word.specificity, LEAST_SPECIFIC)
-            if any(form[0] in page_words for form in forms):
+            if any(form[0] in page_words or (len(form) > 1 and all(part in page_words for part in form[1:]))
+                   for form in forms):  # "MPI Operator" on the MPI Operator's page: its name, or its parts
                 weight *= PAGE_WORD_WEIGHT
             # A word of pasted text or of a scenario's telling is evidence, not what is asked.
             out.append((weight * CONTEXT_WEIGHT if word.position in analysis.context else weight, forms))

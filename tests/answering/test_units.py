@@ -148,6 +148,63 @@ def test_the_words_of_the_pages_name_do_not_choose_its_unit() -> None:
     assert "`subnetId`" in choose(question, analysis, {}, {}, {}).excerpt  # read without the page's name
 
 
+INSTALL = """## Installation
+
+You can deploy the operator by running one of the following commands:
+
+- Latest Development Version
+
+```shell
+kubectl apply --server-side -f https://example.com/acme-operator/master/acme-operator.yaml
+```
+
+- Release Version
+
+```shell
+kubectl apply --server-side -f https://example.com/acme-operator/v0.8.2/acme-operator.yaml
+```
+
+Check that the custom resource is installed with `kubectl get crd`. Its output lists `acmejobs.example.com`
+with its age. Older clusters list it under another group, which the operator migrates on its first start.
+Nothing else is needed for a first job. The operator reads its settings from a ConfigMap of the same name.
+Change the ConfigMap and the operator restarts to read it. Each restart is logged as an event. Events are
+kept for an hour.
+"""
+
+
+def test_a_list_item_over_a_code_block_leads_into_it() -> None:
+    # A README's "- Release Version" over its command: the item is the command's lead-in, and the sentence
+    # that introduces the list leads into the first command too.
+    units = units_of(section(INSTALL, "Installation"))
+    codes = [u for u in units if u.kind == "code"]
+    assert codes[0].lines == ("You can deploy the operator by running one of the following commands:",
+                              "- Latest Development Version")
+    assert codes[1].lines == ("- Release Version",) and codes[1].code is not None
+    assert "v0.8.2" in codes[1].code.text
+    assert not any(u.kind == "list" for u in units)  # a list of one item is only a lead-in
+    quote = choose(section(INSTALL, "Installation"), analysis_of(("releas", 0.6), ("version", 0.2)), {}, {}, {})
+    assert quote.excerpt == "- Release Version" and quote.code is not None and "v0.8.2" in quote.code.text
+
+
+def test_a_name_of_two_words_on_its_own_page_does_not_choose_its_unit() -> None:
+    # "Acme Operator" asked on the Acme Operator's page names the page: the unit that holds what is asked
+    # ("release") is quoted, not the one that repeats the name.
+    from bot.reading.terms import QueryWord
+
+    text = "## Upgrades\n\nThe Acme Operator is maintained by the Acme team and ships with Acme.\n\n" + \
+        "A release is cut every month; pin its tag in your manifest.\n\n" + "More words here. " * 40 + "\n"
+    question = section(text, "Upgrades")
+    words = (QueryWord(text="Acme Operator", readings=(), forms={"en": (("\x00acm oper", "acm", "oper"),)},
+                       specificity=1.0, named=True, position=0),
+             QueryWord(text="release", readings=(), forms={"en": (("releas",),)}, specificity=0.3, named=False,
+                       position=2))
+    analysis = Analysis(words=words, tokens=("Acme", "Operator", "release"), spans=(), segments=(),
+                        search_text="", definition_of=(), comparison=False)
+    subject = page_words([question], "acme-operator-readme")
+    assert "A release is cut every month" in choose(question, analysis, {}, {}, {}, subject).excerpt
+    assert "maintained by the Acme team" in choose(question, analysis, {}, {}, {}).excerpt
+
+
 @pytest.fixture
 def with_quota_entry(fake_assistant: Assistant, tmp_path: Path) -> Assistant:
     knowledge = tmp_path / "knowledge"
