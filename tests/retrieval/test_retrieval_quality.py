@@ -113,7 +113,7 @@ AUTHOR_FLOORS = {"max_false_abstention": 0.08, "recall@1": 0.92, "recall@3": 1.0
 # authors (l–q)"): held at what the bot does on them today, so that they can only get better, until the decision
 # reaches the floors above.
 BELOW_FLOORS = {
-    "holdout-authors-l.jsonl": {"max_false_abstention": 0.42, "recall@1": 0.75},  # a manager's plain words
+    "holdout-authors-l.jsonl": {"recall@1": 0.83},  # a manager's plain words: two English lines rank another first
     "holdout-authors-o.jsonl": {"handled": 0.85},  # dictated names, split into words the quiz uses
 }
 
