@@ -216,8 +216,7 @@ def _weights(analysis: Analysis, lang: str, page_words: frozenset[str] = frozens
         forms = tuple(form for form in forms if form)
         if forms:
             weight = max(word.specificity, LEAST_SPECIFIC)
-            if any(form[0] in page_words or (len(form) > 1 and all(part in page_words for part in form[1:]))
-                   for form in forms):  # "MPI Operator" on the MPI Operator's page: its name, or its parts
+            if any(_holds(page_words, form) for form in forms):  # "MPI Operator" on the MPI Operator's page
                 weight *= PAGE_WORD_WEIGHT
             # A word of pasted text or of a scenario's telling is evidence, not what is asked.
             out.append((weight * CONTEXT_WEIGHT if word.position in analysis.context else weight, forms))
@@ -230,8 +229,13 @@ def _found(weights: Sequence[tuple[float, tuple[Form, ...]]], terms: frozenset[s
     total = sum(w for w, _ in weights)
     if not total:
         return 0.0
-    return sum(w for w, forms in weights if any(
-        form[0] in terms or (len(form) > 1 and all(part in terms for part in form[1:])) for form in forms)) / total
+    return sum(w for w, forms in weights if any(_holds(terms, form) for form in forms)) / total
+
+
+def _holds(terms: frozenset[str], form: Form) -> bool:
+    """Whether terms hold a word's form: its main term, or all of its parts ("GPU quota" where a sentence says
+    "quota" of GPUs)."""
+    return form[0] in terms or (len(form) > 1 and all(part in terms for part in form[1:]))
 
 
 def _quoted(unit: Unit, sentence_sims: Mapping[str, float]) -> str:
