@@ -70,3 +70,17 @@ def test_a_quiz_alone_embeds_nothing_more(fake_index_dir: Path) -> None:
     [retrieval] = assistant.retrieve_many([(SPANISH, "es")])
     assert embedder.calls == [[assistant.retriever.analyze(SPANISH, "es").search_text]]
     assert retrieval.english_vector is None
+
+
+@pytest.mark.parametrize(("spanish", "english"), [
+    ("¿De qué fuentes descubre el operador los nodos automáticamente?", {"source", "discover", "automatically"}),
+    ("¿Qué eventos de advertencia salen cuando falla la limpieza?", {"event", "warning", "cleanup"}),
+    ("¿Cuáles son los prerrequisitos y quién es el propietario del recurso?", {"prerequisite", "owner"}),
+    ("¿Cada cuánto reintenta si el token caduca?", {"retry", "expire"}),
+])
+def test_the_everyday_words_of_documentation_are_said_in_english(
+        with_runbook: Assistant, spanish: str, english: set[str]) -> None:
+    # A page's words are ordinary ones as much as names: a Spanish question that asks with them reaches an English
+    # page only when they are read in English too.
+    said = with_runbook.retriever.analyze(spanish, "es").english_text
+    assert english <= set(said.split()), said
