@@ -113,10 +113,10 @@ AUTHOR_FLOORS = {"max_false_abstention": 0.08, "recall@1": 0.92, "recall@3": 1.0
 # authors (l–q)"): held at what the bot does on them today, so that they can only get better, until the decision
 # reaches the floors above.
 BELOW_FLOORS = {
-    "holdout-authors-l.jsonl": {"max_false_abstention": 0.42, "recall@1": 0.75},  # a manager's plain words
+    "holdout-authors-l.jsonl": {"max_false_abstention": 0.36, "recall@1": 0.75},  # a manager's plain words
     "holdout-authors-o.jsonl": {"handled": 0.85},  # dictated names, split into words the quiz uses
     "holdout-authors-r.jsonl": {"max_false_abstention": 0.19},  # dictated
-    "holdout-authors-t.jsonl": {"max_false_abstention": 0.31, "recall@1": 0.8, "recall@3": 0.96},  # plain words
+    "holdout-authors-t.jsonl": {"max_false_abstention": 0.30, "recall@1": 0.8, "recall@3": 0.96},  # plain words
 }
 
 
