@@ -82,7 +82,7 @@ FEATURES = (
     # Closeness in meaning.
     "dense_en",  # cosine of the best question's closest chunk, for an English question
     "dense_es",  # the same for a Spanish one (the embedding model is English: it means less)
-    "sentence_dense",  # cosine of the best question's closest explanation sentence
+    "sentence_dense",  # cosine of the best question's closest explanation sentence (a table's: its closest row)
     "sentence_peak",  # that cosine minus the mean over the question's sentences: one fact, or the topic
     "fused_margin",  # relative margin of the fused score over the next question's
     "exemplar",  # closest labelled question the best one answers, minus closest one it is cited for and
@@ -307,7 +307,9 @@ class Judge:
                                       for w in words))
         values["aspect_unknown"] = _share(aspect, known, negate=True)
         values["dense_es" if retrieval.language == "es" else "dense_en"] = top.dense
-        best_sentence, mean_sentence = self.retriever.sentence_similarity(retrieval.vector, top.key)
+        # A section that is a table or a code block has no sentence: it is as close as its closest row or block.
+        best_sentence, mean_sentence = self.retriever.sentence_similarity(
+            retrieval.vector, top.key, retrieval.english_vector) or (top.dense, top.dense)
         values["sentence_dense"] = best_sentence
         values["sentence_peak"] = best_sentence - mean_sentence
         values["fused_margin"] = (top.score - second.score) / max(abs(top.score), 1e-6)

@@ -262,13 +262,19 @@ class HybridRetriever:
                 shares[self._place_of[word.where.ids]] += weight[word.position]
         return shares / total
 
-    def sentence_similarity(self, query_vector: np.ndarray, key: QuestionKey) -> tuple[float, float]:
-        """The query's cosine with the closest explanation sentence of the quiz question `key`, and the
-        mean cosine over its sentences."""
+    def sentence_similarity(self, query_vector: np.ndarray, key: QuestionKey,
+                            english_vector: np.ndarray | None = None) -> tuple[float, float] | None:
+        """The query's cosine with the closest explanation sentence of the quiz question or section `key`, and the
+        mean cosine over its sentences; None when it has no sentences (a section that is a table or a code
+        block). `english_vector`: the query said in English, which a section written only in English is read
+        against as well, as it was searched (`retrieve`)."""
         vectors = self.sentences.of_question(key)
         if not len(vectors):
-            return 0.0, 0.0
+            return None
         cosines = vectors @ query_vector
+        at = self._position.get(key)
+        if english_vector is not None and at is not None and self._english_only_sections[at]:
+            cosines = np.maximum(cosines, vectors @ english_vector)
         return float(cosines.max()), float(cosines.mean())
 
 
