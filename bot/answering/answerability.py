@@ -308,8 +308,7 @@ class Judge:
         values["aspect_unknown"] = _share(aspect, known, negate=True)
         values["dense_es" if retrieval.language == "es" else "dense_en"] = top.dense
         # A section that is a table or a code block has no sentence: it is as close as its closest row or block.
-        best_sentence, mean_sentence = self.retriever.sentence_similarity(
-            retrieval.vector, top.key, retrieval.english_vector) or (top.dense, top.dense)
+        best_sentence, mean_sentence = self.retriever.sentence_similarity(retrieval, top.key) or (top.dense, top.dense)
         values["sentence_dense"] = best_sentence
         values["sentence_peak"] = best_sentence - mean_sentence
         values["fused_margin"] = (top.score - second.score) / max(abs(top.score), 1e-6)

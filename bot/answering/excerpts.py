@@ -73,11 +73,8 @@ class Excerpts:
         ids, vectors = self._groups.of_edition(key)
         sentence_sims: dict[str, float] = {}
         if ids:
-            sims = vectors @ vector
-            if retrieval.english_vector is not None and question.lang == "en":
-                # A Spanish question about a page written in English: its sentences are read against the
-                # question said in English too, as the page was searched (`HybridRetriever.retrieve`).
-                sims = np.maximum(sims, vectors @ retrieval.english_vector)
+            # A Spanish question about a page written in English: read against the question said in English too.
+            sims = retrieval.cosines(vectors, english_only=question.lang == "en")
             for i, sim in zip(ids, sims, strict=True):
                 text = self._index.sentences.text(i)
                 sentence_sims[text] = max(float(sim), sentence_sims.get(text, -1.0))

@@ -89,6 +89,14 @@ class Retrieval:
             scored = ScoredQuestion(key=min(keys), score=0.0, dense=0.0, lexical=0.0, specific=0.0)
         return replace(self, ranked=[scored, *(s for s in self.ranked if s.key != scored.key)])
 
+    def cosines(self, vectors: np.ndarray, *, english_only: bool) -> np.ndarray:
+        """The query's cosines with some vectors of one question or section (its sentences): a section written
+        only in English is read against the question said in English as well, as it was searched (`retrieve`)."""
+        cosines = vectors @ self.vector
+        if english_only and self.english_vector is not None:
+            cosines = np.maximum(cosines, vectors @ self.english_vector)
+        return cosines
+
     def best_chunk(self, chunks: list[Chunk], key: QuestionKey, kinds: tuple[str, ...]) -> Chunk | None:
         """The chunk of that question and kind that matches the query best (dense and lexical)."""
         lexical_max = float(self.chunk_lexical.max()) or 1.0
@@ -262,19 +270,15 @@ class HybridRetriever:
                 shares[self._place_of[word.where.ids]] += weight[word.position]
         return shares / total
 
-    def sentence_similarity(self, query_vector: np.ndarray, key: QuestionKey,
-                            english_vector: np.ndarray | None = None) -> tuple[float, float] | None:
+    def sentence_similarity(self, retrieval: Retrieval, key: QuestionKey) -> tuple[float, float] | None:
         """The query's cosine with the closest explanation sentence of the quiz question or section `key`, and the
-        mean cosine over its sentences; None when it has no sentences (a section that is a table or a code
-        block). `english_vector`: the query said in English, which a section written only in English is read
-        against as well, as it was searched (`retrieve`)."""
+        mean cosine over its sentences (`Retrieval.cosines`); None when it has no sentences (a section that is a
+        table or a code block)."""
         vectors = self.sentences.of_question(key)
         if not len(vectors):
             return None
-        cosines = vectors @ query_vector
         at = self._position.get(key)
-        if english_vector is not None and at is not None and self._english_only_sections[at]:
-            cosines = np.maximum(cosines, vectors @ english_vector)
+        cosines = retrieval.cosines(vectors, english_only=at is not None and bool(self._english_only_sections[at]))
         return float(cosines.max()), float(cosines.mean())
 
 

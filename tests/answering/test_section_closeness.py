@@ -4,6 +4,7 @@ English is read against its sentences said in English as well, as the page was s
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from bot.answering.assistant import Assistant
@@ -43,8 +44,8 @@ def test_a_section_that_is_a_table_is_as_close_as_its_closest_row(
     [retrieval] = assistant.retrieve_many([(question, "en")])
     top = retrieval.ranked[0]
     assert top.key == table, retrieval.ranked[:3]
-    assert assistant.retriever.sentence_similarity(retrieval.vector, table) is None  # no sentence to read
-    assert assistant.retriever.sentence_similarity(retrieval.vector, prose) is not None
+    assert assistant.retriever.sentence_similarity(retrieval, table) is None  # no sentence to read
+    assert assistant.retriever.sentence_similarity(retrieval, prose) is not None
     features = assistant.judge.features(retrieval)
     # Not "no closeness at all", which the decision reads as a question the section does not answer.
     assert features["sentence_dense"] == top.dense > 0
@@ -58,12 +59,13 @@ def test_a_spanish_question_is_read_against_an_english_pages_sentences_said_in_e
     question = "¿En qué subred crea el driver el sistema de archivos Lustre?"
     [retrieval] = assistant.retrieve_many([(question, "es")])
     assert retrieval.english_vector is not None
-    spanish = assistant.retriever.sentence_similarity(retrieval.vector, prose)
-    both = assistant.retriever.sentence_similarity(retrieval.vector, prose, retrieval.english_vector)
-    english = assistant.retriever.sentence_similarity(retrieval.english_vector, prose)
+    spanish = assistant.retriever.sentence_similarity(replace(retrieval, english_vector=None), prose)
+    both = assistant.retriever.sentence_similarity(retrieval, prose)
+    english = assistant.retriever.sentence_similarity(
+        replace(retrieval, vector=retrieval.english_vector, english_vector=None), prose)
     assert spanish is not None and both is not None and english is not None
     assert both[0] == max(spanish[0], english[0]) and both[0] > spanish[0]
     # The quiz has a Spanish edition: its sentences are read with the question's own words only.
     quiz = next(s.key for s in retrieval.ranked if s.key[0] != prose[0])
-    assert assistant.retriever.sentence_similarity(retrieval.vector, quiz, retrieval.english_vector) == \
-        assistant.retriever.sentence_similarity(retrieval.vector, quiz)
+    assert assistant.retriever.sentence_similarity(retrieval, quiz) == \
+        assistant.retriever.sentence_similarity(replace(retrieval, english_vector=None), quiz)
