@@ -91,6 +91,14 @@ def wait_until(check: Any, timeout: float = 30) -> Any:  # generous: a loaded ma
     raise AssertionError("timed out")
 
 
+def posted_and_open(slack: SlackSender, fake: FakeSlack) -> dict[str, Any]:
+    """The round message the runner posted, once the round is open: Slack has the message a moment before the
+    runner keeps the round open, and a click in between finds it not open yet."""
+    [message] = wait_until(lambda: posted_rounds(fake))
+    wait_until(lambda: round_of(slack, message).status == "open")
+    return message
+
+
 def updates_saying(fake: FakeSlack, text: str) -> list[Call]:
     return [c for c in fake.calls("chat.update") if text in " ".join(texts(c.body))]
 
@@ -267,7 +275,7 @@ def test_two_replicas_on_postgres_post_grade_and_reveal_once(
             round_server(settings, fake_assistant, postgres_url, fake, clock) as two:
         command(one, fake, "schedule weekly mon 09:30 1 en for 30m")
         clock.advance(minutes=31)  # both runners see it due
-        [message] = wait_until(lambda: posted_rounds(fake))
+        message = posted_and_open(one, fake)
         record = round_of(one, message)
         people = [f"U{i:02d}" for i in range(10)]
 
@@ -435,7 +443,7 @@ def test_a_bot_removed_during_a_round_ends_it_and_pauses_the_schedule(
 ) -> None:
     command(server, fake, "schedule weekly mon 09:30 1 en")
     clock.advance(minutes=31)
-    [message] = wait_until(lambda: posted_rounds(fake))
+    message = posted_and_open(server, fake)
     fake.fail("chat.update", "not_in_channel", times=3)
     click(server, fake, message, 0, "A", user="U1")  # the count update finds the bot gone
     wait_until(lambda: [w for w in runner_warnings(caplog) if "not_in_channel" in w])
