@@ -18,6 +18,7 @@ import os
 import random
 import secrets
 import socket
+import time
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -39,6 +40,9 @@ DEFAULT_MINUTES = 60
 MAX_MINUTES = 24 * 60
 LEASE = timedelta(minutes=2)  # longer than any Slack call with its retries
 COUNT_EVERY = timedelta(seconds=5)  # the answered count is shown at most this often (chat.update is Tier 3)
+# A click on a round's message while the process that posted it has not yet recorded it open (the message is
+# in the channel a moment before the round is "open" in the database) waits this long for it.
+OPENING_WAIT = 3.0
 
 
 def process_id() -> str:
@@ -106,7 +110,7 @@ class Rounds:
         """Grade a person's click on a round's question, once: a second click changes nothing and returns
         the first result (`already_answered`), a click after the end RoundClosedError. The result is in `lang` (the
         person's language), else in the round's."""
-        record = self.store.get(round_id)
+        record = self._posted(round_id)
         language = check_lang(lang or (record.lang if record else "en"))
         if record is None or type(position) is not int or not 0 <= position < len(record.questions):
             raise RoundError(say(language, "unknown_round"))  # (a bool is no position)
@@ -127,6 +131,17 @@ class Rounds:
             return outcome == "graded"
 
         return self.quiz.grade(attempt, letter, save=save)
+
+    def _posted(self, round_id: str) -> RoundRecord | None:
+        """The round a click is on. A click comes from the round's message, so a round still pending with its
+        questions has been posted and is being recorded open: it is waited for (`OPENING_WAIT`), and the
+        person's answer counts instead of being told the round is over."""
+        record = self.store.get(round_id)
+        deadline = time.monotonic() + OPENING_WAIT
+        while record is not None and record.status == "pending" and record.questions and time.monotonic() < deadline:
+            time.sleep(0.05)
+            record = self.store.get(round_id)
+        return record
 
     # -- ending ------------------------------------------------------------------------------------
 

@@ -136,6 +136,25 @@ def test_fifty_people_clicking_at_once_are_each_graded_once(kits: Callable[..., 
     assert len(k.store.answered_attempts(team="T1")) == 25
 
 
+def test_a_click_while_the_posted_round_is_being_recorded_open_counts(kits: Callable[..., Kit]) -> None:
+    k = kits()
+    record = start(k, count=1)  # its message is in the channel; the process that posted it records it next
+    threading.Timer(0.3, k.rounds.opened, (record, "1700000000.000100")).start()
+    result = k.rounds.answer(round_id=record.id, position=0, user="U2", letter=letter_for(record, 0))
+    assert result.correct and not result.already_answered
+    assert k.rounds.store.people(record.id) == 1
+
+
+def test_a_click_on_a_round_never_recorded_open_is_told_it_is_over(
+        kits: Callable[..., Kit], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("bot.rounds.lifecycle.OPENING_WAIT", 0.2)
+    k = kits()
+    record = start(k, count=1)
+    with pytest.raises(RoundClosedError, match="over"):
+        k.rounds.answer(round_id=record.id, position=0, user="U2", letter=letter_for(record, 0))
+    assert k.store.answered_attempts(team="T1") == []
+
+
 def test_after_the_end_a_click_does_not_count(kits: Callable[..., Kit], clock: Clock) -> None:
     k = kits()
     record = post(k, start(k, minutes=30))
