@@ -228,8 +228,11 @@ class Assistant:
             # "Question 7 mentions NeuronTrainer: how is Neuron's compile cache set up?" is answered opening
             # with what the knowledge does not cover, as any question partly covered is.
             judgement = replace(judgement, probability=1.0, answerable=True, uncovered=self.judge.uncovered(retrieval))
-        elif judgement.probability < self.threshold:
-            # The first question does not answer it: one ranked just below may (`Judge.second_look`).
+        elif judgement.probability < max(self.threshold, self.judge.model.second_look):
+            # The first question does not answer it, or only just: one ranked just below that the model finds
+            # likely to answer (`Judge.second_look`) answers instead. "where do I ask for more GPUs?" ranks the
+            # quiz's tensor-parallelism question first by the word "GPUs" (0.37, just answered), and the entry on
+            # requesting GPU quota, ranked third, is judged far likelier to answer it.
             second = self.judge.second_look(retrieval, own)
             if second is not None:
                 retrieval, judgement = second

@@ -221,8 +221,8 @@ def test_an_entry_of_two_sentences_is_answered_whole_with_team_intact(with_quota
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("question", ["How do I request a GPU quota increase?", "¿Cómo pido más cuota de GPU?",
-                                      "¿dónde pido más GPUs?"])
+@pytest.mark.parametrize("question", ["How do I request a GPU quota increase?", "where do I ask for more GPUs?",
+                                      "¿Cómo pido más cuota de GPU?", "¿dónde pido más GPUs?"])
 def test_the_gpu_quota_entry_answers_how_to_get_more_in_either_language(
         assistant: Assistant, tmp_path: Path, question: str) -> None:
     knowledge = tmp_path / "knowledge"
