@@ -242,7 +242,8 @@ class Judge:
             retrieval, best)])
 
     def second_look(self, retrieval: Retrieval, own: Retrieval | None = None) -> tuple[Retrieval, Judgement] | None:
-        """When the first question does not answer: the retrieval led by the question ranked just below it
+        """When the first question does not answer, or answers with less than the model's `second_look`
+        probability (`Assistant._answer`): the retrieval led by the question ranked just below it
         (up to `SECOND_LOOK_AMONG`) that the model finds most likely to answer, and its judgement, when that
         is at least the model's `second_look` probability; else None.
 
