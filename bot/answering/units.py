@@ -145,7 +145,8 @@ def choose(question: Question, analysis: Analysis, sentence_sims: Mapping[str, f
         # A short section is quoted whole: its prose in order (each lead-in once), its code blocks together.
         lines: list[str] = []
         for unit in units:
-            text = _quoted(unit, sentence_sims) if unit.kind == "list" else _joined_lines(unit.lines)
+            text = _quoted(unit, sentence_sims, weights, question.lang) if unit.kind == "list" else _joined_lines(
+                unit.lines)
             if text and not any(text in line for line in lines):
                 lines = [line for line in lines if line not in text]
                 lines.append(text)
@@ -164,7 +165,7 @@ def choose(question: Question, analysis: Analysis, sentence_sims: Mapping[str, f
                 break
     quoted: list[str] = []
     for unit in chosen:
-        text = _quoted(unit, sentence_sims)
+        text = _quoted(unit, sentence_sims, weights, question.lang)
         if text and not any(text in q for q in quoted):
             quoted = [q for q in quoted if q not in text]
             quoted.append(text)
@@ -238,26 +239,72 @@ def _holds(terms: frozenset[str], form: Form) -> bool:
     return form[0] in terms or (len(form) > 1 and all(part in terms for part in form[1:]))
 
 
-def _quoted(unit: Unit, sentence_sims: Mapping[str, float]) -> str:
+def _quoted(unit: Unit, sentence_sims: Mapping[str, float],
+            weights: Sequence[tuple[float, tuple[Form, ...]]] = (), lang: str = "en") -> str:
     """A unit as quoted: a paragraph whole (from its best sentence on when it is long); a list with its lead-in
-    and its first items; a code block's lead-in; a table row after the sentence that introduces the table."""
+    and its items (those that answer, when all of them would be too long: `_answering_items`); a code block's
+    lead-in; a table row after the sentence that introduces the table."""
     if unit.kind == "row":
         return " ".join(filter(None, (_joined_lines(unit.lines), (unit.row or "").replace("; ", " · "))))
     if unit.kind == "code":
         return _joined_lines(unit.lines)
     if unit.kind == "list":
-        lead = [line for line in unit.lines if not _is_item(line)]
-        items = [line for line in unit.lines if _is_item(line)]
-        shown = items[:LIST_ITEMS]
-        text = "\n".join([*lead, *shown]) if shown else _joined_lines(unit.lines)
-        if len(items) > len(shown):
-            text += f"\n… (+{len(items) - len(shown)})"
-        return _bounded(text)
+        first = next((i for i, line in enumerate(unit.lines) if _is_item(line)), len(unit.lines))
+        lead, items = list(unit.lines[:first]), _item_groups(unit.lines[first:])
+        whole = "\n".join([*lead, *(line for item in items for line in item)])
+        if not items or (len(items) <= LIST_ITEMS and len(whole) <= UNIT_CHARS):
+            return _bounded(whole)
+        return _bounded("\n".join(_answering_items(lead, items, sentence_sims, weights, lang)))
     lines = list(unit.lines)
     if sum(map(len, lines)) > UNIT_CHARS:
         start = max(range(len(lines)), key=lambda i: sentence_sims.get(lines[i], 0.0))
         lines = lines[start:] if sum(map(len, lines[start:])) >= UNIT_CHARS // 2 else lines[max(0, start - 1):]
     return _bounded(_joined_lines(lines))
+
+
+def _item_groups(lines: Sequence[str]) -> list[list[str]]:
+    """A list's items, each with what is nested under it or continues it ("- `withinClusterQueue` … The possible
+    values are:" with its three values)."""
+    marked = [line for line in lines if _is_item(line)]
+    if not marked:
+        return [[line] for line in lines]
+    indent = min(len(line) - len(line.lstrip()) for line in marked)
+    groups: list[list[str]] = []
+    for line in lines:
+        if not groups or (_is_item(line) and len(line) - len(line.lstrip()) <= indent):
+            groups.append([line])
+        else:
+            groups[-1].append(line)
+    return groups
+
+
+def _answering_items(lead: list[str], items: list[list[str]], sentence_sims: Mapping[str, float],
+                     weights: Sequence[tuple[float, tuple[Form, ...]]], lang: str) -> list[str]:
+    """A list too long to quote whole: its lead-in and the items that answer best (closeness and the question's
+    words, as a unit is scored), as many as fit, in the list's order; "…" where items are left out, and their
+    count after the last one. "should I page someone?" over a checklist of five steps quotes the fifth, which
+    says whom to page, where the first ones alone would fill the quote."""
+    def score(item: list[str]) -> float:
+        closeness = max((_closeness(line.strip(), sentence_sims) for line in item), default=0.0)
+        return closeness + LEXICAL_WEIGHT * _found(weights, _terms_of("\n".join(item), lang))
+
+    room = UNIT_CHARS - sum(len(line) + 1 for line in lead)
+    chosen: set[int] = set()
+    for i in sorted(range(len(items)), key=lambda i: (-score(items[i]), i)):
+        size = sum(len(line) + 1 for line in items[i])
+        if chosen and (size > room or len(chosen) >= LIST_ITEMS):
+            continue
+        chosen.add(i)
+        room -= size
+    out, last = list(lead), -1
+    for i in sorted(chosen):
+        if i > last + 1:
+            out.append("…")
+        out.extend(items[i])
+        last = i
+    if last < len(items) - 1:
+        out.append(f"… (+{len(items) - 1 - last})")
+    return out
 
 
 def _joined_lines(lines: Sequence[str]) -> str:

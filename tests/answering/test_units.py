@@ -205,6 +205,54 @@ def test_a_name_of_two_words_on_its_own_page_does_not_choose_its_unit() -> None:
     assert "maintained by the Acme team" in choose(question, analysis, {}, {}, {}).excerpt
 
 
+CHECKLIST = """## Pod Pending
+
+Work through these in order:
+
+1. Is the workload admitted? `kubectl -n team-nlp get workloads`. If `ADMITTED` is empty, the team is at quota: wait,
+   or request an increase. Pods of a job that is not admitted stay gated until it is.
+2. Does one pod ask for more GPUs than a node has? A p4d or p5 node has 8 GPUs and a g5.12xlarge has 4. A pod that
+   requests `nvidia.com/gpu: 16` never schedules anywhere. Use more replicas with fewer GPUs each instead.
+3. Toleration and selector. The pod needs the `nvidia.com/gpu` toleration and an `acme.io/pool` selector that
+   matches a node group that exists. A typo in the pool's name leaves the pod Pending without an event.
+4. Is the node group at its maximum? Read the scaling config of the node group with the AWS CLI. If the desired
+   size equals the maximum, the reservation is full and another job must finish first.
+5. Did Cluster Autoscaler try? Its logs say `InsufficientInstanceCapacity` when the zone has no capacity: page
+   nobody, post in `#ml-platform-help`; the platform team can move the job to the Capacity Block.
+   - Other messages go to the on-call engineer.
+
+Pods that stay Pending for an hour are reported in the weekly review.
+"""
+
+
+def test_a_long_list_is_quoted_by_the_items_that_answer_in_their_order() -> None:
+    # Five steps, over 900 characters: the first ones alone would fill the quote and cut the fifth, which is
+    # the one that answers "the autoscaler logs InsufficientInstanceCapacity, should I page someone?".
+    question = section(CHECKLIST, "Pod Pending")
+    analysis = analysis_of(("insufficientinstancecapacity", 1.0), ("autoscal", 0.6), ("page", 0.1))
+    excerpt = choose(question, analysis, {}, {}, {}).excerpt
+    lines = excerpt.split("\n")
+    assert lines[0] == "Work through these in order:"
+    assert "page nobody, post in `#ml-platform-help`" in excerpt
+    nested = next(i for i, line in enumerate(lines) if line.strip() == "- Other messages go to the on-call engineer.")
+    assert lines[nested - 1].startswith("5. Did Cluster Autoscaler try?")  # with what is nested under it
+    assert "…" in lines  # where items are left out
+    numbers = [line.split(".")[0] for line in lines if line[:1].isdigit()]
+    assert numbers == sorted(numbers) and numbers[-1] == "5"  # the list's order, and its own numbers
+    assert len(excerpt) <= 900
+    # Asked about the first step, the same list is quoted from its start.
+    first = choose(question, analysis_of(("admit", 0.8), ("workload", 0.5)), {}, {}, {}).excerpt
+    assert first.split("\n")[1].startswith("1. Is the workload admitted?")
+
+
+def test_a_list_that_fits_is_quoted_whole() -> None:
+    question = section(RUNBOOK, "Restarting a job")
+    excerpt = choose(question, analysis_of(("never", 1.0), ("policy", 0.2)), {}, {}, {}).excerpt
+    assert excerpt.split("\n") == ["The restart policies are:", "- `OnFailure`: restart the failed pod only",
+                                     "- `ExitCode`: restart when the exit code says the failure is retryable",
+                                     "- `Never`: leave the pod failed"]
+
+
 @pytest.fixture
 def with_quota_entry(fake_assistant: Assistant, tmp_path: Path) -> Assistant:
     knowledge = tmp_path / "knowledge"
