@@ -40,8 +40,8 @@ from bot.errors import ConfigError
 from bot.reading.lexicon import RARE_ZIPF
 from bot.reading.terms import Analysis, QueryWord, Vocabulary
 from bot.reading.thresholds import THRESHOLDS
-from bot.reading.uncovered import names_a_thing, other_kinds, uncovered_terms
-from bot.retrieval.hybrid import HybridRetriever, Retrieval
+from bot.reading.uncovered import names_a_thing, other_kinds, uncovered_terms, unstated_values
+from bot.retrieval.hybrid import HybridRetriever, Retrieval, knowledge_body
 
 MODEL_FILE = Path(__file__).resolve().parent.parent / "data" / "answerability.json"
 log = logging.getLogger(__name__)
@@ -235,11 +235,12 @@ class Judge:
 
     def uncovered(self, retrieval: Retrieval) -> tuple[str, ...]:
         """What the question asks that the knowledge never mentions, as the person wrote it: named things set
-        aside before retrieval, those it never writes, and kinds the best question does not name."""
+        aside before retrieval, those it never writes, kinds the best question does not name, and a version it
+        asks for that the best question states none of."""
         best = retrieval.ranked[0].key if retrieval.ranked else None
         analysis = retrieval.analysis
         return _merge_terms(analysis.set_aside, [*uncovered_terms(analysis, self.vocabulary), *self._kinds(
-            retrieval, best)])
+            retrieval, best), *self._unstated(retrieval, best)])
 
     def second_look(self, retrieval: Retrieval, own: Retrieval | None = None) -> tuple[Retrieval, Judgement] | None:
         """When the first question does not answer, or answers with less than the model's `second_look`
@@ -280,6 +281,14 @@ class Judge:
                 yield chunks[i].text
 
         return other_kinds(retrieval.analysis, texts())
+
+    def _unstated(self, retrieval: Retrieval, best: object) -> list[str]:
+        """A version asked for that the best question or section states none of (`unstated_values`): its text
+        without its heading path, whose numbers ("3.3 Deploy Workloads") are no versions."""
+        if not isinstance(best, tuple):
+            return []
+        chunks = self.retriever.index.chunks
+        return unstated_values(retrieval.analysis, (knowledge_body(chunks[i]) for i in self.retriever.chunks_of(best)))
 
     def features(self, retrieval: Retrieval, *, leave_out: int | None = None) -> dict[str, float]:
         """The features of a retrieval; `leave_out` (fitting): the `text_key` of exemplars to skip."""

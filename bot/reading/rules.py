@@ -87,6 +87,7 @@ class LanguageRules:
     defining_verbs: frozenset[str] = frozenset()
     alias_words: frozenset[str] = frozenset()
     name_connectors: frozenset[str] = frozenset()  # "for": a name goes on past it ("Mountpoint for S3")
+    asked_versions: tuple[str, ...] = ()  # "which X version", "qué versión mínima de X": a version asked for
 
 
 def slang(lang: str, word: str) -> str | None:
@@ -134,6 +135,13 @@ def name_connectors() -> frozenset[str]:
 def coordination_words() -> frozenset[str]:
     """The words that join two things weighed against each other, in every language."""
     return frozenset().union(*(rules(lang).coordination for lang in LANGUAGES))
+
+
+@cache
+def asked_versions() -> tuple[re.Pattern[str], ...]:
+    """What asks for a version ("which Neuron SDK version", "qué versión mínima de Volcano"), in every language
+    (people mix them): patterns whose group `what` is the version as named."""
+    return tuple(re.compile(p, re.IGNORECASE) for p in _all("asked_versions"))
 
 
 @cache
@@ -292,6 +300,7 @@ def rules(lang: str) -> LanguageRules:
             defining_verbs=frozenset(fold(str(w)) for w in data["defining_sentences"]["verbs"]),
             alias_words=frozenset(fold(str(w)) for w in data["defining_sentences"]["alias_words"]),
             name_connectors=frozenset(fold(str(w)) for w in data.get("name_connectors", {}).get("words", ())),
+            asked_versions=tuple(str(p) for p in data.get("asked_versions", {}).get("patterns", ())),
             examples={name: tuple(section.get("examples", ())) for name, section in data.items()
                       if isinstance(section, dict)},
         )

@@ -14,13 +14,17 @@ from dataclasses import dataclass, replace
 
 from bot.reading.lexicon import Glossary, WordFrequency
 from bot.reading.questions import referred_to_later
-from bot.reading.rules import coordination_words, name_connectors
+from bot.reading.rules import asked_versions, coordination_words, name_connectors
 from bot.reading.terms import Analysis, QueryWord, Vocabulary
 from bot.reading.thresholds import THRESHOLDS
 from bot.text.normalise import fold
 from bot.text.tokens import ALL_STOPWORDS
 
 CONJUNCT_REACH = 3  # tokens between a coordinator and the head of each side ("X vs the new Y")
+# A version as passages state one: "v2.10", "1.35+", "2.12.0", "1.x". "v1" alone names an API, not a release,
+# and four numbers are an address ("192.168.0.10").
+NAME_GOES_ON = 2  # words of a name past what asks for a version ("versión del Neuron" + "SDK")
+VERSION_STATED = re.compile(r"(?<![\w.])v?\d+(?:\.(?:\d+|x)){1,2}(?![\w.]*[a-wyz])(?!\.?\d)", re.IGNORECASE)
 
 
 def read_question(vocabulary: Vocabulary, question: str, language: str, frequency: WordFrequency,
@@ -196,3 +200,39 @@ def _kinds(passage: str, head: str, *, before: bool) -> int:
     parallelism": 2), before it (English) or after "de" (Spanish)."""
     pattern = rf"\b(\w+) {re.escape(head)}\b" if before else rf"\b{re.escape(head)} de (\w+)\b"
     return len({m for m in re.findall(pattern, passage) if m not in ALL_STOPWORDS and not m.isdigit()})
+
+
+def unstated_values(analysis: Analysis, texts: Iterable[str]) -> list[str]:
+    """A version the question asks for (`bot.reading.rules.asked_versions`: "which Neuron SDK version…",
+    "¿qué versión mínima de Volcano…?") that the cited passage does not state: no version number in any of
+    `texts` (its chunks, without a quiz question's wrong options). As the person named it, with its accents; read
+    on their own words, not on what they pasted."""
+    own = [p for p in range(len(analysis.tokens)) if p not in analysis.context]
+    if not own:
+        return []
+    starts, text = [], ""
+    for p in own:
+        starts.append(len(text) + (1 if text else 0))
+        text = f"{text} {analysis.tokens[p]}" if text else analysis.tokens[p]
+    found = next((m for pattern in asked_versions() if (m := pattern.search(text))), None)
+    if found is None or any(VERSION_STATED.search(t) for t in texts):
+        return []
+    shown = {w.position: w.text for w in analysis.words if " " not in w.text}
+    begin, end = found.span("what")
+    inside = [i for i, at in enumerate(starts) if begin <= at < end]
+    if not inside:
+        return []
+    # The name goes on past the pattern while its words are names ("versión del Neuron SDK").
+    last = inside[-1]
+    while last + 1 < len(own) and last + 1 - inside[-1] <= NAME_GOES_ON and _a_name(analysis.tokens[own[last + 1]]):
+        last += 1
+    named = [shown.get(own[i], analysis.tokens[own[i]]) for i in range(inside[0], last + 1)]
+    while len(named) > 1 and fold(named[-1]) in ALL_STOPWORDS:
+        named.pop()
+    return [" ".join(named)]
+
+
+def _a_name(token: str) -> bool:
+    """A token written as a name: a capital or a digit past its first letter ("SDK", "PyTorch", "trn1"), not a
+    word that opens a sentence."""
+    return fold(token) not in ALL_STOPWORDS and any(c.isupper() or c.isdigit() for c in token[1:])
