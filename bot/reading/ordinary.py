@@ -16,11 +16,15 @@ import numpy as np
 
 from bot.reading.lexicon import WordFrequency, term_key
 from bot.reading.rules import rules
+from bot.text.normalise import fold
+from bot.text.tokens import STOPWORDS
 
 VOWELS = "aeiou"
 MIN_LENGTH = 5  # shorter words are too close to too many others
 TWO_EDITS_LENGTH = 8  # words this long may hold two slips ("reccomended")
 CACHED = 20_000
+SLIPPED_FUNCTION_LENGTHS = (3, 4)  # "teh", "taht": a function word with two neighbouring letters swapped
+SLIPPED_FUNCTION_ZIPF = 3.5  # ... and no word of its own as common as this ("form" is no "from")
 
 
 def meant(folded: str, langs: Sequence[str], frequency: WordFrequency) -> tuple[str, float] | None:
@@ -49,6 +53,23 @@ def _meant(folded: str, langs: tuple[str, ...], frequency: WordFrequency) -> tup
             if best is None or (zipf, candidate) > best:
                 best = (zipf, candidate)
     return (best[1], best[0]) if best else None
+
+
+def slipped_function_word(raw: str, lang: str, frequency: WordFrequency) -> str | None:
+    """The function word a short lowercase word stands for when two neighbouring letters are swapped ("teh":
+    "the", "taht": "that", "qeu": "que"), or None. Read as that word, it is no rare word of the question's: "tear
+    down teh trainium blueprint" asks about the blueprint, not about "teh"."""
+    folded = fold(raw)
+    if raw != raw.lower() or not folded.isalpha() or len(folded) not in SLIPPED_FUNCTION_LENGTHS:
+        return None
+    stop = STOPWORDS[lang]
+    if folded in stop or frequency.zipf(folded, folded, lang) >= SLIPPED_FUNCTION_ZIPF:
+        return None
+    for i in range(len(folded) - 1):
+        swapped = folded[:i] + folded[i + 1] + folded[i] + folded[i + 2 :]
+        if swapped != folded and swapped in stop:
+            return swapped
+    return None
 
 
 def forget_slips() -> None:

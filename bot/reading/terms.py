@@ -32,7 +32,7 @@ from bot.reading.lexicon import (
     specificity,
 )
 from bot.reading.markup import MACHINE_SHARE, context_spans
-from bot.reading.ordinary import forget_slips, meant
+from bot.reading.ordinary import forget_slips, meant, slipped_function_word
 from bot.reading.postings import KeySet, Postings, union_ids
 from bot.reading.questions import QUESTION_END, read_definition, referred_to_later
 from bot.reading.rules import (
@@ -262,7 +262,8 @@ class Vocabulary:
                 search.append(f"{raw} {meaning}")
                 words.append(word)
                 continue
-            if folded in ALL_STOPWORDS or folded in frame_words() or (len(folded) == 1 and not folded.isdigit()):
+            if folded in ALL_STOPWORDS or folded in frame_words() or (len(folded) == 1 and not folded.isdigit()) or (
+                    slipped_function_word(raw, lang, frequency) and not self._known(folded, langs)):
                 search.append(" ".join([raw, *english.get(position, [])]))
                 continue
             word = self._word(displayed[position], frequency, langs, position=position,

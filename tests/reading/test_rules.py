@@ -11,7 +11,7 @@ from bot.answering.definitions import Definitions
 from bot.errors import ConfigError
 from bot.reading import rules as rules_module
 from bot.reading.lexicon import WordFrequency
-from bot.reading.ordinary import meant
+from bot.reading.ordinary import meant, slipped_function_word
 from bot.reading.questions import definition_subject, referred_to_later
 from bot.reading.references import find_reference
 from bot.reading.rules import (
@@ -65,6 +65,20 @@ TYPOS = [(lang, example) for lang in ("en", "es") for example in rules(lang).exa
 def test_each_typo_example_is_read_as_its_file_says(lang: str, example: dict[str, object]) -> None:
     found = meant(str(example["text"]), [lang], WordFrequency.bundled())
     assert (found[0] if found else None) == example["means"]
+
+
+def test_a_function_word_with_two_letters_swapped_is_read_as_that_word(fake_assistant: Assistant) -> None:
+    # "waht", "teh": slips of the keyboard on the commonest words, never something the knowledge does not cover.
+    frequency = WordFrequency.bundled()
+    assert [slipped_function_word(w, "en", frequency) for w in ("teh", "waht", "taht")] == ["the", "what", "that"]
+    assert slipped_function_word("qeu", "es", frequency) == "que"
+    # A word of its own ("form"), a capital ("Teh" may name something), or a word common in the question's
+    # language ("adn" is Spanish for DNA) is read as written.
+    assert [slipped_function_word(w, lang, frequency) for w, lang in (("form", "en"), ("Teh", "en"), ("adn", "es"))
+            ] == [None, None, None]
+    read = fake_assistant.retriever.analyze("waht does gradiant checkpointing save? teh memory?", "en")
+    assert not {"waht", "teh"} & {w.text for w in read.words}
+    assert fake_assistant.answer("waht does gradiant checkpointing actualy save").uncovered == []
 
 
 def test_an_inflected_or_superlative_or_hyphenated_ordinary_word_names_nothing(fake_assistant: Assistant) -> None:
