@@ -213,6 +213,15 @@ class Vocabulary:
         """In how many quiz questions the word appears (any edition)."""
         return len(word.where)
 
+    def knows_the_singular(self, word: QueryWord) -> bool:
+        """Whether the word is the plural of a name the knowledge writes ("A100s", "NodePools", "p5s"): a name is
+        read whole, never stemmed, so its plural is a word of its own, but not a thing the knowledge does not
+        cover."""
+        text = fold(word.text)
+        if len(text) < 3 or not text.endswith("s") or text.endswith("ss") or not text[:-1].isalnum():
+            return False  # "GB/s" is no plural
+        return self._known(text[:-1], list(word.forms) or self.languages)
+
     def names_the_domain(self, word: QueryWord) -> bool:
         """Whether the word is in a knowledge document's title ("EKS", "training"): it names what the
         whole knowledge is about, not one subject of it."""

@@ -105,7 +105,7 @@ def uncovered_terms(analysis: Analysis, vocabulary: Vocabulary, only: set[int] |
         w for w in analysis.words
         if (only is None or w.position in only) and w.unheard and (
             names_a_thing(w) or _modifies_specific(w, by_position)
-        )
+        ) and not vocabulary.knows_the_singular(w)
     ]
     spans: list[tuple[int, int]] = []
     for core in cores:
