@@ -185,8 +185,11 @@ def other_kinds(analysis: Analysis, texts: Iterable[str]) -> list[str]:
     out: list[str] = []
     for word in candidates:
         p = word.position
-        head = by_position.get(p + 1)  # English: the modifier comes first
-        if head is not None and head.known and _kinds(passage, tokens[p + 1], before=True) >= KINDS_SEEN:
+        # English: the modifier comes first, before a common noun ("sequence parallelism"); before a name it is
+        # something else ("¿qué variable hace que se utilice EFA?", "cómo repartiríais TP").
+        head = by_position.get(p + 1)
+        if head is not None and head.known and not head.named and _kinds(passage, tokens[p + 1], before=True
+                                                                          ) >= KINDS_SEEN:
             out.append(f"{word.text} {head.text}")
             continue
         head = by_position.get(p - 2) if p >= 2 and tokens[p - 1] == "de" else None  # Spanish: "paralelismo de X"

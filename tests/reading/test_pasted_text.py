@@ -84,6 +84,9 @@ def test_a_kind_the_cited_passage_does_not_name_is_uncovered(fake_assistant: Ass
     assert other_kinds(named, PASSAGE) == []  # a kind the passage names
     one_kind = fake_assistant.retriever.analyze("what is sequence parallelism?", "en")
     assert other_kinds(one_kind, PASSAGE[:1]) == []  # "parallelism" with one modifier: no family of kinds
+    # A word before a name is no kind of it: "¿cómo repartiríais TP…?" asks how to split tensor parallelism.
+    verb = fake_assistant.retriever.analyze("con 64 GPUs, ¿cómo repartiríais TP y PP?", "es")
+    assert other_kinds(verb, ["Shard TP within a node.", "Wide TP crosses nodes.", "Deep TP waits."]) == []
 
 
 TRACEBACK = ('Traceback (most recent call last):\n  File "/opt/app/train.py", line 88, in <module>\n'
