@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 
 from bot.reading.lexicon import Glossary, WordFrequency
 from bot.reading.questions import referred_to_later
-from bot.reading.rules import asked_versions, coordination_words, name_connectors
+from bot.reading.rules import asked_versions, coordination_words, is_clitic, name_connectors
 from bot.reading.terms import Analysis, QueryWord, Vocabulary
 from bot.reading.thresholds import THRESHOLDS
 from bot.text.normalise import fold
@@ -105,7 +105,7 @@ def uncovered_terms(analysis: Analysis, vocabulary: Vocabulary, only: set[int] |
         w for w in analysis.words
         if (only is None or w.position in only) and w.unheard and (
             names_a_thing(w) or _modifies_specific(w, by_position)
-        ) and not vocabulary.knows_the_singular(w)
+        ) and not vocabulary.knows_the_singular(w) and not is_clitic(fold(w.text))  # "trocearla": a verb
     ]
     spans: list[tuple[int, int]] = []
     for core in cores:

@@ -193,6 +193,7 @@ def test_an_unknown_thing_beside_an_explained_one_is_set_aside(
     # the plural of a name the knowledge writes is no thing it does not cover; another's plural is
     ("We have 32 H100s and 64 A100s: how do we split TP and PP?", []),
     ("Can Karpenter NodePools launch B200s for training?", ["B200s"]),
+    ("La capa no cabe en una GPU: ¿qué paralelismo uso para trocearla?", []),  # a verb with its pronoun
 ])
 def test_terms_the_knowledge_never_mentions_are_named_as_written(
     fake_assistant: Assistant, question: str, terms: list[str]
