@@ -21,9 +21,9 @@ from bot.text.normalise import fold
 from bot.text.tokens import ALL_STOPWORDS
 
 CONJUNCT_REACH = 3  # tokens between a coordinator and the head of each side ("X vs the new Y")
+NAME_GOES_ON = 2  # words of a name past what asks for a version ("versión del Neuron" + "SDK")
 # A version as passages state one: "v2.10", "1.35+", "2.12.0", "1.x". "v1" alone names an API, not a release,
 # and four numbers are an address ("192.168.0.10").
-NAME_GOES_ON = 2  # words of a name past what asks for a version ("versión del Neuron" + "SDK")
 VERSION_STATED = re.compile(r"(?<![\w.])v?\d+(?:\.(?:\d+|x)){1,2}(?![\w.]*[a-wyz])(?!\.?\d)", re.IGNORECASE)
 
 
@@ -236,6 +236,6 @@ def unstated_values(analysis: Analysis, texts: Iterable[str]) -> list[str]:
 
 
 def _a_name(token: str) -> bool:
-    """A token written as a name: a capital or a digit past its first letter ("SDK", "PyTorch", "trn1"), not a
-    word that opens a sentence."""
+    """A token written as a name: a capital or a digit past its first letter ("SDK", "PyTorch", "trn1"); a first
+    capital alone may only open a sentence."""
     return fold(token) not in ALL_STOPWORDS and any(c.isupper() or c.isdigit() for c in token[1:])

@@ -148,8 +148,8 @@ class HybridRetriever:
             (names, identifiers) and as read; and a doc section's page name (`page_name`)."""
             of_key = chunks_in(key)
             name = names.get(of_key[0].doc_id) if of_key else None
-            return [*((c.lang, knowledge_text(c)) for c in of_key),
-                    *(("en", f"{knowledge_text(c)}\n{english[c.id]}") for c in of_key if c.id in english),
+            return [*((c.lang, _knowledge_text(c)) for c in of_key),
+                    *(("en", f"{_knowledge_text(c)}\n{english[c.id]}") for c in of_key if c.id in english),
                     *(((of_key[0].lang, name),) if name else ())]
 
         in_order = list(dict.fromkeys((c.doc_id, c.question) for c in self.chunks))  # as the chunks come
@@ -359,7 +359,7 @@ def _offered_terms(knowledge: KnowledgeBase) -> dict[str, frozenset[str]]:
     return {lang: frozenset(terms) for lang, terms in out.items()}
 
 
-def knowledge_text(chunk: Chunk) -> str:
+def _knowledge_text(chunk: Chunk) -> str:
     """What a chunk says as knowledge, under its header (`knowledge_body`)."""
     return f"{chunk.header}\n{knowledge_body(chunk)}"
 
