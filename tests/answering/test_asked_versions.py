@@ -5,7 +5,6 @@ embedder."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -13,8 +12,7 @@ import pytest
 from bot.answering.assistant import Assistant
 from bot.reading.rules import rules
 from bot.reading.uncovered import unstated_values
-from tests.conftest import KNOWLEDGE
-from tests.support.extra_knowledge import with_documents
+from tests.support.extra_knowledge import beside_the_quiz
 
 OPERATOR = """---
 title: Acme training operator
@@ -34,9 +32,7 @@ definitions together. Running training jobs keep their pods during an upgrade.
 
 @pytest.fixture
 def with_operator(fake_assistant: Assistant, tmp_path: Path) -> Assistant:
-    knowledge = tmp_path / "knowledge"
-    shutil.copytree(KNOWLEDGE, knowledge)
-    return with_documents(fake_assistant, knowledge, {"platform/acme-operator.md": OPERATOR})
+    return beside_the_quiz(fake_assistant, tmp_path, {"platform/acme-operator.md": OPERATOR})
 
 
 def test_a_version_the_quoted_section_does_not_state_is_named_as_not_covered(with_operator: Assistant) -> None:

@@ -4,7 +4,6 @@ such as `<team>` as written."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -14,8 +13,7 @@ from bot.answering.units import choose, page_words, units_of
 from bot.knowledge.markdown import parse_markdown
 from bot.knowledge.model import Question
 from bot.reading.terms import Analysis
-from tests.conftest import KNOWLEDGE
-from tests.support.extra_knowledge import with_documents
+from tests.support.extra_knowledge import beside_the_quiz
 
 RUNBOOK = """---
 title: Training runbook
@@ -255,9 +253,7 @@ def test_a_list_that_fits_is_quoted_whole() -> None:
 
 @pytest.fixture
 def with_quota_entry(fake_assistant: Assistant, tmp_path: Path) -> Assistant:
-    knowledge = tmp_path / "knowledge"
-    shutil.copytree(KNOWLEDGE, knowledge)
-    return with_documents(fake_assistant, knowledge, {"entries/gpu-quota.md": QUOTA_ENTRY})
+    return beside_the_quiz(fake_assistant, tmp_path, {"entries/gpu-quota.md": QUOTA_ENTRY})
 
 
 def test_an_entry_of_two_sentences_is_answered_whole_with_team_intact(with_quota_entry: Assistant) -> None:
@@ -273,9 +269,7 @@ def test_an_entry_of_two_sentences_is_answered_whole_with_team_intact(with_quota
                                       "¿Cómo pido más cuota de GPU?", "¿dónde pido más GPUs?"])
 def test_the_gpu_quota_entry_answers_how_to_get_more_in_either_language(
         assistant: Assistant, tmp_path: Path, question: str) -> None:
-    knowledge = tmp_path / "knowledge"
-    shutil.copytree(KNOWLEDGE, knowledge)
-    with_entry = with_documents(assistant, knowledge, {"entries/gpu-quota.md": QUOTA_ENTRY})
+    with_entry = beside_the_quiz(assistant, tmp_path, {"entries/gpu-quota.md": QUOTA_ENTRY})
     answer = with_entry.answer(question)
     assert answer.answered and answer.citations[0].source == "entries/gpu-quota.md", answer.citations
     assert "open a request in #ml-platform-requests" in answer.citations[0].excerpt  # the sentence that says how

@@ -3,12 +3,10 @@ folder named for what it is about, and a question names that ("Argo") where the 
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 from bot.answering.assistant import Assistant
-from tests.conftest import KNOWLEDGE
-from tests.support.extra_knowledge import with_documents
+from tests.support.extra_knowledge import beside_the_quiz
 
 PAGE = """# Synchronization
 
@@ -20,9 +18,7 @@ QUESTION = "Where do I set the limit of an Argo semaphore?"
 
 def test_a_word_only_the_pages_path_says_is_known_and_finds_the_page(fake_assistant: Assistant,
                                                                       tmp_path: Path) -> None:
-    knowledge = tmp_path / "knowledge"
-    shutil.copytree(KNOWLEDGE, knowledge)
-    named = with_documents(fake_assistant, knowledge, {"argo-workflows/synchronization.md": PAGE})
+    named = beside_the_quiz(fake_assistant, tmp_path, {"argo-workflows/synchronization.md": PAGE})
     retrieval = named.retrieve_many([(QUESTION, "en")])[0]
     argo = next(w for w in retrieval.analysis.words if w.text == "Argo")
     assert argo.known  # not "the knowledge says nothing about Argo"

@@ -3,6 +3,7 @@ front matter's URL, a long code block, a document deep in folders. Only the new 
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -27,6 +28,16 @@ def with_documents(assistant: Assistant, knowledge_copy: Path, files: dict[str, 
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     return assistant.with_knowledge(load_knowledge(knowledge_copy))
+
+
+def beside_the_quiz(assistant: Assistant, directory: Path, files: dict[str, str]) -> Assistant:
+    """`assistant` over a copy of the repository's knowledge in `directory` (its "knowledge" folder) with `files`
+    written beside the quiz."""
+    from tests.conftest import KNOWLEDGE
+
+    knowledge = directory / "knowledge"
+    shutil.copytree(KNOWLEDGE, knowledge)
+    return with_documents(assistant, knowledge, files)
 
 
 def services_like(services: Any, assistant: Assistant) -> Any:
