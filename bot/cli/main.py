@@ -150,7 +150,17 @@ def _report(args: argparse.Namespace, results: Sequence[Any], summary: dict[str,
             print(json_line(result.to_dict()))
         print(json_line({"summary": summary}))
     else:
-        render(Console(), results, summary)
+        render(_figures_console(), results, summary)
+
+
+REPORT_WIDTH = 200  # the columns of a report written to a file or a pipe
+
+
+def _figures_console() -> Console:
+    """The console for tables of figures: as wide as the terminal, or, written to a file or a pipe (a CI log,
+    `make eval-docs > figures.txt`), wide enough that no figure, column or source name is cut to "…"."""
+    console = Console()
+    return console if console.is_terminal else Console(width=REPORT_WIDTH)
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:

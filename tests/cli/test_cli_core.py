@@ -205,6 +205,20 @@ def test_eval_json_prints_results_then_summary(
     assert summary["recall@3"] >= summary["recall@1"]
 
 
+@pytest.mark.slow
+def test_eval_tables_written_to_a_file_keep_every_figure_whole(
+    index_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`make eval > figures.txt` or a CI log: no column header, figure or source name is cut to "…"."""
+    path = tmp_path / "queries.jsonl"
+    path.write_text(json.dumps({"q": "What does slotsPerWorker mean in an MPIJob?", "lang": "en", "expect": [13]})
+                    + "\n", encoding="utf-8")
+    code, out, err = run([*dirs(index_dir), "eval", str(path)], capsys)
+    assert code == 0, err
+    assert "…" not in out
+    assert all(header in out for header in ("recall@1", "false abstention", "suggested right", "uncovered recall"))
+
+
 @pytest.mark.parametrize(
     "bad_line",
     ["{not json", '{"lang": "en", "expect": [1]}', '{"q": "x", "expect": "5"}', '{"q": 3, "expect": [1]}'],
