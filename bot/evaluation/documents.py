@@ -10,7 +10,8 @@ heading path of the section that does, `answer_contains` strings of the passage 
 - quoted: answered from that document, and what the answer quotes first (the top citation's excerpt and code
   snippet) holds one of the passage's strings: the person reads the answer without opening the page;
 - answered right: answered, citing that document first;
-- right section: of those, citing the named section first;
+- right section: of the answerable questions that name their section, those citing it first (no figure when
+  none names one);
 - false abstention: an answerable question the bot declined;
 - wrong source: an answerable question answered from another document;
 - declined right: an unanswerable question the bot declined;
@@ -181,11 +182,13 @@ def summarize_documents(results: list[DocResult]) -> dict[str, object]:
                                                                  item[0])):
         answerable = [r for r in rows if r.question.answerable]
         other = [r for r in rows if not r.question.answerable]
+        sectioned = [r for r in answerable if r.question.section]
         out[source] = {
             "answerable": len(answerable), "unanswerable": len(other),
             "quoted": _share(sum(r.quoted for r in answerable), len(answerable)),
             "answered_right": _share(sum(r.right for r in answerable), len(answerable)),
-            "right_section": _share(sum(r.right_section for r in answerable), len(answerable)),
+            # of the questions that name their section: a set that names none has no figure ("—"), not 0
+            "right_section": _share(sum(r.right_section for r in sectioned), len(sectioned)),
             "false_abstention": _share(sum(not r.answered for r in answerable), len(answerable)),
             "wrong_source": _share(sum(r.answered and not r.right for r in answerable), len(answerable)),
             "declined_right": _share(sum(not r.answered for r in other), len(other)),

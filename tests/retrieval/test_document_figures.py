@@ -33,3 +33,19 @@ def test_a_near_domain_question_is_handled_when_declined_or_answered_naming_what
 def test_an_answerable_question_is_never_counted_as_handled() -> None:
     fair = DocQuestion(q="Which label key?", lang="en", source=PAGE, answerable=True)
     assert not DocResult(fair, answered=False, confidence=0.1, source=None, section=None).handled
+
+
+def test_right_section_counts_only_questions_that_name_their_section() -> None:
+    """A set written with the passage's strings only (no section) shows no right-section figure, not 0."""
+    named = DocQuestion(q="Which queue?", lang="en", source=PAGE, answerable=True, section="Volcano › Queues")
+    unnamed = DocQuestion(q="Which plugin?", lang="en", source=PAGE, answerable=True)
+
+    def cited(question: DocQuestion) -> DocResult:
+        return DocResult(question, answered=True, confidence=0.9, source=PAGE, section="Volcano › Queues",
+                         passage="…")
+
+    both = summarize_documents([cited(named), cited(unnamed)])["all"]
+    alone = summarize_documents([cited(unnamed)])["all"]
+    assert isinstance(both, dict) and isinstance(alone, dict)
+    assert both["right_section"] == 1.0 and both["answered_right"] == 1.0
+    assert alone["right_section"] is None and alone["answered_right"] == 1.0
