@@ -9,11 +9,11 @@ from __future__ import annotations
 import argparse
 import json
 
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from bot.cli.common import services_from_args
+from bot.cli.texts import report_console
 from bot.errors import InputError
 from bot.storage.gap_records import KINDS
 
@@ -46,7 +46,7 @@ def cmd_gaps(args: argparse.Namespace) -> int:
         text = row.text if row.example is None else f"{row.text}  (e.g. {row.example})"
         table.add_row(str(row.count), row.kind, row.lang, escape(text), str(row.question or ""),
                       row.last_seen.strftime("%Y-%m-%d %H:%M"))
-    console = Console()
+    console = report_console()
     console.print(table)
     if not settings.record_gaps:
         console.print("Recording is off (EKSBOT_RECORD_GAPS=false): nothing new is added.")

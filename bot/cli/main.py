@@ -150,17 +150,9 @@ def _report(args: argparse.Namespace, results: Sequence[Any], summary: dict[str,
             print(json_line(result.to_dict()))
         print(json_line({"summary": summary}))
     else:
-        render(_figures_console(), results, summary)
+        from bot.cli.texts import report_console
 
-
-REPORT_WIDTH = 200  # the columns of a report written to a file or a pipe
-
-
-def _figures_console() -> Console:
-    """The console for tables of figures: as wide as the terminal, or, written to a file or a pipe (a CI log,
-    `make eval-docs > figures.txt`), wide enough that no figure, column or source name is cut to "…"."""
-    console = Console()
-    return console if console.is_terminal else Console(width=REPORT_WIDTH)
+        render(report_console(), results, summary)
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:

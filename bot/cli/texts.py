@@ -7,6 +7,7 @@ import re
 import unicodedata
 from typing import Any
 
+from rich.console import Console
 from rich.text import Text
 
 from bot.messages import Catalog
@@ -116,3 +117,16 @@ TEXTS: dict[str, dict[str, str]] = {
 
 
 say = Catalog(TEXTS)
+
+
+REPORT_WIDTH = 200  # the columns of a report written to a file or a pipe
+
+
+def report_console() -> Console:
+    """The console for a report's tables (`eksbot eval`, `eksbot gaps`): as wide as the terminal, or, written to a
+    file or a pipe (a CI log, `make eval-docs > figures.txt`), wide enough that no column, figure or text is cut to
+    "…"."""
+    console = Console()
+    if not console.is_terminal:
+        console.width = REPORT_WIDTH
+    return console

@@ -52,6 +52,7 @@ def test_gaps_as_a_table_and_pruning(database: str, capsys: pytest.CaptureFixtur
     assert code == 0, err
     assert "paella" in out and "PyTorchJob" in out and "Ray Serve" not in out
     assert "1 gap(s) past the retention period forgotten" in out
+    assert "…" not in out and "(e.g. MPIJob or PyTorchJob?)" in out  # written to a pipe, nothing is cut
     with Database(database) as opened:
         assert [g.text for g in GapStore(opened).listing(since=datetime(2000, 1, 1, tzinfo=UTC), limit=10)] == [
             "¿Receta de paella?", "PyTorchJob"]
