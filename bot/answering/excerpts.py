@@ -17,7 +17,7 @@ from bot.retrieval.artifacts import LoadedIndex
 from bot.retrieval.hybrid import Retrieval, page_name
 from bot.retrieval.sentence_groups import SentenceGroups
 from bot.text.sentences import sentences
-from bot.text.tokens import tokens
+from bot.text.uncached import knowledge_tokens
 
 EXCERPT_SENTENCES = 3
 EXCERPT_MARGIN = 0.15  # sentences this far below the best one are left out
@@ -176,8 +176,8 @@ class Excerpts:
 
 @lru_cache(maxsize=TEXTS_KEPT)
 def _terms_of(text: str, lang: str) -> tuple[str, ...]:
-    """The distinct terms of a sentence or row (a tuple: a third of a set's memory)."""
-    return tuple(dict.fromkeys(intern(t) for t in tokens(text, lang)))
+    """The distinct terms of a sentence or row (a tuple: a third of a set's memory), kept here only."""
+    return tuple(dict.fromkeys(intern(t) for t in knowledge_tokens(text, lang)))
 
 
 def _overlap(terms: set[str], sentence_terms: tuple[str, ...]) -> float:

@@ -19,7 +19,7 @@ from sys import intern
 from bot.knowledge.model import Block, Question
 from bot.reading.terms import Analysis, Form
 from bot.text.sentences import sentences
-from bot.text.tokens import tokens
+from bot.text.uncached import knowledge_tokens
 
 SHORT_SECTION_SENTENCES = 6  # a section of at most this many sentences (and no more than SHORT_SECTION_CHARS) is
 SHORT_SECTION_CHARS = 600  # quoted whole: cutting it would leave out what its first sentence leads to
@@ -326,7 +326,8 @@ def _bounded(text: str) -> str:
 
 @lru_cache(maxsize=TEXTS_KEPT)
 def _terms_of(text: str, lang: str) -> frozenset[str]:
-    return frozenset(intern(t) for t in tokens(text, lang))
+    """A unit's or heading's terms, kept here only (not in the questions' cache of words as well)."""
+    return frozenset(intern(t) for t in knowledge_tokens(text, lang))
 
 
 def page_words(sections: Sequence[Question], name: str = "") -> frozenset[str]:
@@ -337,7 +338,7 @@ def page_words(sections: Sequence[Question], name: str = "") -> frozenset[str]:
     if len(sections) < PAGE_WORD_SECTIONS:
         return named
     counts: dict[str, int] = {}
-    for section in sections:
-        for term in _terms_of(" ".join(b.text for b in section.blocks), section.lang):
+    for section in sections:  # each section read once, past the caches (which would keep its whole text)
+        for term in set(knowledge_tokens(" ".join(b.text for b in section.blocks), section.lang)):
             counts[term] = counts.get(term, 0) + 1
     return named | frozenset(term for term, n in counts.items() if n >= PAGE_WORD_SHARE * len(sections))

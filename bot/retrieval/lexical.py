@@ -25,7 +25,7 @@ from bm25s.scoring import _select_idf_scorer, _select_tfc_scorer
 
 from bot.knowledge.chunks import Chunk
 from bot.retrieval.knowledge_terms import TextKey, text_key
-from bot.text.tokens import word_terms
+from bot.text.uncached import knowledge_tokens
 
 logging.getLogger("bm25s").setLevel(logging.WARNING)
 
@@ -55,7 +55,7 @@ class LexicalIndex:
                 key = text_key(lang, text)
                 found = self._tokens.get(key) or known.get(key)
                 if found is None:
-                    found = _counted([vocab.setdefault(t, len(vocab)) for t in _read(text, lang) or [""]])
+                    found = _counted([vocab.setdefault(t, len(vocab)) for t in knowledge_tokens(text, lang) or [""]])
                 self._tokens[key] = found
                 corpus.append(found)
             engine = _Counted(k1=k1, b=b)
@@ -78,12 +78,6 @@ class LexicalIndex:
                 full[ids] = engine.get_scores(terms)
             out[lang] = full
         return out
-
-
-def _read(text: str, lang: str) -> list[str]:
-    """`tokens` of a knowledge text, past the cache of the questions' words (which the knowledge's texts,
-    each read once, would fill with words that no question asks for again)."""
-    return [term for word in word_terms.__wrapped__(text, lang) for term in word]
 
 
 def _counted(numbers: list[int]) -> bytes:

@@ -274,3 +274,22 @@ def test_the_gpu_quota_entry_answers_how_to_get_more_in_either_language(
     assert answer.answered and answer.citations[0].source == "entries/gpu-quota.md", answer.citations
     assert "open a request in #ml-platform-requests" in answer.citations[0].excerpt  # the sentence that says how
     assert "train-<team>" in answer.citations[0].excerpt
+
+
+def test_answering_from_a_long_page_keeps_none_of_its_sections_texts(fake_assistant: Assistant,
+                                                                     tmp_path: Path) -> None:
+    """A replica answers about many pages over weeks: what a page's sections say in common is read once per
+    page, and neither the sections' texts nor their words stay in the cache kept for the questions' words
+    (8,192 texts: at 10,000 sections, tens of MB held for nothing)."""
+    from bot.text.tokens import word_terms
+
+    sections = "".join(f"## Pool {n}\n\nThe pool number {n} of cluster zeta{n} serves batch queue q{n} "
+                       f"with {n} reserved GPUs for the team tenant{n}.\n\n" for n in range(80))
+    assistant = beside_the_quiz(fake_assistant, tmp_path, {"team/pools.md": "# Pools\n\n" + sections})
+    word_terms.cache_clear()
+    for question in ("How many reserved GPUs does pool 7 of cluster zeta7 serve?",
+                     "Which batch queue does the pool of cluster zeta12 serve?"):
+        answer = assistant.answer(question, "en")
+        assert answer.citations and answer.citations[0].source.endswith("pools.md")
+    # The questions' own texts and words only: far fewer than the page's 80 sections.
+    assert word_terms.cache_info().currsize < 50
