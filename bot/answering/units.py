@@ -35,7 +35,7 @@ PAGE_WORD_SECTIONS = 4
 CONTEXT_WEIGHT = 0.3  # a word of pasted text or a scenario's telling counts this much of an asked one
 SECOND_UNIT = 0.08  # a second unit this close to the best one is quoted as well (the answer spans two)
 LEAST_SPECIFIC = 0.05  # every word counts a little, so that a question of ordinary words still tells units apart
-TEXTS_KEPT = 8192
+TEXTS_KEPT = 1024  # units whose terms are kept once read: those of the sections a few answers weigh
 
 
 @dataclass(frozen=True)
