@@ -17,6 +17,7 @@ its subject, IRSA, appears nowhere. So every content word of a question gets
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
@@ -54,7 +55,7 @@ NAMED_ZIPF = 3.2  # rarer than this: not a common word (a typo of a knowledge wo
 CAPITALISED_NAMED_ZIPF = 5.0  # a capitalised word inside a sentence, rarer than this, is part of a name
 NUMBER_SPECIFICITY = 0.3
 STEM_MIN_LENGTH = 6  # shorter words are looked up as written, not by stem
-READ_CACHE = 20_000  # words kept once read
+READ_CACHE = 4096  # words kept once read (each with the sections it is in), the least recently asked dropped first
 COMPOUND_MIN_LENGTH = 7  # two words read as one knowledge word ("node set": "nodeset") at least this long
 
 Form = tuple[str, ...]  # index terms of one reading of a word: the main term, then an identifier's parts
@@ -198,6 +199,7 @@ class Vocabulary:
         self.languages = terms.languages
         self._typos = terms.spelling
         self._read: dict[tuple[object, ...], QueryWord] = {}  # words already read (a question's words recur)
+        self._read_lock = threading.Lock()  # answers read words on several threads
 
     def prepare(self) -> None:
         """Build what reading a misspelt word needs (the misspelling index) before a question needs it."""
@@ -206,7 +208,8 @@ class Vocabulary:
     def forget_words(self) -> None:
         """Forget the words read so far and the slips found for them (they are read again when asked): what a
         benchmark of new questions needs."""
-        self._read.clear()
+        with self._read_lock:
+            self._read.clear()
         forget_slips()
 
     def questions_using(self, word: QueryWord) -> int:
@@ -339,11 +342,16 @@ class Vocabulary:
               position: int = 0, english: list[str] | None = None, opens: bool | None = None) -> QueryWord:
         opens = position == 0 if opens is None else opens
         key = (raw, tuple(langs), tuple(extra or ()), tuple(english or ()), opens)
-        word = self._read.get(key)
+        with self._read_lock:
+            word = self._read.pop(key, None)
+            if word is not None:
+                self._read[key] = word  # now the most recently asked
         if word is None:
             word = self._read_word(raw, frequency, langs, extra, position, english, opens)
-            if len(self._read) < READ_CACHE:
+            with self._read_lock:
                 self._read[key] = word
+                while len(self._read) > READ_CACHE:
+                    del self._read[next(iter(self._read))]
         return word if word.position == position else replace(word, position=position)
 
     def _where(self, forms: dict[str, tuple[Form, ...]]) -> KeySet:

@@ -220,3 +220,23 @@ def test_a_word_only_a_wrong_option_writes_is_offered_not_known(fake_assistant: 
     gp3, zorblax = word(a, "gp3"), word(a, "Zorblax")
     assert not gp3.known and gp3.offered and not gp3.unheard
     assert not zorblax.offered and zorblax.unheard
+
+
+def test_the_words_kept_once_read_are_the_most_recently_asked(fake_assistant: Assistant,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """A word read once is kept with the sections it is in (thousands at 10,000 sections): a replica keeps the
+    words asked most recently, up to READ_CACHE, not the first ones it ever read."""
+    from bot.reading import terms
+
+    monkeypatch.setattr(terms, "READ_CACHE", 6)
+    vocabulary = fake_assistant.retriever.vocabulary
+    vocabulary.forget_words()
+    first = read(fake_assistant, "Karpenter", "en")
+    for filler in ("NCCL DCGM EFA", "Slurm Volcano MPIJob", "DeepSpeed ZeRO BF16"):
+        read(fake_assistant, filler, "en")
+        recent = read(fake_assistant, "Trainium", "en")  # asked again and again: it stays
+    assert len(vocabulary._read) <= 6
+    again = read(fake_assistant, "Trainium", "en")
+    assert word(again, "Trainium") is word(recent, "Trainium")  # still kept: the same reading
+    assert word(read(fake_assistant, "Karpenter", "en"), "Karpenter") is not word(first, "Karpenter")  # dropped
+    vocabulary.forget_words()
