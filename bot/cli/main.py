@@ -15,6 +15,7 @@ from rich.console import Console
 
 from bot.cli.common import services_from_args, settings_from_args
 from bot.cli.progress import shown
+from bot.cli.texts import report_console
 from bot.errors import EksBotError, InputError, KnowledgeError, StorageError, UnknownTopicError
 from bot.lang import LANGUAGES
 
@@ -150,8 +151,6 @@ def _report(args: argparse.Namespace, results: Sequence[Any], summary: dict[str,
             print(json_line(result.to_dict()))
         print(json_line({"summary": summary}))
     else:
-        from bot.cli.texts import report_console
-
         render(report_console(), results, summary)
 
 

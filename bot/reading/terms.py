@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
@@ -198,7 +199,7 @@ class Vocabulary:
         self._keys_of = terms.keys_of
         self.languages = terms.languages
         self._typos = terms.spelling
-        self._read: dict[tuple[object, ...], QueryWord] = {}  # words already read (a question's words recur)
+        self._read: OrderedDict[tuple[object, ...], QueryWord] = OrderedDict()  # words read (a question's recur)
         self._read_lock = threading.Lock()  # answers read words on several threads
 
     def prepare(self) -> None:
@@ -343,15 +344,15 @@ class Vocabulary:
         opens = position == 0 if opens is None else opens
         key = (raw, tuple(langs), tuple(extra or ()), tuple(english or ()), opens)
         with self._read_lock:
-            word = self._read.pop(key, None)
+            word = self._read.get(key)
             if word is not None:
-                self._read[key] = word  # now the most recently asked
+                self._read.move_to_end(key)  # now the most recently asked
         if word is None:
             word = self._read_word(raw, frequency, langs, extra, position, english, opens)
             with self._read_lock:
                 self._read[key] = word
-                while len(self._read) > READ_CACHE:
-                    del self._read[next(iter(self._read))]
+                if len(self._read) > READ_CACHE:
+                    self._read.popitem(last=False)
         return word if word.position == position else replace(word, position=position)
 
     def _where(self, forms: dict[str, tuple[Form, ...]]) -> KeySet:
