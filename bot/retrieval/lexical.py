@@ -1,7 +1,8 @@
 """BM25 over the chunks (bm25s: Lucene's variant, k1 1.2, b 0.75), one index per language, each with its own
 stemmer and stop words.
 
-Each chunk's tokens are kept by its text, counted: (token number in the language's vocabulary, count) pairs.
+Each chunk's tokens are kept by its text, counted: (token number in the language's vocabulary, count) pairs,
+each in 4 bytes (`_counted`).
 An index made from an earlier one (`previous`) tokenises and counts only the chunks whose text changed, and
 hands bm25s the rest as they were: bm25s's own indexing collects the vocabulary, numbers every token and counts
 every chunk's tokens again, in Python, on each build (most of a change's time in BM25); `_Counted`
@@ -14,9 +15,9 @@ of 0).
 from __future__ import annotations
 
 import logging
-from array import array
 from collections import Counter
 from collections.abc import Callable, Sequence
+from itertools import chain
 from typing import Any
 
 import bm25s
@@ -28,6 +29,10 @@ from bot.retrieval.knowledge_terms import TextKey, text_key
 from bot.text.uncached import knowledge_tokens
 
 logging.getLogger("bm25s").setLevel(logging.WARNING)
+
+_NUMBER_BITS, _COUNT_BITS = 24, 8  # a pair in 4 bytes: the token's number (16.7 million a language), its count
+_WIDE = b"\x00"  # opens a chunk's pairs written as two 4-byte ints each: a count of 256 or more, or a number
+# past 2**24 (its length is then 1 more than a multiple of 8, where packed pairs make a multiple of 4)
 
 
 class LexicalIndex:
@@ -81,13 +86,32 @@ class LexicalIndex:
 
 
 def _counted(numbers: list[int]) -> bytes:
-    """A chunk's token numbers as (number, count) pairs, one after the other, as the bytes of 4-byte ints (one
-    object of the exact size: an `array` has a header of its own and grows in steps)."""
-    out = array("i")
-    for number, count in Counter(numbers).items():
-        out.append(number)
-        out.append(count)
-    return out.tobytes()
+    """A chunk's token numbers as (number, count) pairs: each in one little-endian 4-byte int, the number in its
+    high 24 bits and the count in its low 8; or, when a pair does not fit (`_WIDE`), as two 4-byte ints each.
+    One bytes object of the exact size (an `array` has a header of its own and grows in steps)."""
+    counted = Counter(numbers)
+    if max(counted) < 1 << _NUMBER_BITS and max(counted.values()) < 1 << _COUNT_BITS:
+        return np.fromiter((n << _COUNT_BITS | c for n, c in counted.items()), dtype="<u4",
+                           count=len(counted)).tobytes()
+    return _WIDE + np.fromiter(chain.from_iterable(counted.items()), dtype="<i4", count=2 * len(counted)).tobytes()
+
+
+def _pairs(corpus: Sequence[bytes]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every chunk's token numbers and counts (`_counted`), one chunk after the other, and each chunk's number of
+    pairs."""
+    if all(len(doc) % 4 == 0 for doc in corpus):  # every pair packed (the usual case): read all at once
+        numbers, counts = _unpacked(np.frombuffer(b"".join(corpus), dtype="<u4"))
+        return numbers, counts, np.fromiter((len(doc) // 4 for doc in corpus), dtype=np.int64, count=len(corpus))
+    read = [_unpacked(np.frombuffer(doc, dtype="<u4")) if len(doc) % 4 == 0 else
+            tuple(np.frombuffer(doc, dtype="<i4", offset=len(_WIDE)).reshape(-1, 2).T) for doc in corpus]
+    sizes = np.fromiter((len(numbers) for numbers, _ in read), dtype=np.int64, count=len(read))
+    return (np.concatenate([numbers for numbers, _ in read]).astype(np.int32),
+            np.concatenate([counts for _, counts in read]).astype(np.int32), sizes)
+
+
+def _unpacked(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Packed pairs' numbers and counts."""
+    return (words >> _COUNT_BITS).astype(np.int32), (words & ((1 << _COUNT_BITS) - 1)).astype(np.int32)
 
 
 class _Counted(bm25s.BM25):
@@ -102,9 +126,7 @@ class _Counted(bm25s.BM25):
             raise ValueError(f"BM25 method {self.method} is not built from counts")
         self.nonoccurrence_array = None
         n_docs, n_vocab = len(corpus_token_ids), len(unique_token_ids)
-        pairs = np.frombuffer(b"".join(corpus_token_ids), dtype=np.int32).reshape(-1, 2)
-        numbers, counts = pairs[:, 0], pairs[:, 1]
-        sizes = np.fromiter((len(doc) // 8 for doc in corpus_token_ids), dtype=np.int64, count=n_docs)
+        numbers, counts, sizes = _pairs(corpus_token_ids)
         doc = np.repeat(np.arange(n_docs, dtype=np.int32), sizes)
         lengths = np.add.reduceat(counts.astype(np.int64), np.cumsum(sizes) - sizes)  # every doc has a token
         avg_doc_len = lengths.mean()

@@ -217,6 +217,31 @@ def test_bm25_scores_of_reused_tokens_are_those_of_a_fresh_index(knowledge: Path
             assert np.array_equal(lexical.scores(partial(tokens, question))[lang], expected), question
 
 
+@pytest.mark.parametrize("number_bits", [24, 4])
+def test_bm25_scores_are_bm25s_for_a_word_said_hundreds_of_times(number_bits: int,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A chunk's tokens are kept 4 bytes a (token, count) pair; a count past one byte (a log pasted into a runbook
+    that says "checkpoint" 300 times), or a vocabulary past the bits of a pair's number (4 here, to make one),
+    are kept whole: the scores are bm25s's over the token lists, to the bit, whichever way each chunk was kept."""
+    import bm25s
+
+    from bot.knowledge.chunks import Chunk
+    from bot.retrieval import lexical
+
+    monkeypatch.setattr(lexical, "_NUMBER_BITS", number_bits)
+    texts = ["checkpoint " * 300 + "saved to FSx", "Checkpoints go to FSx for Lustre every 30 minutes.",
+             "Restore a checkpoint with the restore job.", "NCCL needs EFA on p5 nodes.", ""]
+    chunks = [Chunk(i, "docs/runbook", "en", i + 1, "explanation", f"Section {i}", "", text, "runbook.md", 1)
+              for i, text in enumerate(texts)]
+    index = LexicalIndex(chunks)
+    engine = bm25s.BM25(k1=1.2, b=0.75)
+    engine.index([tokens(c.indexed_text, "en") or [""] for c in chunks], show_progress=False)
+    for question in ("checkpoint", "where are checkpoints saved", "EFA on p5", "lustre restore"):
+        expected = engine.get_scores(tokens(question, "en"))
+        assert np.array_equal(index.scores(partial(tokens, question))["en"], expected), question
+    assert index.scores(partial(tokens, "checkpoint"))["en"][0] > 0
+
+
 def test_sentence_groups_read_the_index_vectors_in_place(knowledge: Path) -> None:
     """Each question's and edition's sentence vectors are those (and in the order) of every sentence sorted by
     question and language; a document's are read without a copy of the index's array."""
