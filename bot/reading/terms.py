@@ -242,6 +242,8 @@ class Vocabulary:
         raw_tokens = [_token(m) for m in matches]
         pasted = context_spans(plain)
         in_context = {p for p, m in enumerate(matches) if any(a <= m.start() < b for a, b in pasted)}
+        framed = _within(matches, rules(lang).frame_phrases, plain)  # "in plain terms": not what is asked
+        checks = _within(matches, rules(lang).claim_checks, plain)  # "is that right?": asks of what was told
         gaps = ["", *(plain[matches[p - 1].end() : matches[p].start()] for p in range(1, len(matches)))]
         starts = {p for p, gap in enumerate(gaps) if p == 0 or _SENTENCE_OPENING.search(gap)}
         breaks = [m.end() for m in segment_break().finditer(plain)]
@@ -275,7 +277,8 @@ class Vocabulary:
                 search.append(f"{raw} {meaning}")
                 words.append(word)
                 continue
-            if folded in ALL_STOPWORDS or folded in frame_words() or (len(folded) == 1 and not folded.isdigit()) or (
+            if folded in ALL_STOPWORDS or folded in frame_words() or position in framed or (
+                    len(folded) == 1 and not folded.isdigit()) or (
                     slipped_function_word(raw, lang, frequency) and not self._known(folded, langs)):
                 search.append(" ".join([raw, *english.get(position, [])]))
                 continue
@@ -286,7 +289,7 @@ class Vocabulary:
         # Pasted code, logs and link labels are context: what the knowledge has of them is evidence; the rest
         # is not what the person asks about.
         sentence_breaks = {p for p, gap in enumerate(gaps) if p and _SENTENCE_BREAK.search(gap)}
-        in_context |= _scenario(plain, matches, sentence_breaks, raw_tokens)
+        in_context |= _scenario(plain, matches, sentence_breaks, raw_tokens, checks, {w.position for w in words})
         words = [w for w in words if w.position not in in_context
                  or (w.known and w.specificity >= THRESHOLDS.specific)]
         definition = read_definition(question)
@@ -433,11 +436,19 @@ class Vocabulary:
         )
 
 
-def _scenario(text: str, matches: list[re.Match[str]], starts: set[int], tokens: list[str]) -> set[int]:
+def _within(matches: list[re.Match[str]], pattern: re.Pattern[str] | None, text: str) -> set[int]:
+    """The tokens inside a match of `pattern` ("in plain terms", "is that right")."""
+    spans = [m.span() for m in pattern.finditer(text)] if pattern is not None else []
+    return {p for p, m in enumerate(matches) if any(a <= m.start() < b for a, b in spans)}
+
+
+def _scenario(text: str, matches: list[re.Match[str]], starts: set[int], tokens: list[str],
+              checks: set[int] = frozenset(), content: set[int] = frozenset()) -> set[int]:  # type: ignore[assignment]
     """The tokens of the sentences that tell a scenario around the person's question ("We run 4 p5 nodes.
     NCCL logs show TCP sockets. What is missing in the pods?"): with a question sentence ("?", "¿") and others
     that are not, the others are context, unless the question points back into them ("Can *it* do gang
-    scheduling?"), where what they name is what is asked about."""
+    scheduling?"), where what they name is what is asked about, or only checks a claim told before it ("Me dicen
+    que X. ¿Es cierto?": `checks`, the tokens of such a check; `content`, those of the question's own words)."""
     sentence: list[int] = []
     for position in range(len(matches)):
         sentence.append(len(sentence) and sentence[-1] + (position in starts))
@@ -457,6 +468,9 @@ def _scenario(text: str, matches: list[re.Match[str]], starts: set[int], tokens:
     folded = [fold(t) for t in tokens]
     if referred_to_later(folded, sentence, min(asking) - 1):
         return set()
+    asked = [p for p, n in enumerate(sentence) if n in asking]
+    if any(p in checks for p in asked) and not any(p in content for p in asked):
+        return set()  # the question checks what was told: it is what is asked
     # Context is a statement (it ends with "." or "!") or pasted output (machine tokens: "0/4",
     # "vpc.amazonaws.com/efa", "10:14:07"); "Slinky vs HyperPod: ¿…?" is one question.
     told = {n for n in bounds if n not in asking and (

@@ -58,6 +58,24 @@ def test_a_question_that_points_back_keeps_what_the_scenario_names(fake_assistan
     assert uncovered == ["Zorblax"]
 
 
+@pytest.mark.parametrize(("text", "lang"), [
+    ("Me dicen que con Zorblax el entrenamiento sale la mitad de caro que con EFA. ¿Es cierto?", "es"),
+    ("Un compañero dice que Zorblax reemplaza a Volcano en todo el clúster. ¿Tiene razón?", "es"),
+    ("Someone said Zorblax replaces Volcano for gang scheduling. True?", "en"),
+])
+def test_a_claim_to_check_is_what_is_asked(fake_assistant: Assistant, text: str, lang: str) -> None:
+    """A question that only checks what was told before it ("¿Es cierto?", "True?") asks about the claim: its
+    words are the question's, so what the knowledge does not cover in it is named, not read past as a scenario."""
+    words, uncovered = read(fake_assistant, text, lang)
+    assert "Zorblax" in uncovered
+    assert not {"cierto", "razon", "razón", "True"} & set(words)  # the check frames the question
+
+
+def test_a_question_of_its_own_after_a_claim_keeps_the_claim_as_context(fake_assistant: Assistant) -> None:
+    words, _ = read(fake_assistant, "Me dicen que Zorblax es muy lento. ¿Cómo pido EFA en el pod?", "es")
+    assert "Zorblax" not in words and "EFA" in words
+
+
 def test_an_unfenced_pasted_error_before_a_spanish_question_is_context(fake_assistant: Assistant) -> None:
     words, uncovered = read(fake_assistant, "Pending 0/4 nodes are available: 4 Insufficient vpc.amazonaws.com/efa — "
                                             "¿cómo pido EFA en el pod?", "es")
