@@ -117,8 +117,6 @@ BELOW_FLOORS = {
     "holdout-authors-o.jsonl": {"handled": 0.85},  # dictated names, split into words the quiz uses
     "holdout-authors-r.jsonl": {"max_false_abstention": 0.19},  # dictated
     "holdout-authors-t.jsonl": {"max_false_abstention": 0.30, "recall@1": 0.8, "recall@3": 0.96},  # plain words
-    # managers' plain words, a colleague's claim to check, interview practice, "why not just", quoted options
-    "holdout-authors-x.jsonl": {"max_false_abstention": 0.10},
 }
 
 
