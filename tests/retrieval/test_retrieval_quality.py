@@ -117,6 +117,8 @@ BELOW_FLOORS = {
     "holdout-authors-o.jsonl": {"handled": 0.85},  # dictated names, split into words the quiz uses
     "holdout-authors-r.jsonl": {"max_false_abstention": 0.19},  # dictated
     "holdout-authors-t.jsonl": {"max_false_abstention": 0.30, "recall@1": 0.8, "recall@3": 0.96},  # plain words
+    # a role's framing, beliefs to check in many wordings, things described not named, dictated, pasted options
+    "holdout-authors-y.jsonl": {"max_false_abstention": 0.09, "handled": 0.88},
 }
 
 
