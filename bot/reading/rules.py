@@ -116,6 +116,18 @@ def frame_words() -> frozenset[str]:
 
 
 @cache
+def frame_phrases() -> tuple[re.Pattern[str], ...]:
+    """The phrases that frame a question ("in plain terms", "mi jefa pregunta"), in every language."""
+    return tuple(p for lang in LANGUAGES if (p := rules(lang).frame_phrases) is not None)
+
+
+@cache
+def claim_checks() -> tuple[re.Pattern[str], ...]:
+    """The phrases that check a claim told before them ("is that right?", "¿es cierto?"), in every language."""
+    return tuple(p for lang in LANGUAGES if (p := rules(lang).claim_checks) is not None)
+
+
+@cache
 def defining_verbs() -> frozenset[str]:
     """The verbs that say what a thing is when a sentence starts with it ("X is…", "X splits…"), in every
     language (a knowledge document may mix them)."""

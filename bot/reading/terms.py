@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from functools import reduce
@@ -38,7 +38,9 @@ from bot.reading.ordinary import forget_slips, meant, slipped_function_word
 from bot.reading.postings import KeySet, Postings, union_ids
 from bot.reading.questions import QUESTION_END, read_definition, referred_to_later
 from bot.reading.rules import (
+    claim_checks,
     comparison,
+    frame_phrases,
     frame_words,
     names_a_quiz_question,
     rules,
@@ -242,8 +244,8 @@ class Vocabulary:
         raw_tokens = [_token(m) for m in matches]
         pasted = context_spans(plain)
         in_context = {p for p, m in enumerate(matches) if any(a <= m.start() < b for a, b in pasted)}
-        framed = _within(matches, rules(lang).frame_phrases, plain)  # "in plain terms": not what is asked
-        checks = _within(matches, rules(lang).claim_checks, plain)  # "is that right?": asks of what was told
+        framed = _within(matches, frame_phrases(), plain)  # "in plain terms": not what is asked
+        checks = _within(matches, claim_checks(), plain)  # "is that right?": asks of what was told
         gaps = ["", *(plain[matches[p - 1].end() : matches[p].start()] for p in range(1, len(matches)))]
         starts = {p for p, gap in enumerate(gaps) if p == 0 or _SENTENCE_OPENING.search(gap)}
         breaks = [m.end() for m in segment_break().finditer(plain)]
@@ -436,14 +438,14 @@ class Vocabulary:
         )
 
 
-def _within(matches: list[re.Match[str]], pattern: re.Pattern[str] | None, text: str) -> set[int]:
-    """The tokens inside a match of `pattern` ("in plain terms", "is that right")."""
-    spans = [m.span() for m in pattern.finditer(text)] if pattern is not None else []
+def _within(matches: list[re.Match[str]], patterns: Sequence[re.Pattern[str]], text: str) -> set[int]:
+    """The tokens inside a match of one of `patterns` ("in plain terms", "is that right")."""
+    spans = [m.span() for pattern in patterns for m in pattern.finditer(text)]
     return {p for p, m in enumerate(matches) if any(a <= m.start() < b for a, b in spans)}
 
 
 def _scenario(text: str, matches: list[re.Match[str]], starts: set[int], tokens: list[str],
-              checks: set[int] = frozenset(), content: set[int] = frozenset()) -> set[int]:  # type: ignore[assignment]
+              checks: AbstractSet[int] = frozenset(), content: AbstractSet[int] = frozenset()) -> set[int]:
     """The tokens of the sentences that tell a scenario around the person's question ("We run 4 p5 nodes.
     NCCL logs show TCP sockets. What is missing in the pods?"): with a question sentence ("?", "¿") and others
     that are not, the others are context, unless the question points back into them ("Can *it* do gang

@@ -71,6 +71,14 @@ def test_a_claim_to_check_is_what_is_asked(fake_assistant: Assistant, text: str,
     assert not {"cierto", "razon", "razón", "True"} & set(words)  # the check frames the question
 
 
+def test_a_frame_in_the_other_language_frames_too(fake_assistant: Assistant) -> None:
+    """People mix languages: an English frame around a Spanish question, a Spanish one around an English question."""
+    spanish, _ = read(fake_assistant, "In plain terms, ¿qué ganamos con BF16 frente a FP16?", "es")
+    english, _ = read(fake_assistant, "en cristiano, what do we gain with BF16 over FP16?", "en")
+    assert "plain" not in spanish and "BF16" in spanish
+    assert "cristiano" not in english and "BF16" in english
+
+
 def test_a_question_of_its_own_after_a_claim_keeps_the_claim_as_context(fake_assistant: Assistant) -> None:
     words, _ = read(fake_assistant, "Me dicen que Zorblax es muy lento. ¿Cómo pido EFA en el pod?", "es")
     assert "Zorblax" not in words and "EFA" in words
