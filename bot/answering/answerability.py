@@ -283,12 +283,14 @@ class Judge:
         return other_kinds(retrieval.analysis, texts())
 
     def _unstated(self, retrieval: Retrieval, best: object) -> list[str]:
-        """A version asked for that the best question or section states none of (`unstated_values`): its text
-        without its heading path, whose numbers ("3.3 Deploy Workloads") are no versions."""
+        """A version or a default asked for that the best question or section states none of (`unstated_values`):
+        its text, and for a default its heading path too (whose numbers, "3.3 Deploy Workloads", are no
+        versions)."""
         if not isinstance(best, tuple):
             return []
-        chunks = self.retriever.index.chunks
-        return unstated_values(retrieval.analysis, (knowledge_body(chunks[i]) for i in self.retriever.chunks_of(best)))
+        chunks, ids = self.retriever.index.chunks, self.retriever.chunks_of(best)
+        return unstated_values(retrieval.analysis, (knowledge_body(chunks[i]) for i in ids),
+                               (chunks[i].header for i in ids))
 
     def features(self, retrieval: Retrieval, *, leave_out: int | None = None) -> dict[str, float]:
         """The features of a retrieval; `leave_out` (fitting): the `text_key` of exemplars to skip."""

@@ -91,6 +91,7 @@ class LanguageRules:
     alias_words: frozenset[str] = frozenset()
     name_connectors: frozenset[str] = frozenset()  # "for": a name goes on past it ("Mountpoint for S3")
     asked_versions: tuple[str, ...] = ()  # "which X version", "qué versión mínima de X": a version asked for
+    asked_defaults: tuple[str, ...] = ()  # "the default expireAfter", "X por defecto": a default value asked for
 
 
 def slang(lang: str, word: str) -> str | None:
@@ -157,6 +158,13 @@ def asked_versions() -> tuple[re.Pattern[str], ...]:
     """What asks for a version ("which Neuron SDK version", "qué versión mínima de Volcano"), in every language
     (people mix them): patterns whose group `what` is the version as named."""
     return tuple(re.compile(p, re.IGNORECASE) for p in _all("asked_versions"))
+
+
+@cache
+def asked_defaults() -> tuple[re.Pattern[str], ...]:
+    """What asks for a default value ("what's the default consolidateAfter", "¿el drift viene activado por
+    defecto?"), in every language: patterns whose group `what` is the default as named."""
+    return tuple(re.compile(p, re.IGNORECASE) for p in _all("asked_defaults"))
 
 
 @cache
@@ -319,6 +327,7 @@ def rules(lang: str) -> LanguageRules:
             alias_words=frozenset(fold(str(w)) for w in data["defining_sentences"]["alias_words"]),
             name_connectors=frozenset(fold(str(w)) for w in data.get("name_connectors", {}).get("words", ())),
             asked_versions=tuple(str(p) for p in data.get("asked_versions", {}).get("patterns", ())),
+            asked_defaults=tuple(str(p) for p in data.get("asked_defaults", {}).get("patterns", ())),
             examples={name: tuple(section.get("examples", ())) for name, section in data.items()
                       if isinstance(section, dict)},
         )

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 
 from bot.reading.lexicon import Glossary, WordFrequency
 from bot.reading.questions import referred_to_later
-from bot.reading.rules import asked_versions, coordination_words, is_clitic, name_connectors
+from bot.reading.rules import asked_defaults, asked_versions, coordination_words, is_clitic, name_connectors
 from bot.reading.terms import Analysis, QueryWord, Vocabulary
 from bot.reading.thresholds import THRESHOLDS
 from bot.text.normalise import fold
@@ -24,6 +24,7 @@ CONJUNCT_REACH = 3  # tokens between a coordinator and the head of each side ("X
 NAME_GOES_ON = 2  # words of a name past what asks for a version ("versión del Neuron" + "SDK")
 # A version as passages state one: "v2.10", "1.35+", "2.12.0", "1.x". "v1" alone names an API, not a release,
 # and four numbers are an address ("192.168.0.10").
+DEFAULT_STATED = re.compile(r"\b(?:defaults?|defaulted|por defecto|predeterminad[oa]s?|de serie)\b", re.IGNORECASE)
 VERSION_STATED = re.compile(r"(?<![\w.])v?\d+(?:\.(?:\d+|x)){1,2}(?![\w.]*[a-wyz])(?!\.?\d)", re.IGNORECASE)
 
 
@@ -205,11 +206,13 @@ def _kinds(passage: str, head: str, *, before: bool) -> int:
     return len({m for m in re.findall(pattern, passage) if m not in ALL_STOPWORDS and not m.isdigit()})
 
 
-def unstated_values(analysis: Analysis, texts: Iterable[str]) -> list[str]:
+def unstated_values(analysis: Analysis, texts: Iterable[str], headings: Iterable[str] = ()) -> list[str]:
     """A version the question asks for (`bot.reading.rules.asked_versions`: "which Neuron SDK version…",
     "¿qué versión mínima de Volcano…?") that the cited passage does not state: no version number in any of
-    `texts` (its chunks, without a quiz question's wrong options). As the person named it, with its accents; read
-    on their own words, not on what they pasted."""
+    `texts` (its chunks, without a quiz question's wrong options); and a default it asks for (`asked_defaults`:
+    "what's the default expireAfter…", "¿TF32 está activado por defecto?") that neither `texts` nor `headings` (its
+    heading path: "Default quota per team") speak of. As the person named it, with its accents; read on their own
+    words, not on what they pasted."""
     own = [p for p in range(len(analysis.tokens)) if p not in analysis.context]
     if not own:
         return []
@@ -217,22 +220,35 @@ def unstated_values(analysis: Analysis, texts: Iterable[str]) -> list[str]:
     for p in own:
         starts.append(len(text) + (1 if text else 0))
         text = f"{text} {analysis.tokens[p]}" if text else analysis.tokens[p]
-    found = next((m for pattern in asked_versions() if (m := pattern.search(text))), None)
-    if found is None or any(VERSION_STATED.search(t) for t in texts):
+    asked = [(found, stated) for patterns, stated in ((asked_versions(), VERSION_STATED),
+                                                      (asked_defaults(), DEFAULT_STATED))
+             if (found := next((m for pattern in patterns if (m := pattern.search(text))), None)) is not None]
+    if not asked:
         return []
+    texts, headings = list(texts), list(headings)
+    out: list[str] = []
+    for found, stated in asked:
+        where = texts if stated is VERSION_STATED else [*texts, *headings]  # a heading's numbers are no versions
+        if not any(stated.search(t) for t in where) and (named := _as_named(analysis, own, starts, found)):
+            out.append(named)
+    return out
+
+
+def _as_named(analysis: Analysis, own: list[int], starts: list[int], found: re.Match[str]) -> str:
+    """What a pattern's group `what` holds, as the person wrote it: their words from it, on past it while they are
+    names ("versión del Neuron" + "SDK")."""
     shown = {w.position: w.text for w in analysis.words if " " not in w.text}
     begin, end = found.span("what")
     inside = [i for i, at in enumerate(starts) if begin <= at < end]
     if not inside:
-        return []
-    # The name goes on past the pattern while its words are names ("versión del Neuron SDK").
+        return ""
     last = inside[-1]
     while last + 1 < len(own) and last + 1 - inside[-1] <= NAME_GOES_ON and _a_name(analysis.tokens[own[last + 1]]):
         last += 1
     named = [shown.get(own[i], analysis.tokens[own[i]]) for i in range(inside[0], last + 1)]
     while len(named) > 1 and fold(named[-1]) in ALL_STOPWORDS:
         named.pop()
-    return [" ".join(named)]
+    return " ".join(named)
 
 
 def _a_name(token: str) -> bool:

@@ -1,7 +1,7 @@
-"""A question that asks for a version is answered with what the knowledge says, and told when the passage it
-quotes states no version: "which Helm chart version…" of a section that names none opens with "The knowledge base
-says nothing about “Helm chart version”", where a section that states "1.29 or later" answers without it. Fake
-embedder."""
+"""A question that asks for a version or a default is answered with what the knowledge says, and told when the
+passage it quotes states none: "which Helm chart version…" of a section that names none opens with "The knowledge
+base says nothing about “Helm chart version”", where a section that states "1.29 or later" answers without it;
+"what's the default backoffLimit…" of a section that says no default, the same. Fake embedder."""
 
 from __future__ import annotations
 
@@ -22,6 +22,15 @@ title: Acme training operator
 
 The Acme training operator runs on Kubernetes 1.29 or later, with the JobSet controller installed in the
 cluster before it.
+
+## Retries
+
+A failed Acme training job is retried `backoffLimit` times before it is marked failed. Set `backoffLimit` in the
+job's spec to allow more retries for long runs on spot capacity.
+
+## Default quota
+
+Each team namespace can run four Acme training jobs at once; the platform team raises it on request.
 
 ## Upgrades
 
@@ -51,7 +60,21 @@ def test_a_version_the_quoted_section_states_answers_without_a_caveat(with_opera
     assert spanish.answered and spanish.uncovered == [] and spanish.citations[0].section.endswith("Requirements")
 
 
+def test_a_default_the_quoted_section_does_not_state_is_named_as_not_covered(with_operator: Assistant) -> None:
+    answer = with_operator.answer("What is the default backoffLimit of an Acme training job?")
+    assert answer.answered and answer.citations[0].section.endswith("Retries")
+    assert answer.uncovered == ["default backoffLimit"]
+    assert answer.text.startswith("The knowledge base says nothing about “default backoffLimit”")
+
+
+def test_a_default_the_section_names_in_its_heading_answers_without_a_caveat(with_operator: Assistant) -> None:
+    answer = with_operator.answer("What is the default quota of Acme training jobs a team namespace can run?")
+    assert answer.answered and answer.citations[0].section.endswith("Default quota")
+    assert answer.uncovered == [] and "four Acme training jobs" in answer.text
+
+
 EXAMPLES = [(lang, example) for lang in ("en", "es") for example in rules(lang).examples["asked_versions"]]
+DEFAULTS = [(lang, example) for lang in ("en", "es") for example in rules(lang).examples["asked_defaults"]]
 
 
 @pytest.mark.parametrize(("lang", "example"), EXAMPLES, ids=[str(e["text"]) for _, e in EXAMPLES])
@@ -64,3 +87,16 @@ def test_each_asked_version_example_is_read_as_its_file_says(fake_assistant: Ass
     assert unstated_values(analysis, ["Supported from v2.10 and after."]) == []
     assert unstated_values(analysis, ["Supported on 1.35+ clusters."]) == []
     assert unstated_values(analysis, ["The pod at 192.168.0.10 runs on node p4d.24xlarge."]) == expected
+
+
+@pytest.mark.parametrize(("lang", "example"), DEFAULTS, ids=[str(e["text"]) for _, e in DEFAULTS])
+def test_each_asked_default_example_is_read_as_its_file_says(fake_assistant: Assistant, lang: str,
+                                                             example: dict[str, object]) -> None:
+    analysis = fake_assistant.retriever.analyze(str(example["text"]), lang)
+    expected = [example["asks"]] if example["asks"] else []
+    assert unstated_values(analysis, ["It is set per NodePool."]) == expected
+    # A passage that says what the default is answers it, in its text or in its heading.
+    assert unstated_values(analysis, ["It defaults to 30 seconds."]) == []
+    assert unstated_values(analysis, ["Viene desactivado por defecto."]) == []
+    assert unstated_values(analysis, ["Four jobs at once."], ["Runbook › Default quota per team"]) == []
+
