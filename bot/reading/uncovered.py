@@ -24,8 +24,9 @@ CONJUNCT_REACH = 3  # tokens between a coordinator and the head of each side ("X
 NAME_GOES_ON = 2  # words of a name past what asks for a version ("versión del Neuron" + "SDK")
 # A version as passages state one: "v2.10", "1.35+", "2.12.0", "1.x". "v1" alone names an API, not a release,
 # and four numbers are an address ("192.168.0.10").
-DEFAULT_STATED = re.compile(r"\b(?:defaults?|defaulted|por defecto|predeterminad[oa]s?|de serie)\b", re.IGNORECASE)
 VERSION_STATED = re.compile(r"(?<![\w.])v?\d+(?:\.(?:\d+|x)){1,2}(?![\w.]*[a-wyz])(?!\.?\d)", re.IGNORECASE)
+# A default as passages state one: "defaults to 30s", "by default", "por defecto", a heading "Default quota".
+DEFAULT_STATED = re.compile(r"\b(?:defaults?|defaulted|por defecto|predeterminad[oa]s?|de serie)\b", re.IGNORECASE)
 
 
 def read_question(vocabulary: Vocabulary, question: str, language: str, frequency: WordFrequency,
@@ -220,15 +221,17 @@ def unstated_values(analysis: Analysis, texts: Iterable[str], headings: Iterable
     for p in own:
         starts.append(len(text) + (1 if text else 0))
         text = f"{text} {analysis.tokens[p]}" if text else analysis.tokens[p]
-    asked = [(found, stated) for patterns, stated in ((asked_versions(), VERSION_STATED),
-                                                      (asked_defaults(), DEFAULT_STATED))
+    # Per kind of value: what asks for it, how a passage states it, and whether a heading may state it (a
+    # heading's numbers, "3.3 Deploy Workloads", are no versions).
+    kinds = ((asked_versions(), VERSION_STATED, False), (asked_defaults(), DEFAULT_STATED, True))
+    asked = [(found, stated, in_headings) for patterns, stated, in_headings in kinds
              if (found := next((m for pattern in patterns if (m := pattern.search(text))), None)) is not None]
     if not asked:
         return []
     texts, headings = list(texts), list(headings)
     out: list[str] = []
-    for found, stated in asked:
-        where = texts if stated is VERSION_STATED else [*texts, *headings]  # a heading's numbers are no versions
+    for found, stated, in_headings in asked:
+        where = [*texts, *headings] if in_headings else texts
         if not any(stated.search(t) for t in where) and (named := _as_named(analysis, own, starts, found)):
             out.append(named)
     return out
