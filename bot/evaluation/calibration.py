@@ -38,6 +38,7 @@ from bot.errors import InputError
 from bot.evaluation.documents import as_queries, is_document_set, read_document_questions, same_source
 from bot.evaluation.queries import EvalQuery, read_queries
 from bot.knowledge import KnowledgeBase, load_knowledge
+from bot.lang import LANGUAGES
 from bot.retrieval.hybrid import Retrieval
 
 FALSE_DECLINE_COST = 2.0  # a fair question declined, against an answer the knowledge does not cover (1)
@@ -92,15 +93,29 @@ def cross_validate_by_group(asked: list[Asked], groups: list[str]) -> dict[str, 
         model = fit(data)
         held = _judged(test, data.exemplars, model)
         probability = np.array([model.probability(dict(zip(FEATURES, row, strict=True))) for row in held.x])
-        out[name] = report(held, probability, model)
+        out[name] = {**report(held, probability, model), "right_first": _right_first(test)}
+    return out
+
+
+def _right_first(asked: list[Asked]) -> dict[str, float]:
+    """Per language, the share of the lines that name quiz questions whose retrieval ranks one of them first. The
+    ranking is fitted on no line: it is the same whoever is left out, and is reported beside the decision's
+    figures so that an author's worst side shows in one place."""
+    out: dict[str, float] = {}
+    for lang in sorted({a.query.lang for a in asked}):
+        rows = [a for a in asked if a.query.lang == lang and a.query.expect]
+        if rows:
+            out[lang] = round(sum(bool(a.retrieval.ranked) and a.retrieval.ranked[0].key[1] in a.query.expect
+                                  for a in rows) / len(rows), 4)
     return out
 
 
 def unseen(by_group: dict[str, dict[str, object]]) -> dict[str, dict[str, object]]:
     """The worst and the mean group of `cross_validate_by_group`'s figures, for the quiz's authors (files) and the
-    pages apart: in-scope lines wrongly declined, overall and per language, and out-of-scope lines handled
-    (near-domain, generic and off-domain declined). The figure a choice of the decision is judged by is the
-    worst author's: how it does on the writer it did worst on, never seen while fitting."""
+    pages apart: in-scope lines wrongly declined, overall and per language, out-of-scope lines handled
+    (near-domain, generic and off-domain declined), and the right question first per language (`_right_first`).
+    The figure a choice of the decision is judged by is the worst author's: how it does on the writer it did worst
+    on, never seen while fitting."""
     out: dict[str, dict[str, object]] = {}
     pages = [g for g in by_group if "/" in g]  # a page is named by its path; an author by a file's name
     for kind, names in (("authors", [g for g in by_group if g not in pages]), ("pages", pages)):
@@ -127,6 +142,13 @@ def unseen(by_group: dict[str, dict[str, object]]) -> dict[str, dict[str, object
                 who = worst(values, key=lambda name: values[name])
                 figures[label] = {"worst": round(values[who], 4), "worst_group": who,
                                   "mean": round(sum(values.values()) / len(values), 4)}
+        for lang in LANGUAGES:  # the right question first (a page's lines name none)
+            right = {name: float(first[lang]) for name in names
+                     if isinstance(first := by_group[name].get("right_first"), dict) and lang in first}
+            if right:
+                who = min(right, key=lambda name: right[name])
+                figures[f"right_first_{lang}"] = {"worst": round(right[who], 4), "worst_group": who,
+                                                  "mean": round(sum(right.values()) / len(right), 4)}
         if names:
             out[kind] = figures
     return out

@@ -110,3 +110,19 @@ def test_calibrating_by_file_reports_each_files_lines_on_their_own(fake_assistan
     for report in figures.values():
         kinds = report["by_kind"]
         assert isinstance(kinds, dict) and kinds["in-scope"]["queries"] == 2 and kinds["far"]["queries"] == 1
+    # Beside the decision's figures, each author's right question first per language, and the worst author's.
+    ranked = {name: {q.q: a.retrieval.ranked[0].key[1] for q, a in zip(queries, asked, strict=True)}
+              for name, queries, asked in (("a", first, calibration.retrieve(fake_assistant, first)),
+                                           ("b", second, calibration.retrieve(fake_assistant, second)))}
+    right = {name: report["right_first"] for name, report in figures.items()}
+    for name, queries in (("a", first), ("b", second)):
+        shares = right[name]
+        assert isinstance(shares, dict)
+        for lang in ("en", "es"):
+            rows = [q for q in queries if q.lang == lang and q.expect]
+            assert shares[lang] == round(sum(ranked[name][q.q] in q.expect for q in rows) / len(rows), 4)
+    unseen = calibration.unseen(figures)["authors"]
+    for lang in ("en", "es"):
+        worst = unseen[f"right_first_{lang}"]
+        assert isinstance(worst, dict)
+        assert worst["worst"] == min(shares[lang] for shares in right.values() if isinstance(shares, dict))
