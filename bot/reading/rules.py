@@ -8,7 +8,6 @@ code. A file that cannot be read, or a pattern that does not compile, stops the 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -70,8 +69,8 @@ class LanguageRules:
     chat_abbreviations: dict[str, str]  # "pls" -> "please", "xq" -> "porque"
     slang: dict[str, str]  # "ckpt" -> "checkpoint"
     frame_words: frozenset[str]  # "works", "sirve": they frame a question, never its subject
-    frame_phrases: re.Pattern[str] | None  # "in plain terms", "a colleague says", "en una entrevista": the same
-    claim_checks: re.Pattern[str] | None  # "is that right?", "¿es cierto?": a frame that asks of what was told
+    frame_phrases: tuple[re.Pattern[str], ...]  # "in plain terms", "a colleague says", "en una entrevista": the same
+    claim_checks: tuple[re.Pattern[str], ...]  # "is that right?", "¿es cierto?": a frame that asks of what was told
     coordination: frozenset[str]  # "or", "vs", "o": two things weighed against each other
     back_references: frozenset[str]  # "it", "eso": a pointer back to something named earlier
     not_after_lo: frozenset[str]  # Spanish "lo que", "lo mejor": no pointer
@@ -119,13 +118,13 @@ def frame_words() -> frozenset[str]:
 @cache
 def frame_phrases() -> tuple[re.Pattern[str], ...]:
     """The phrases that frame a question ("in plain terms", "mi jefa pregunta"), in every language."""
-    return tuple(p for lang in LANGUAGES if (p := rules(lang).frame_phrases) is not None)
+    return tuple(p for lang in LANGUAGES for p in rules(lang).frame_phrases)
 
 
 @cache
 def claim_checks() -> tuple[re.Pattern[str], ...]:
     """The phrases that check a claim told before them ("is that right?", "¿es cierto?"), in every language."""
-    return tuple(p for lang in LANGUAGES if (p := rules(lang).claim_checks) is not None)
+    return tuple(p for lang in LANGUAGES for p in rules(lang).claim_checks)
 
 
 @cache
@@ -304,9 +303,8 @@ def rules(lang: str) -> LanguageRules:
             chat_abbreviations=_words(data["chat_abbreviations"]["words"]),
             slang=_words(data["slang"]["words"]),
             frame_words=frozenset(fold(str(w)) for w in data["frame_words"]["words"]),
-            frame_phrases=_alternatives([*data["frame_words"].get("phrases", ()),
-                                         *data["frame_words"].get("claims", ())]),
-            claim_checks=_alternatives(data["frame_words"].get("claims", ())),
+            frame_phrases=_patterns([*data["frame_words"].get("phrases", ()), *data["frame_words"].get("claims", ())]),
+            claim_checks=_patterns(data["frame_words"].get("claims", [])),
             coordination=frozenset(fold(str(w)) for w in data["coordination"]["words"]),
             back_references=frozenset(fold(str(w)) for w in data["back_references"]["words"]),
             not_after_lo=frozenset(fold(str(w)) for w in data["back_references"].get("not_after_lo", ())),
@@ -341,9 +339,3 @@ def _words(mapping: dict[object, object]) -> dict[str, str]:
 
 def _patterns(items: list[str]) -> tuple[re.Pattern[str], ...]:
     return tuple(re.compile(p, re.IGNORECASE) for p in items)
-
-
-def _alternatives(patterns: Iterable[object]) -> re.Pattern[str] | None:
-    """Regular expressions as one (case ignored), or None for none."""
-    found = [str(p) for p in patterns]
-    return re.compile("|".join(f"(?:{p})" for p in found), re.IGNORECASE) if found else None

@@ -44,11 +44,17 @@ def with_operator(fake_assistant: Assistant, tmp_path: Path) -> Assistant:
     return beside_the_quiz(fake_assistant, tmp_path, {"platform/acme-operator.md": OPERATOR})
 
 
-def test_a_version_the_quoted_section_does_not_state_is_named_as_not_covered(with_operator: Assistant) -> None:
-    answer = with_operator.answer("Which Helm chart version should we pin to upgrade the Acme training operator?")
-    assert answer.answered and answer.citations[0].section.endswith("Upgrades")
-    assert answer.uncovered == ["Helm chart version"]
-    assert answer.text.startswith("The knowledge base says nothing about “Helm chart version”")
+@pytest.mark.parametrize(("question", "section", "named"), [
+    ("Which Helm chart version should we pin to upgrade the Acme training operator?", "Upgrades",
+     "Helm chart version"),
+    ("What is the default backoffLimit of an Acme training job?", "Retries", "default backoffLimit"),
+])
+def test_a_value_the_quoted_section_does_not_state_is_named_as_not_covered(
+        with_operator: Assistant, question: str, section: str, named: str) -> None:
+    answer = with_operator.answer(question)
+    assert answer.answered and answer.citations[0].section.endswith(section)
+    assert answer.uncovered == [named]
+    assert answer.text.startswith(f"The knowledge base says nothing about “{named}”")
 
 
 def test_a_version_the_quoted_section_states_answers_without_a_caveat(with_operator: Assistant) -> None:
@@ -58,13 +64,6 @@ def test_a_version_the_quoted_section_states_answers_without_a_caveat(with_opera
     # Asked in Spanish, the same.
     spanish = with_operator.answer("¿Qué versión mínima de Kubernetes necesita el Acme training operator?")
     assert spanish.answered and spanish.uncovered == [] and spanish.citations[0].section.endswith("Requirements")
-
-
-def test_a_default_the_quoted_section_does_not_state_is_named_as_not_covered(with_operator: Assistant) -> None:
-    answer = with_operator.answer("What is the default backoffLimit of an Acme training job?")
-    assert answer.answered and answer.citations[0].section.endswith("Retries")
-    assert answer.uncovered == ["default backoffLimit"]
-    assert answer.text.startswith("The knowledge base says nothing about “default backoffLimit”")
 
 
 def test_a_default_the_section_names_in_its_heading_answers_without_a_caveat(with_operator: Assistant) -> None:
