@@ -43,8 +43,11 @@ _MDX_STATEMENT = re.compile(r"^(?:import\s.+\sfrom\s|import\s+['\"]|export\s+(?:
 # backtracking pattern could only do in super-linear time (a component line, a header, a shortcode) is found
 # by the small scanners below. tests/project/test_linear_patterns.py feeds each pattern adversarial lines.
 _ADMONITION = re.compile(r"^\s*+:::+\s*+(?:\w[\w-]*+)?\s*+(?P<title>.*)")
-_SHORTCODE_HEAD = re.compile(r"\{\{[<%]\s*+/?\s*+[\w-]++")  # `{{< name` or `{{% /name`: up to the name's end
-_SHORTCODE_TITLE = re.compile(r"""title\s*+=\s*+["']([^"']+)["']""")
+_SHORTCODE_HEAD = re.compile(r"\{\{[<%]\s*+(?P<closing>/?)\s*+(?P<name>[\w-]++)")  # `{{< name`, `{{% /name`
+_SHORTCODE_TITLE = re.compile(r"""\btitle\s*+=\s*+["']([^"']+)["']""")
+_SHORTCODE_TEXT = re.compile(r"""\btext\s*+=\s*+["']([^"']+)["']""")  # `{{< glossary_tooltip text="Job" … >}}`
+_SHORTCODE_FILE = re.compile(r"""\bfile\s*+=\s*+["']([^"']+)["']""")  # `{{% code_sample file="…/job.yaml" %}}`
+_SHORTCODE_ARGUMENT = re.compile(r"""^\s*+["']([^"']+)["']""")  # `{{% heading "prerequisites" %}}`
 _HEADER_END = re.compile(r"\}\s*+/?>")  # the end of a component's `header={…}`: `}>` or `} />`
 _HTML_HEADING = re.compile(r"<h([1-6])\b", re.IGNORECASE)
 _TAG = re.compile(r"</?[A-Za-z][^<>]*+>")
@@ -73,6 +76,21 @@ def is_placeholder(tag: str) -> bool:
         return False
     component = name[0].isupper() and any(c.islower() for c in name)
     return not component and name.lower() not in _HTML_ELEMENTS
+
+
+def _without_comments(text: str) -> str:
+    """HTML comments (`<!-- overview -->`) taken out: a published page never shows them. One left open (no `-->`
+    to the end of the page) keeps its text, without its `<!--`: nothing tells where the author meant it to end.
+    Read with `find`, once through."""
+    out: list[str] = []
+    done = 0
+    while (start := text.find("<!--", done)) >= 0:
+        out.append(text[done:start])
+        end = text.find("-->", start + 4)
+        done = start + 4 if end < 0 else end + 3
+        if end < 0:
+            break
+    return "".join(out) + text[done:] if out else text
 
 
 def _without_tags(text: str) -> str:
@@ -229,9 +247,9 @@ def _is_component_line(line: str) -> bool:
 
 
 def _without_shortcodes(line: str) -> str:
-    """Hugo shortcodes (`{{< tab title="Linux" >}}`, `{{% /notice %}}`) replaced by their title ("Linux: ") or
-    dropped. A shortcode ends at the first `}` after its name, which must be that of a closing `>}}` or
-    `%}}`; each candidate is settled by looking at that one `}`, so the line is read once."""
+    """Hugo shortcodes replaced by the text the published page shows there (`_shortcode_text`), or dropped. A
+    shortcode ends at the first `}` after its name, which must be that of a closing `>}}` or `%}}`; each
+    candidate is settled by looking at that one `}`, so the line is read once."""
     out: list[str] = []
     done = 0  # the line up to here is in `out`
     close = -1  # the first `}` after the candidate's name
@@ -243,10 +261,37 @@ def _without_shortcodes(line: str) -> str:
             if close < 0:
                 break  # no `}` left: no shortcode ends on this line
         if line[close - 1] in ">%" and line.startswith("}}", close):
-            title = _SHORTCODE_TITLE.search(line, head.end(), close - 1)
-            out += [line[done:head.start()], f"{title.group(1)}: " if title else ""]
+            shown = "" if head["closing"] else _shortcode_text(head["name"], line[head.end():close - 1])
+            out += [line[done:head.start()], shown]
             done = close + 2
     return "".join(out) + line[done:] if out else line
+
+
+# The headings Hugo sites write as `{{% heading "prerequisites" %}}`: what the Kubernetes website shows for each.
+SHORTCODE_HEADINGS = {"prerequisites": "Before you begin", "objectives": "Objectives", "cleanup": "Cleaning up",
+                      "whatsnext": "What's next", "synopsis": "Synopsis", "options": "Options",
+                      "seealso": "See also", "lessoncontent": "Lesson content"}
+# Shortcodes that open a callout box ("Note:", "Caution:"), as admonitions do.
+SHORTCODE_CALLOUTS = frozenset({"note", "caution", "warning", "tip", "info", "important", "danger", "notice"})
+
+
+def _shortcode_text(name: str, arguments: str) -> str:
+    """What a published page shows for an opening shortcode (`arguments`: what follows its name): its title as a
+    lead ("Linux: "); the text it marks up (`glossary_tooltip text="Job"`: "Job"); a section heading (`heading
+    "prerequisites"`: "Before you begin"); a callout's kind ("Note: "); the name of the file a code sample shows;
+    nothing for the others (`feature-state`, `include`), whose text lives elsewhere."""
+    if title := _SHORTCODE_TITLE.search(arguments):
+        return f"{title.group(1)}: "
+    if text := _SHORTCODE_TEXT.search(arguments):
+        return text.group(1)
+    lowered = name.lower()
+    if lowered == "heading" and (key := _SHORTCODE_ARGUMENT.match(arguments)):
+        return SHORTCODE_HEADINGS.get(key.group(1).lower(), key.group(1).replace("_", " ").capitalize())
+    if lowered in SHORTCODE_CALLOUTS:
+        return f"{lowered.capitalize()}: "
+    if file := _SHORTCODE_FILE.search(arguments):
+        return file.group(1).rsplit("/", 1)[-1]
+    return ""
 
 
 # -- sections --------------------------------------------------------------------------------------------
@@ -331,7 +376,7 @@ def _blocks(tokens: list[Token], i: int, line: int) -> tuple[list[Block], int]:
         text = "\n".join(" | ".join(row) for row in rows)
         return ([Block("table", text, line, rows=tuple(rows))] if len(rows) > 1 else []), end + 1
     if token.type == "html_block":
-        text = " ".join(_without_tags(token.content).split())
+        text = " ".join(_without_tags(_without_comments(token.content)).split())
         return ([Block("text", text, line)] if text else []), i + 1
     return [], i + 1
 

@@ -470,6 +470,30 @@ def test_a_later_level_one_heading_opens_a_part_of_the_page_its_sections_stand_u
     ]
 
 
+def test_hugo_shortcodes_show_what_the_published_page_shows_and_comments_nothing(tmp_path: Path) -> None:
+    """The Kubernetes website's way of writing: a glossary term is a shortcode around its text, a heading is a
+    shortcode naming it, a note is a shortcode box, a code sample names its file; comments mark the page's parts."""
+    knowledge = quiz_only_dir(tmp_path / "knowledge")
+    write(knowledge / "pod-failure-policy.md", (
+        '---\ntitle: Pod failure policy\n---\n\n<!-- overview -->\n\nRetry pods within a '
+        '{{<glossary_tooltip text="Job" term_id="job">}}, except on '
+        '{{<glossary_tooltip text="preemption" term_id="preemption" >}}.\n\n'
+        '## {{% heading "prerequisites" %}}\n\n{{< include "task-tutorial-prereqs.md" >}}\n\n'
+        'You should know Jobs.\n\n## Ignore disruptions\n\n<!-- steps -->\n\n{{< note >}}\n'
+        'The Job controller counts a <pod> failure once.\n{{< /note >}}\n\nCreate the Job:\n\n'
+        '{{% code_sample file="/controllers/job-pod-failure-policy-ignore.yaml" %}}\n\n'
+        '<!-- a closed comment\nof two lines -->\n\nThen run it.\n\n<!-- a comment left open\nkeeps its text\n'))
+    page = doc(load_knowledge(knowledge), "pod-failure-policy")
+    texts = {q.section: [b.text for b in q.blocks] for q in page.questions}
+    assert texts == {
+        "Pod failure policy": ["Retry pods within a Job, except on preemption."],
+        "Pod failure policy › Before you begin": ["You should know Jobs."],
+        "Pod failure policy › Ignore disruptions": [
+            "Note: The Job controller counts a <pod> failure once.", "Create the Job:",
+            "job-pod-failure-policy-ignore.yaml", "Then run it.", "a comment left open keeps its text"],
+    }
+
+
 def test_a_table_of_contents_is_not_a_section_to_answer_from(tmp_path: Path) -> None:
     knowledge = quiz_only_dir(tmp_path / "knowledge")
     write(knowledge / "gfd.md", "# GPU feature discovery\n\n## Table of Contents\n\n- [Overview](#overview)\n"
