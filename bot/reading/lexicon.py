@@ -24,6 +24,9 @@ from bot.text.words import index_words
 
 FREQUENCIES = Path(__file__).resolve().parent.parent / "data" / "word-frequencies.npz"
 GLOSSARY = Path(__file__).resolve().parent.parent / "data" / "glossary-es-en.tsv"
+# Everyday Spanish ("quedar", "tardar", "a mano", "puse"): read only to say a Spanish question in English for the
+# embedding model (`Analysis.english_text`), never to match a question's words with the knowledge's.
+EVERYDAY_GLOSSARY = GLOSSARY.with_name("glossary-es-en-everyday.tsv")
 COMMON_ZIPF = 5.0  # this common or more ("set", "price", "tiempo"): specificity 0
 RARE_ZIPF = 2.5  # this rare or less, or in no word list ("karpenter", "irsa"): specificity 1
 
@@ -104,12 +107,13 @@ class Glossary:
     @classmethod
     @cache
     def bundled(cls) -> Glossary:
-        rows = []
-        for line in GLOSSARY.read_text(encoding="utf-8").splitlines():
-            if line.strip() and not line.startswith("#"):
-                spanish, english = line.split("\t")
-                rows.append((spanish.strip(), english.strip()))
-        return cls(rows)
+        return cls(_rows(GLOSSARY))
+
+    @classmethod
+    @cache
+    def everyday(cls) -> Glossary:
+        """The everyday words around technical terms (`EVERYDAY_GLOSSARY`), for saying a question in English."""
+        return cls(_rows(EVERYDAY_GLOSSARY))
 
     def word(self, folded: str) -> list[str]:
         return self._words.get(folded, [])
@@ -135,6 +139,16 @@ class Glossary:
 
     def phrase(self, words: tuple[str, ...]) -> list[str]:
         return self._phrases.get(words, [])
+
+
+def _rows(path: Path) -> list[tuple[str, str]]:
+    """A glossary file's (Spanish, English) pairs: one per line, split by a tab; `#` opens a comment line."""
+    rows = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            spanish, english = line.split("\t")
+            rows.append((spanish.strip(), english.strip()))
+    return rows
 
 
 def spanish_forms(lemma: str) -> set[str]:
