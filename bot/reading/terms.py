@@ -255,8 +255,8 @@ class Vocabulary:
         english = self._english(raw_tokens, glossary) if glossary is not None and lang == "es" else {}
         # Said in English, a word the glossary of technical questions lacks is read with everyday Spanish's
         # ("sigue", "a mano"): what the embedding model reads, not a word matched with the knowledge's.
-        said = {**self._english(raw_tokens, Glossary.everyday()), **english} if glossary is not None and lang == "es" \
-            else {}
+        said = ({**self._english(raw_tokens, Glossary.everyday()), **english}
+                if glossary is not None and lang == "es" else {})
         english_text = _in_english(raw_tokens, said) if said else ""
         for position, raw in enumerate(raw_tokens):
             if position - 1 in joined:
