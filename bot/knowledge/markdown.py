@@ -48,6 +48,7 @@ _SHORTCODE_TITLE = re.compile(r"""\btitle\s*+=\s*+["']([^"']+)["']""")
 _SHORTCODE_TEXT = re.compile(r"""\btext\s*+=\s*+["']([^"']+)["']""")  # `{{< glossary_tooltip text="Job" … >}}`
 _SHORTCODE_FILE = re.compile(r"""\bfile\s*+=\s*+["']([^"']+)["']""")  # `{{% code_sample file="…/job.yaml" %}}`
 _SHORTCODE_ARGUMENT = re.compile(r"""^\s*+["']([^"']+)["']""")  # `{{% heading "prerequisites" %}}`
+_SHORTCODE_KIND = re.compile(r"^\s*+([A-Za-z]++)")  # `{{% notice tip %}}`
 _HEADER_END = re.compile(r"\}\s*+/?>")  # the end of a component's `header={…}`: `}>` or `} />`
 _HTML_HEADING = re.compile(r"<h([1-6])\b", re.IGNORECASE)
 _TAG = re.compile(r"</?[A-Za-z][^<>]*+>")
@@ -87,9 +88,10 @@ def _without_comments(text: str) -> str:
     while (start := text.find("<!--", done)) >= 0:
         out.append(text[done:start])
         end = text.find("-->", start + 4)
-        done = start + 4 if end < 0 else end + 3
         if end < 0:
+            done = start + 4  # left open: its text stays
             break
+        done = end + 3
     return "".join(out) + text[done:] if out else text
 
 
@@ -271,8 +273,9 @@ def _without_shortcodes(line: str) -> str:
 SHORTCODE_HEADINGS = {"prerequisites": "Before you begin", "objectives": "Objectives", "cleanup": "Cleaning up",
                       "whatsnext": "What's next", "synopsis": "Synopsis", "options": "Options",
                       "seealso": "See also", "lessoncontent": "Lesson content"}
-# Shortcodes that open a callout box ("Note:", "Caution:"), as admonitions do.
-SHORTCODE_CALLOUTS = frozenset({"note", "caution", "warning", "tip", "info", "important", "danger", "notice"})
+# Shortcodes that open a callout box ("Note:", "Caution:"), as admonitions do; `notice` names its kind
+# (`{{% notice tip %}}`: "Tip:").
+SHORTCODE_CALLOUTS = frozenset({"note", "caution", "warning", "tip", "info", "important", "danger"})
 
 
 def _shortcode_text(name: str, arguments: str) -> str:
@@ -289,6 +292,8 @@ def _shortcode_text(name: str, arguments: str) -> str:
         return SHORTCODE_HEADINGS.get(key.group(1).lower(), key.group(1).replace("_", " ").capitalize())
     if lowered in SHORTCODE_CALLOUTS:
         return f"{lowered.capitalize()}: "
+    if lowered == "notice" and (kind := _SHORTCODE_KIND.match(arguments)):
+        return f"{kind.group(1).capitalize()}: "
     if file := _SHORTCODE_FILE.search(arguments):
         return file.group(1).rsplit("/", 1)[-1]
     return ""

@@ -480,7 +480,8 @@ def test_hugo_shortcodes_show_what_the_published_page_shows_and_comments_nothing
         '{{<glossary_tooltip text="preemption" term_id="preemption" >}}.\n\n'
         '## {{% heading "prerequisites" %}}\n\n{{< include "task-tutorial-prereqs.md" >}}\n\n'
         'You should know Jobs.\n\n## Ignore disruptions\n\n<!-- steps -->\n\n{{< note >}}\n'
-        'The Job controller counts a <pod> failure once.\n{{< /note >}}\n\nCreate the Job:\n\n'
+        'The Job controller counts a <pod> failure once.\n{{< /note >}}\n\n{{% notice tip %}}\nDrain first.\n'
+        '{{% /notice %}}\n\nCreate the Job:\n\n'
         '{{% code_sample file="/controllers/job-pod-failure-policy-ignore.yaml" %}}\n\n'
         '<!-- a closed comment\nof two lines -->\n\nThen run it.\n\n<!-- a comment left open\nkeeps its text\n'))
     page = doc(load_knowledge(knowledge), "pod-failure-policy")
@@ -489,7 +490,7 @@ def test_hugo_shortcodes_show_what_the_published_page_shows_and_comments_nothing
         "Pod failure policy": ["Retry pods within a Job, except on preemption."],
         "Pod failure policy › Before you begin": ["You should know Jobs."],
         "Pod failure policy › Ignore disruptions": [
-            "Note: The Job controller counts a <pod> failure once.", "Create the Job:",
+            "Note: The Job controller counts a <pod> failure once.", "Tip: Drain first.", "Create the Job:",
             "job-pod-failure-policy-ignore.yaml", "Then run it.", "a comment left open keeps its text"],
     }
 
