@@ -70,6 +70,7 @@ class LanguageRules:
     slang: dict[str, str]  # "ckpt" -> "checkpoint"
     frame_words: frozenset[str]  # "works", "sirve": they frame a question, never its subject
     frame_phrases: tuple[re.Pattern[str], ...]  # "in plain terms", "a colleague says", "en una entrevista": the same
+    # (a claim check, below, frames a question too)
     claim_checks: tuple[re.Pattern[str], ...]  # "is that right?", "¿es cierto?": a frame that asks of what was told
     coordination: frozenset[str]  # "or", "vs", "o": two things weighed against each other
     back_references: frozenset[str]  # "it", "eso": a pointer back to something named earlier
@@ -303,7 +304,7 @@ def rules(lang: str) -> LanguageRules:
             chat_abbreviations=_words(data["chat_abbreviations"]["words"]),
             slang=_words(data["slang"]["words"]),
             frame_words=frozenset(fold(str(w)) for w in data["frame_words"]["words"]),
-            frame_phrases=_patterns([*data["frame_words"].get("phrases", ()), *data["frame_words"].get("claims", ())]),
+            frame_phrases=_patterns(data["frame_words"].get("phrases", [])),
             claim_checks=_patterns(data["frame_words"].get("claims", [])),
             coordination=frozenset(fold(str(w)) for w in data["coordination"]["words"]),
             back_references=frozenset(fold(str(w)) for w in data["back_references"]["words"]),

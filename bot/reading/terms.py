@@ -244,8 +244,8 @@ class Vocabulary:
         raw_tokens = [_token(m) for m in matches]
         pasted = context_spans(plain)
         in_context = {p for p, m in enumerate(matches) if any(a <= m.start() < b for a, b in pasted)}
-        framed = _within(matches, frame_phrases(), plain)  # "in plain terms": not what is asked
         checks = _within(matches, claim_checks(), plain)  # "is that right?": asks of what was told
+        framed = _within(matches, frame_phrases(), plain) | checks  # and "in plain terms": neither is what is asked
         gaps = ["", *(plain[matches[p - 1].end() : matches[p].start()] for p in range(1, len(matches)))]
         starts = {p for p, gap in enumerate(gaps) if p == 0 or _SENTENCE_OPENING.search(gap)}
         breaks = [m.end() for m in segment_break().finditer(plain)]

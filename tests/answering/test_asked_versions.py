@@ -72,30 +72,28 @@ def test_a_default_the_section_names_in_its_heading_answers_without_a_caveat(wit
     assert answer.uncovered == [] and "four Acme training jobs" in answer.text
 
 
-EXAMPLES = [(lang, example) for lang in ("en", "es") for example in rules(lang).examples["asked_versions"]]
-DEFAULTS = [(lang, example) for lang in ("en", "es") for example in rules(lang).examples["asked_defaults"]]
+# Per kind of value asked for: passages (texts, headings) that do not state one, and passages that do: a version
+# ("v2.10", "1.35+"; an address or a section number is none), a default (in the text or in the heading).
+Passages = list[tuple[list[str], list[str]]]
+KINDS: dict[str, tuple[Passages, Passages]] = {
+    "asked_versions": ([(["Nothing here says which release."], []),
+                        (["The pod at 192.168.0.10 runs on node p4d.24xlarge."], [])],
+                       [(["Supported from v2.10 and after."], []), (["Supported on 1.35+ clusters."], [])]),
+    "asked_defaults": ([(["It is set per NodePool."], [])],
+                       [(["It defaults to 30 seconds."], []), (["Viene desactivado por defecto."], []),
+                        (["Four jobs at once."], ["Runbook › Default quota per team"])]),
+}
+EXAMPLES = [(kind, lang, example) for kind in KINDS for lang in ("en", "es") for example in rules(lang).examples[kind]]
 
 
-@pytest.mark.parametrize(("lang", "example"), EXAMPLES, ids=[str(e["text"]) for _, e in EXAMPLES])
-def test_each_asked_version_example_is_read_as_its_file_says(fake_assistant: Assistant, lang: str,
-                                                             example: dict[str, object]) -> None:
+@pytest.mark.parametrize(("kind", "lang", "example"), EXAMPLES, ids=[str(e["text"]) for _, _, e in EXAMPLES])
+def test_each_asked_value_example_is_read_as_its_file_says(fake_assistant: Assistant, kind: str, lang: str,
+                                                           example: dict[str, object]) -> None:
     analysis = fake_assistant.retriever.analyze(str(example["text"]), lang)
     expected = [example["asks"]] if example["asks"] else []
-    assert unstated_values(analysis, ["Nothing here says which release."]) == expected
-    # A passage that states a version ("v2.10", "1.35+") answers it; an address or a section number does not.
-    assert unstated_values(analysis, ["Supported from v2.10 and after."]) == []
-    assert unstated_values(analysis, ["Supported on 1.35+ clusters."]) == []
-    assert unstated_values(analysis, ["The pod at 192.168.0.10 runs on node p4d.24xlarge."]) == expected
-
-
-@pytest.mark.parametrize(("lang", "example"), DEFAULTS, ids=[str(e["text"]) for _, e in DEFAULTS])
-def test_each_asked_default_example_is_read_as_its_file_says(fake_assistant: Assistant, lang: str,
-                                                             example: dict[str, object]) -> None:
-    analysis = fake_assistant.retriever.analyze(str(example["text"]), lang)
-    expected = [example["asks"]] if example["asks"] else []
-    assert unstated_values(analysis, ["It is set per NodePool."]) == expected
-    # A passage that says what the default is answers it, in its text or in its heading.
-    assert unstated_values(analysis, ["It defaults to 30 seconds."]) == []
-    assert unstated_values(analysis, ["Viene desactivado por defecto."]) == []
-    assert unstated_values(analysis, ["Four jobs at once."], ["Runbook › Default quota per team"]) == []
+    unstated, stated = KINDS[kind]
+    for texts, headings in unstated:
+        assert unstated_values(analysis, texts, headings) == expected, texts
+    for texts, headings in stated:
+        assert unstated_values(analysis, texts, headings) == [], texts
 
