@@ -4,8 +4,9 @@ The document is cut into sections by its headings, at any level; each section ke
 ("Trainium on EKS › AWS Neuron Device Plugin for Kubernetes") for citations. What site generators add is
 read for its text: front matter (YAML `---` or TOML `+++`) gives the title, language and `source_url` when it
 has them; MDX `import`/`export` lines are dropped; a component's `header={<h2>…</h2>}` is a heading at its
-HTML level and other tags are reduced to their text; admonitions (`:::info`) and Hugo shortcodes keep their
-text; images are dropped; links keep their text (their URLs are kept apart, for a renderer).
+HTML level and other tags are reduced to their text; a box (Docusaurus `:::info`, MkDocs `!!! warning`, GitHub
+`> [!NOTE]`, a Hugo callout) keeps its text after its title or kind, and other Hugo shortcodes the text the page
+shows for them; images are dropped; links keep their text (their URLs are kept apart, for a renderer).
 
 The Markdown itself is parsed by markdown-it-py (CommonMark with tables): paragraphs, lists, tables and
 code become the same blocks a quiz explanation has, each with its line in the file.
@@ -42,7 +43,17 @@ _MDX_STATEMENT = re.compile(r"^(?:import\s.+\sfrom\s|import\s+['\"]|export\s+(?:
 # neighbouring parts can take the same characters (possessive `*+` and `++` where they could), and what a
 # backtracking pattern could only do in super-linear time (a component line, a header, a shortcode) is found
 # by the small scanners below. tests/project/test_linear_patterns.py feeds each pattern adversarial lines.
-_ADMONITION = re.compile(r"^\s*+:::+\s*+(?:\w[\w-]*+)?\s*+(?P<title>.*)")
+_ADMONITION = re.compile(r"^\s*+:::+\s*+(?P<kind>\w[\w-]*+)?\s*+(?P<title>.*)")  # Docusaurus `:::tip Title`
+# MkDocs (`!!! warning`, `!!! note "Title"`, `??? tip` folded, `???+` open): its text is indented under it.
+_MKDOCS_BOX = re.compile(r"^[ \t]*+(?:!!!|\?\?\?\+?)[ \t]++(?P<kind>[\w-]++)(?P<rest>.*+)$")
+_QUOTED_TITLE = re.compile(r'"(?P<title>[^"]*+)"')
+# GitHub's alerts: `> [!NOTE]` opening a quote.
+_GITHUB_ALERT = re.compile(
+    r"^(?P<quote>[ \t]*+(?:>[ \t]*+)++)\[!(?P<kind>note|tip|important|warning|caution)\][ \t]*+$", re.IGNORECASE)
+# A line that opens a block of its own (a list, a heading, a quote, a table, code, a box): a box's kind stands on
+# a line before it, not in front of it.
+_OPENS_BLOCK = re.compile(r"^[ \t]*+(?:[-*+][ \t]|\d++[.)][ \t]|[#>|<]|```|~~~|:::|!!!|\?\?\?|\{\{)")
+BOX_INDENT = 4  # columns a MkDocs box's text is indented by, under its opening line
 _SHORTCODE_HEAD = re.compile(r"\{\{[<%]\s*+(?P<closing>/?)\s*+(?P<name>[\w-]++)")  # `{{< name`, `{{% /name`
 _SHORTCODE_TITLE = re.compile(r"""\btitle\s*+=\s*+["']([^"']+)["']""")
 _SHORTCODE_TEXT = re.compile(r"""\btext\s*+=\s*+["']([^"']+)["']""")  # `{{< glossary_tooltip text="Job" … >}}`
@@ -175,31 +186,108 @@ def parse_markdown(text: str, path: Path, *, doc_id: str, source: str, source_ur
 # -- the text of a site generator's Markdown ---------------------------------------------------------
 
 def _plain_markdown(body: str) -> str:
-    """MDX statements dropped, components and admonitions reduced to their text, shortcodes to their title.
-    Code blocks are left as they are. Line numbers are kept: each line in is one line out."""
-    out: list[str] = []
-    fence: str | None = None
-    for line in body.split("\n"):
+    """MDX statements dropped, components reduced to their text, shortcodes to their title, and the boxes of
+    every generator (Docusaurus `:::note`, MkDocs `!!! warning`, GitHub `> [!NOTE]`, Hugo callouts) to their text
+    after their title or kind, as the page shows them ("Warning: Each synchronization block …"). Code blocks are
+    left as they are. Line numbers are kept: each line in is one line out."""
+    return "\n".join(_PlainLines().read(body.split("\n")))
+
+
+class _PlainLines:
+    """`_plain_markdown`, one line at a time: the open code fence, the MkDocs boxes the line stands in (whose
+    indentation is taken off their text: indented four, it would read as code), and a box's title waiting for the
+    first line of its text."""
+
+    def __init__(self) -> None:
+        self.out: list[str] = []
+        self.fence: str | None = None
+        self.boxes: list[int] = []  # per open MkDocs box, the indentation its text has (columns)
+        self.title: tuple[int, str] | None = None  # a box's title, and the line it opened on: not yet shown
+
+    def read(self, lines: list[str]) -> list[str]:
+        for raw in lines:
+            self.out.append(self._line(raw))
+        self._show_title()
+        return self.out
+
+    def _line(self, raw: str) -> str:
+        if self.boxes and raw.strip():
+            while self.boxes and _indent(raw) < self.boxes[-1]:
+                self.boxes.pop()  # a line indented less ends the box
+                self._show_title()
+        line = _dedent(raw, BOX_INDENT * len(self.boxes)) if self.boxes else raw
         opened = FENCE_LINE.match(line)
-        if fence is not None:
-            out.append(line)
-            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
-                fence = None
-            continue
+        if self.fence is not None:
+            if opened and opened.group(1)[0] == self.fence[0] and len(opened.group(1)) >= len(self.fence):
+                self.fence = None
+            return line
         if opened:
-            fence = opened.group(1)
-            out.append(line)
-            continue
-        out.append(_plain_line(line))
-    return "\n".join(out)
+            self.fence = opened.group(1)
+            return self._after_title(line)
+        if box := _MKDOCS_BOX.match(line):
+            self._show_title()
+            self.boxes.append(_indent(raw) + BOX_INDENT)
+            quoted = _QUOTED_TITLE.search(box["rest"])
+            return self._awaits(quoted["title"].strip() if quoted else box["kind"].capitalize())
+        if alert := _GITHUB_ALERT.match(line):
+            return f"{alert['quote']}{alert['kind'].capitalize()}:"
+        if admonition := _ADMONITION.match(line):
+            self._show_title()
+            # ":::tip Title" shows its title before its text, ":::tip" its kind; ":::" closes a box
+            return self._awaits(admonition["title"].strip() or (admonition["kind"] or "").capitalize())
+        return self._after_title(_plain_line(line))
+
+    def _awaits(self, title: str) -> str:
+        """The opening line of a box: empty, its title waiting for the box's first line of text."""
+        self.title = (len(self.out), title) if title else None
+        return ""
+
+    def _after_title(self, line: str) -> str:
+        """A line, after a box's title when it is the box's first: in front of a paragraph's first line, or on the
+        opening line when the box starts with a list, a table or code."""
+        if self.title is None or not line.strip():
+            return line
+        if _OPENS_BLOCK.match(line) or _indent(line) >= BOX_INDENT:
+            self._show_title(":")
+            return line
+        title, self.title = self.title[1], None
+        text = line.lstrip()
+        return f"{line[:len(line) - len(text)]}{title}: {text}"
+
+    def _show_title(self, end: str = "") -> None:
+        """A title whose box had no paragraph to stand before: on the box's opening line."""
+        if self.title is not None:
+            at, title = self.title
+            self.out[at] = f"{title}{end}"
+            self.title = None
+
+
+def _indent(line: str) -> int:
+    """The columns of a line's indentation (a tab, to the next multiple of four)."""
+    columns = 0
+    for char in line:
+        if char == " ":
+            columns += 1
+        elif char == "\t":
+            columns += 4 - columns % 4
+        else:
+            break
+    return columns
+
+
+def _dedent(line: str, columns: int) -> str:
+    """A line with up to `columns` of its indentation taken off."""
+    taken = 0
+    for i, char in enumerate(line):
+        if taken >= columns or char not in " \t":
+            return line[i:]
+        taken += 1 if char == " " else 4 - taken % 4
+    return ""
 
 
 def _plain_line(line: str) -> str:
     if _MDX_STATEMENT.match(line) or _JSX_EXPRESSION.match(line):
         return ""
-    admonition = _ADMONITION.match(line)
-    if admonition:
-        return admonition.group("title").rstrip()  # ":::tip Title" keeps its title as a line of text
     header = _component_header(line) if line.lstrip().startswith("<") else None
     if header is not None:
         level = _HTML_HEADING.search(header)

@@ -221,8 +221,13 @@ def test_sections_and_blocks_point_at_their_lines_in_the_file(docs_kb: Knowledge
                 elif b.kind == "table":
                     assert source.startswith("|") and b.rows[0][0] in source, where
                 else:
-                    first_word = b.text.split()[0].strip("`*[]")
-                    assert first_word[:3] in source, where
+                    first, *rest = b.text.split()
+                    if first.endswith(":") and rest and first[:3] not in source:
+                        # a box's kind or title, shown before its text, stands on the box's opening line above
+                        above = lines[max(0, b.line - 4):b.line - 1]
+                        assert any(first[:-1].lower() in line.lower() for line in above), where
+                        first = rest[0]
+                    assert first.strip("`*[]")[:3] in source, where
 
 
 # -- questions.jsonl: each answer sits in the section it names ----------------------------------------------
@@ -493,6 +498,42 @@ def test_hugo_shortcodes_show_what_the_published_page_shows_and_comments_nothing
             "Note: The Job controller counts a <pod> failure once.", "Tip: Drain first.", "Create the Job:",
             "job-pod-failure-policy-ignore.yaml", "Then run it.", "a comment left open keeps its text"],
     }
+
+
+def test_every_generators_boxes_show_their_kind_or_title_then_their_text_as_prose(tmp_path: Path) -> None:
+    """MkDocs boxes (`!!! warning`, `??? tip`) indent their text under them: read as written it is code (after a
+    blank line) or "!!! Warning Each …" (without one). GitHub's `> [!NOTE]` and Docusaurus's `:::tip` name their
+    kind in a marker. A reader sees a box headed by its title or kind, then its text, lists and code as such."""
+    knowledge = quiz_only_dir(tmp_path / "knowledge")
+    write(knowledge / "locks.md", (
+        "# Locks\n\n!!! Warning\n    Each synchronization block may only refer to a semaphore or a mutex.\n"
+        "    If you specify both only the semaphore will be locked.\n\n"
+        '!!! note "Shared <team> locks"\n\n    Locks are kept in the controller.\n\n    A second paragraph.\n\n'
+        "??? tip\n    - drain the node first\n    - then delete the pod\n\nText after the boxes.\n\n"
+        '???+ example ""\n    ```yaml\n    kind: Workflow\n    ```\n\n'
+        "```markdown\n!!! note\n    shown as written, in code\n```\n\n"
+        "## Labels\n\n> [!WARNING]\n> Label values are strings.\n\n:::tip\n\nDocusaurus text.\n\n:::\n\n"
+        ":::info Custom title\nTitled text.\n:::\n\n:::caution\n:::\n"))
+    page = doc(load_knowledge(knowledge), "locks")
+    blocks = {q.section: [(b.kind, b.text) for b in q.blocks] for q in page.questions}
+    assert blocks == {
+        "Locks": [
+            ("text", "Warning: Each synchronization block may only refer to a semaphore or a mutex. If you specify "
+                     "both only the semaphore will be locked."),
+            ("text", "Shared <team> locks: Locks are kept in the controller."), ("text", "A second paragraph."),
+            ("text", "Tip:"), ("list", "- drain the node first\n- then delete the pod"),
+            ("text", "Text after the boxes."), ("code", "kind: Workflow"),
+            ("code", "!!! note\n    shown as written, in code"),
+        ],
+        "Locks › Labels": [
+            ("text", "Warning: Label values are strings."), ("text", "Tip: Docusaurus text."),
+            ("text", "Custom title: Titled text."), ("text", "Caution"),
+        ],
+    }
+    lines = (knowledge / "locks.md").read_text(encoding="utf-8").split("\n")
+    first = page.questions[0].blocks
+    assert lines[first[0].line - 1].strip().startswith("Each synchronization")  # each block at its line
+    assert lines[first[4].line - 1].strip() == "- drain the node first"
 
 
 def test_a_table_of_contents_is_not_a_section_to_answer_from(tmp_path: Path) -> None:

@@ -314,7 +314,7 @@ FROZE = {
     "long header": ("<x header={" + " " * SIZE + "x", "<x header={ x"),
     "shortcodes": ("{{< " * (SIZE // 4), ("{{< " * (SIZE // 4)).strip()),
     "shortcode": ("{{<a" + " " * SIZE + "x", "{{<a x"),
-    "admonition": (":::note Read this" + " " * SIZE + "now", "Read this now"),
+    "admonition": (":::note Read this" + " " * SIZE + "now\n:::", "Read this now"),  # a box with no text: its title
 }
 
 
@@ -339,7 +339,7 @@ def test_a_component_header_and_shortcodes_read_as_before() -> None:
     ])
     parsed = parse_markdown(document, Path("guide.mdx"), doc_id="guide", source="guide.mdx")
     assert [(q.path, [b.text for b in q.blocks]) for q in parsed.questions] == [
-        (("Guide", "Setup"), ["Install it.", "Linux: Run `make`.", "Be quick", "Done."]),
+        (("Guide", "Setup"), ["Install it.", "Linux: Run `make`.", "Be quick: Done."]),  # a box's title, then its text
     ]
 
 
