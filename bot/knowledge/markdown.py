@@ -5,7 +5,8 @@ The document is cut into sections by its headings, at any level; each section ke
 read for its text: front matter (YAML `---` or TOML `+++`) gives the title, language and `source_url` when it
 has them; MDX `import`/`export` lines are dropped; a component's `header={<h2>…</h2>}` is a heading at its
 HTML level and other tags are reduced to their text; a box (Docusaurus `:::info`, MkDocs `!!! warning`, GitHub
-`> [!NOTE]`, a Hugo callout) keeps its text after its title or kind, and other Hugo shortcodes the text the page
+`> [!NOTE]`, a Hugo callout) or a tab (MkDocs `=== "Helm"`, Hugo `{{< tab name="Helm" >}}`) keeps its text after
+its title, kind or name, and other Hugo shortcodes the text the page
 shows for them; images are dropped; links keep their text (their URLs are kept apart, for a renderer).
 
 The Markdown itself is parsed by markdown-it-py (CommonMark with tables): paragraphs, lists, tables and
@@ -44,8 +45,10 @@ _MDX_STATEMENT = re.compile(r"^(?:import\s.+\sfrom\s|import\s+['\"]|export\s+(?:
 # backtracking pattern could only do in super-linear time (a component line, a header, a shortcode) is found
 # by the small scanners below. tests/project/test_linear_patterns.py feeds each pattern adversarial lines.
 _ADMONITION = re.compile(r"^\s*+:::+\s*+(?P<kind>\w[\w-]*+)?\s*+(?P<title>.*)")  # Docusaurus `:::tip Title`
-# MkDocs (`!!! warning`, `!!! note "Title"`, `??? tip` folded, `???+` open): its text is indented under it.
+# MkDocs (`!!! warning`, `!!! note "Title"`, `??? tip` folded, `???+` open): its text is indented under it, as a
+# content tab's is.
 _MKDOCS_BOX = re.compile(r"^[ \t]*+(?:!!!|\?\?\?\+?)[ \t]++(?P<kind>[\w-]++)(?P<rest>.*+)$")
+_MKDOCS_TAB = re.compile(r'^[ \t]*+===[+!]?[ \t]++"(?P<title>[^"]*+)"[ \t]*+$')  # a content tab: `=== "Helm"`
 _QUOTED_TITLE = re.compile(r'"(?P<title>[^"]*+)"')
 # GitHub's alerts: `> [!NOTE]` opening a quote.
 _GITHUB_ALERT = re.compile(
@@ -56,6 +59,7 @@ _OPENS_BLOCK = re.compile(r"^[ \t]*+(?:[-*+][ \t]|\d++[.)][ \t]|[#>|<]|```|~~~|:
 BOX_INDENT = 4  # columns a MkDocs box's text is indented by, under its opening line
 _SHORTCODE_HEAD = re.compile(r"\{\{[<%]\s*+(?P<closing>/?)\s*+(?P<name>[\w-]++)")  # `{{< name`, `{{% /name`
 _SHORTCODE_TITLE = re.compile(r"""\btitle\s*+=\s*+["']([^"']+)["']""")
+_SHORTCODE_TAB_NAME = re.compile(r"""\b(?:name|header)\s*+=\s*+["']([^"']+)["']""")  # `{{< tab name="Linux" >}}`
 _SHORTCODE_TEXT = re.compile(r"""\btext\s*+=\s*+["']([^"']+)["']""")  # `{{< glossary_tooltip text="Job" … >}}`
 _SHORTCODE_FILE = re.compile(r"""\bfile\s*+=\s*+["']([^"']+)["']""")  # `{{% code_sample file="…/job.yaml" %}}`
 _SHORTCODE_ARGUMENT = re.compile(r"""^\s*+["']([^"']+)["']""")  # `{{% heading "prerequisites" %}}`
@@ -229,6 +233,10 @@ class _PlainLines:
             self.boxes.append(_indent(raw) + BOX_INDENT)
             quoted = _QUOTED_TITLE.search(box["rest"])
             return self._awaits(quoted["title"].strip() if quoted else box["kind"].capitalize())
+        if tab := _MKDOCS_TAB.match(line):  # its label over its text, as a box's title
+            self._show_title()
+            self.boxes.append(_indent(raw) + BOX_INDENT)
+            return self._awaits(tab["title"].strip())
         if alert := _GITHUB_ALERT.match(line):
             return f"{alert['quote']}{alert['kind'].capitalize()}:"
         if admonition := _ADMONITION.match(line):
@@ -367,11 +375,12 @@ SHORTCODE_CALLOUTS = frozenset({"note", "caution", "warning", "tip", "info", "im
 
 
 def _shortcode_text(name: str, arguments: str) -> str:
-    """What a published page shows for an opening shortcode (`arguments`: what follows its name): its title as a
-    lead ("Linux: "); the text it marks up (`glossary_tooltip text="Job"`: "Job"); a section heading (`heading
-    "prerequisites"`: "Before you begin"); a callout's kind ("Note: "); the name of the file a code sample shows;
-    nothing for the others (`feature-state`, `include`), whose text lives elsewhere."""
-    if title := _SHORTCODE_TITLE.search(arguments):
+    """What a published page shows for an opening shortcode (`arguments`: what follows its name): its title, or a
+    tab's name, as a lead ("Linux: "); the text it marks up (`glossary_tooltip text="Job"`: "Job"); a section
+    heading (`heading "prerequisites"`: "Before you begin"); a callout's kind ("Note: "); the name of the file a
+    code sample shows; nothing for the others (`feature-state`, `include`), whose text lives elsewhere."""
+    if title := _SHORTCODE_TITLE.search(arguments) or (
+            _SHORTCODE_TAB_NAME.search(arguments) if name.lower() == "tab" else None):
         return f"{title.group(1)}: "
     if text := _SHORTCODE_TEXT.search(arguments):
         return text.group(1)

@@ -500,10 +500,11 @@ def test_hugo_shortcodes_show_what_the_published_page_shows_and_comments_nothing
     }
 
 
-def test_every_generators_boxes_show_their_kind_or_title_then_their_text_as_prose(tmp_path: Path) -> None:
+def test_every_generators_boxes_and_tabs_show_their_title_then_their_text_as_prose(tmp_path: Path) -> None:
     """MkDocs boxes (`!!! warning`, `??? tip`) indent their text under them: read as written it is code (after a
     blank line) or "!!! Warning Each …" (without one). GitHub's `> [!NOTE]` and Docusaurus's `:::tip` name their
-    kind in a marker. A reader sees a box headed by its title or kind, then its text, lists and code as such."""
+    kind in a marker. A reader sees a box headed by its title or kind, then its text, lists and code as such; a
+    tab (MkDocs `=== "Helm"`, indented as a box; Hugo's `tab name=`) shows its name the same way."""
     knowledge = quiz_only_dir(tmp_path / "knowledge")
     write(knowledge / "locks.md", (
         "# Locks\n\n!!! Warning\n    Each synchronization block may only refer to a semaphore or a mutex.\n"
@@ -513,7 +514,10 @@ def test_every_generators_boxes_show_their_kind_or_title_then_their_text_as_pros
         '???+ example ""\n    ```yaml\n    kind: Workflow\n    ```\n\n'
         "```markdown\n!!! note\n    shown as written, in code\n```\n\n"
         "## Labels\n\n> [!WARNING]\n> Label values are strings.\n\n:::tip\n\nDocusaurus text.\n\n:::\n\n"
-        ":::info Custom title\nTitled text.\n:::\n\n:::caution\n:::\n"))
+        ":::info Custom title\nTitled text.\n:::\n\n:::caution\n:::\n\n## Install\n\n"
+        '=== "Helm"\n\n    ```bash\n    helm install gfd nvdp/gpu-feature-discovery\n    ```\n\n'
+        '=== "Kustomize"\n\n    Apply the overlay of your cluster.\n\n'
+        '{{< tab name="Linux" >}}Run `make`.{{< /tab >}}\n'))
     page = doc(load_knowledge(knowledge), "locks")
     blocks = {q.section: [(b.kind, b.text) for b in q.blocks] for q in page.questions}
     assert blocks == {
@@ -528,6 +532,10 @@ def test_every_generators_boxes_show_their_kind_or_title_then_their_text_as_pros
         "Locks › Labels": [
             ("text", "Warning: Label values are strings."), ("text", "Tip: Docusaurus text."),
             ("text", "Custom title: Titled text."), ("text", "Caution"),
+        ],
+        "Locks › Install": [  # tabs: each one's name over its text
+            ("text", "Helm:"), ("code", "helm install gfd nvdp/gpu-feature-discovery"),
+            ("text", "Kustomize: Apply the overlay of your cluster."), ("text", "Linux: Run `make`."),
         ],
     }
     lines = (knowledge / "locks.md").read_text(encoding="utf-8").split("\n")
