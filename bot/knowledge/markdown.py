@@ -241,8 +241,11 @@ class _PlainLines:
             return f"{alert['quote']}{alert['kind'].capitalize()}:"
         if admonition := _ADMONITION.match(line):
             self._show_title()
-            # ":::tip Title" shows its title before its text, ":::tip" its kind; ":::" closes a box
-            return self._awaits(admonition["title"].strip() or (admonition["kind"] or "").capitalize())
+            # ":::tip Title" (or ":::tip[Title]") shows its title before its text, ":::tip" its kind; ":::" closes
+            title = admonition["title"].strip()
+            if title.startswith("[") and title.endswith("]"):
+                title = title[1:-1].strip()
+            return self._awaits(title or (admonition["kind"] or "").capitalize())
         return self._after_title(_plain_line(line))
 
     def _awaits(self, title: str) -> str:

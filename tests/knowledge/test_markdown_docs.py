@@ -514,7 +514,8 @@ def test_every_generators_boxes_and_tabs_show_their_title_then_their_text_as_pro
         '???+ example ""\n    ```yaml\n    kind: Workflow\n    ```\n\n'
         "```markdown\n!!! note\n    shown as written, in code\n```\n\n"
         "## Labels\n\n> [!WARNING]\n> Label values are strings.\n\n:::tip\n\nDocusaurus text.\n\n:::\n\n"
-        ":::info Custom title\nTitled text.\n:::\n\n:::caution\n:::\n\n## Install\n\n"
+        ":::info Custom title\nTitled text.\n:::\n\n:::tip[Bracketed title]\nMore text.\n:::\n\n:::caution\n:::\n\n"
+        "## Install\n\n"
         '=== "Helm"\n\n    ```bash\n    helm install gfd nvdp/gpu-feature-discovery\n    ```\n\n'
         '=== "Kustomize"\n\n    Apply the overlay of your cluster.\n\n'
         '{{< tab name="Linux" >}}Run `make`.{{< /tab >}}\n'))
@@ -531,7 +532,7 @@ def test_every_generators_boxes_and_tabs_show_their_title_then_their_text_as_pro
         ],
         "Locks › Labels": [
             ("text", "Warning: Label values are strings."), ("text", "Tip: Docusaurus text."),
-            ("text", "Custom title: Titled text."), ("text", "Caution"),
+            ("text", "Custom title: Titled text."), ("text", "Bracketed title: More text."), ("text", "Caution"),
         ],
         "Locks › Install": [  # tabs: each one's name over its text
             ("text", "Helm:"), ("code", "helm install gfd nvdp/gpu-feature-discovery"),
