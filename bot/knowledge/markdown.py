@@ -3,11 +3,12 @@
 The document is cut into sections by its headings, at any level; each section keeps its heading path
 ("Trainium on EKS › AWS Neuron Device Plugin for Kubernetes") for citations. What site generators add is
 read for its text: front matter (YAML `---` or TOML `+++`) gives the title, language and `source_url` when it
-has them; MDX `import`/`export` lines are dropped; a component's `header={<h2>…</h2>}` is a heading at its
-HTML level and other tags are reduced to their text; a box (Docusaurus `:::info`, MkDocs `!!! warning`, GitHub
-`> [!NOTE]`, a Hugo callout) or a tab (MkDocs `=== "Helm"`, Hugo `{{< tab name="Helm" >}}`) keeps its text after
-its title, kind or name, and other Hugo shortcodes the text the page
-shows for them; images are dropped; links keep their text (their URLs are kept apart, for a renderer).
+has them; MDX `import`/`export` lines and MkDocs snippets (`--8<-- "file.md"`) are dropped; a component's
+`header={<h2>…</h2>}` is a heading at its HTML level and other tags are reduced to their text; a box
+(Docusaurus `:::info`, MkDocs `!!! warning`, GitHub `> [!NOTE]`, a Hugo callout) or a tab (MkDocs `=== "Helm"`,
+Hugo `{{< tab name="Helm" >}}`, Docusaurus `<TabItem label="Helm">`) keeps its text after its title, kind or
+name, and other Hugo shortcodes the text the page shows for them; images are dropped; links keep their text
+(their URLs are kept apart, for a renderer).
 
 The Markdown itself is parsed by markdown-it-py (CommonMark with tables): paragraphs, lists, tables and
 code become the same blocks a quiz explanation has, each with its line in the file.
@@ -48,6 +49,8 @@ _ADMONITION = re.compile(r"^\s*+:::+\s*+(?P<kind>\w[\w-]*+)?\s*+(?P<title>.*)") 
 # MkDocs (`!!! warning`, `!!! note "Title"`, `??? tip` folded, `???+` open): its text is indented under it, as a
 # content tab's is.
 _MKDOCS_BOX = re.compile(r"^[ \t]*+(?:!!!|\?\?\?\+?)[ \t]++(?P<kind>[\w-]++)(?P<rest>.*+)$")
+_MKDOCS_SNIPPET = re.compile(r"^[ \t]*+--8<--")  # `--8<-- "includes/abbreviations.md"`: text kept in another file
+_TAB_LABEL = re.compile(r"""^[ \t]*+<TabItem\b[^>]*?\blabel=["'](?P<label>[^"']*+)["']""")
 _MKDOCS_TAB = re.compile(r'^[ \t]*+===[+!]?[ \t]++"(?P<title>[^"]*+)"[ \t]*+$')  # a content tab: `=== "Helm"`
 _QUOTED_TITLE = re.compile(r'"(?P<title>[^"]*+)"')
 # GitHub's alerts: `> [!NOTE]` opening a quote.
@@ -246,6 +249,9 @@ class _PlainLines:
             if title.startswith("[") and title.endswith("]"):
                 title = title[1:-1].strip()
             return self._awaits(title or (admonition["kind"] or "").capitalize())
+        if (tab := _TAB_LABEL.search(line)) and line.lstrip().startswith("<") and _is_component_line(line):
+            self._show_title()  # a Docusaurus tab, `<TabItem value="helm" label="Helm">`: its label over its text
+            return self._awaits(tab["label"].strip())
         return self._after_title(_plain_line(line))
 
     def _awaits(self, title: str) -> str:
@@ -297,7 +303,7 @@ def _dedent(line: str, columns: int) -> str:
 
 
 def _plain_line(line: str) -> str:
-    if _MDX_STATEMENT.match(line) or _JSX_EXPRESSION.match(line):
+    if _MDX_STATEMENT.match(line) or _JSX_EXPRESSION.match(line) or _MKDOCS_SNIPPET.match(line):
         return ""
     header = _component_header(line) if line.lstrip().startswith("<") else None
     if header is not None:

@@ -504,7 +504,8 @@ def test_every_generators_boxes_and_tabs_show_their_title_then_their_text_as_pro
     """MkDocs boxes (`!!! warning`, `??? tip`) indent their text under them: read as written it is code (after a
     blank line) or "!!! Warning Each …" (without one). GitHub's `> [!NOTE]` and Docusaurus's `:::tip` name their
     kind in a marker. A reader sees a box headed by its title or kind, then its text, lists and code as such; a
-    tab (MkDocs `=== "Helm"`, indented as a box; Hugo's `tab name=`) shows its name the same way."""
+    tab (MkDocs `=== "Helm"`, indented as a box; Hugo's `tab name=`; Docusaurus's `<TabItem label=>`) shows its
+    name the same way."""
     knowledge = quiz_only_dir(tmp_path / "knowledge")
     write(knowledge / "locks.md", (
         "# Locks\n\n!!! Warning\n    Each synchronization block may only refer to a semaphore or a mutex.\n"
@@ -518,7 +519,8 @@ def test_every_generators_boxes_and_tabs_show_their_title_then_their_text_as_pro
         "## Install\n\n"
         '=== "Helm"\n\n    ```bash\n    helm install gfd nvdp/gpu-feature-discovery\n    ```\n\n'
         '=== "Kustomize"\n\n    Apply the overlay of your cluster.\n\n'
-        '{{< tab name="Linux" >}}Run `make`.{{< /tab >}}\n'))
+        '{{< tab name="Linux" >}}Run `make`.{{< /tab >}}\n\n<Tabs>\n  <TabItem value="eks" label="EKS" default>\n\n'
+        "Use the managed add-on.\n\n  </TabItem>\n</Tabs>\n\n--8<-- \"includes/abbreviations.md\"\n"))
     page = doc(load_knowledge(knowledge), "locks")
     blocks = {q.section: [(b.kind, b.text) for b in q.blocks] for q in page.questions}
     assert blocks == {
@@ -537,6 +539,7 @@ def test_every_generators_boxes_and_tabs_show_their_title_then_their_text_as_pro
         "Locks › Install": [  # tabs: each one's name over its text
             ("text", "Helm:"), ("code", "helm install gfd nvdp/gpu-feature-discovery"),
             ("text", "Kustomize: Apply the overlay of your cluster."), ("text", "Linux: Run `make`."),
+            ("text", "EKS: Use the managed add-on."),
         ],
     }
     lines = (knowledge / "locks.md").read_text(encoding="utf-8").split("\n")
