@@ -18,6 +18,8 @@ from sys import intern
 
 from bot.knowledge.model import Block, Question
 from bot.reading.terms import Analysis, Form
+from bot.text.identifiers import parts
+from bot.text.normalise import fold
 from bot.text.sentences import sentences
 from bot.text.uncached import knowledge_tokens
 
@@ -214,7 +216,7 @@ def _weights(analysis: Analysis, lang: str, page_words: frozenset[str] = frozens
     for word in analysis.words:
         # Its readings in the section's language first; a name ("AccessDenied", "KMS") is the same in both.
         forms = word.forms.get(lang) or tuple(f for fs in word.forms.values() for f in fs)
-        forms = tuple(form for form in forms if form)
+        forms = _either_number(word.text, tuple(form for form in forms if form))
         if forms:
             weight = max(word.specificity, LEAST_SPECIFIC)
             if any(_holds(page_words, form) for form in forms):  # "MPI Operator" on the MPI Operator's page
@@ -222,6 +224,21 @@ def _weights(analysis: Analysis, lang: str, page_words: frozenset[str] = frozens
             # A word of pasted text or of a scenario's telling is evidence, not what is asked.
             out.append((weight * CONTEXT_WEIGHT if word.position in analysis.context else weight, forms))
     return out
+
+
+def _either_number(text: str, forms: tuple[Form, ...]) -> tuple[Form, ...]:
+    """A word's forms, and for the name of a kind written as one word of parts ("PodGroups", "NodePool",
+    "RayClusters") its other number too: a page writes "a PodGroup per worker group" where a question asks which
+    PodGroups to expect. Such a name is an identifier, read whole and never stemmed as a plain word is."""
+    pieces = parts(text)
+    main = fold(text)
+    if len(pieces) < 2 or not text.isalnum() or not any(form[0] == main for form in forms):
+        return forms
+    last = fold(pieces[-1])
+    if last.endswith("ss") or len(last) < 3:
+        return forms
+    other = main[:-1] if last.endswith("s") else f"{main}s"
+    return (*forms, (other,))
 
 
 def _found(weights: Sequence[tuple[float, tuple[Form, ...]]], terms: frozenset[str]) -> float:

@@ -96,6 +96,35 @@ def test_closeness_of_a_sentence_chooses_between_units_that_share_no_word_with_t
     assert quote.excerpt == "Each restart is logged in the job's events. Old events are kept for an hour."
 
 
+GANG_PAGE = """## Under the hood
+
+The operator watches every RayCluster and reconciles it at each change of its spec. It records what it did in the
+cluster's events, so that anyone can follow it with kubectl describe. Nothing of this needs a restart of the
+operator, and nothing of it changes the pods already running, which keep the placement they were given.
+
+When gang scheduling is on, the operator creates these before any pod:
+
+1. A `Workload` object named after the cluster
+2. One `PodGroup` per worker group, named `<cluster>-worker-<group>`
+
+The Workload and its PodGroups are owned by the RayCluster and garbage collected with it.
+"""
+
+
+def test_a_kinds_name_asked_in_the_plural_finds_the_unit_that_names_it_in_the_singular() -> None:
+    """"Which PodGroups will I see for my worker groups?": the list that says "One `PodGroup` per worker group"
+    answers, not the sentence that only repeats "PodGroups". A kind's name is read whole, never stemmed."""
+    from bot.reading.terms import QueryWord
+
+    words = (("PodGroups", "podgroups", 1.0), ("workers", "worker", 0.3))
+    read = tuple(QueryWord(text=text, readings=(), forms={"en": ((term,),)}, specificity=weight, named=weight > 0.5,
+                           position=i) for i, (text, term, weight) in enumerate(words))
+    asked = Analysis(words=read, tokens=tuple(t for t, _, _ in words), spans=(), segments=(), search_text="",
+                     definition_of=(), comparison=False)
+    quote = choose(section(GANG_PAGE, "Under the hood"), asked, {}, {}, {})
+    assert "One `PodGroup` per worker group" in quote.excerpt and "garbage collected" not in quote.excerpt
+
+
 def test_a_short_section_is_quoted_whole_with_its_placeholders() -> None:
     question = section(QUOTA_ENTRY, "GPU quota")
     quote = choose(question, analysis_of(("request", 0.4)), {}, {}, {})
