@@ -17,7 +17,7 @@ from functools import lru_cache
 from sys import intern
 
 from bot.knowledge.model import Block, Question
-from bot.reading.terms import Analysis, Form
+from bot.reading.terms import Analysis, Form, singular_of_name
 from bot.text.identifiers import parts
 from bot.text.normalise import fold
 from bot.text.sentences import sentences
@@ -230,15 +230,13 @@ def _either_number(text: str, forms: tuple[Form, ...]) -> tuple[Form, ...]:
     """A word's forms, and for the name of a kind written as one word of parts ("PodGroups", "NodePool",
     "RayClusters") its other number too: a page writes "a PodGroup per worker group" where a question asks which
     PodGroups to expect. Such a name is an identifier, read whole and never stemmed as a plain word is."""
-    pieces = parts(text)
     main = fold(text)
-    if len(pieces) < 2 or not text.isalnum() or not any(form[0] == main for form in forms):
+    if len(parts(text)) < 2 or not text.isalnum() or not any(form[0] == main for form in forms):
         return forms
-    last = fold(pieces[-1])
-    if last.endswith("ss") or len(last) < 3:
-        return forms
-    other = main[:-1] if last.endswith("s") else f"{main}s"
-    return (*forms, (other,))
+    singular = singular_of_name(text)
+    if singular is None and main.endswith("s"):
+        return forms  # "NodeClass": no plural, and its own singular
+    return (*forms, (singular or f"{main}s",))
 
 
 def _found(weights: Sequence[tuple[float, tuple[Form, ...]]], terms: frozenset[str]) -> float:

@@ -219,7 +219,8 @@ class _PlainLines:
 
     def _line(self, raw: str) -> str:
         if self.boxes and raw.strip():
-            while self.boxes and _indent(raw) < self.boxes[-1]:
+            indent = _indent(raw)
+            while self.boxes and indent < self.boxes[-1]:
                 self.boxes.pop()  # a line indented less ends the box
                 self._show_title()
         line = _dedent(raw, BOX_INDENT * len(self.boxes)) if self.boxes else raw
@@ -232,14 +233,10 @@ class _PlainLines:
             self.fence = opened.group(1)
             return self._after_title(line)
         if box := _MKDOCS_BOX.match(line):
-            self._show_title()
-            self.boxes.append(_indent(raw) + BOX_INDENT)
             quoted = _QUOTED_TITLE.search(box["rest"])
-            return self._awaits(quoted["title"].strip() if quoted else box["kind"].capitalize())
+            return self._indented_box(raw, quoted["title"].strip() if quoted else box["kind"].capitalize())
         if tab := _MKDOCS_TAB.match(line):  # its label over its text, as a box's title
-            self._show_title()
-            self.boxes.append(_indent(raw) + BOX_INDENT)
-            return self._awaits(tab["title"].strip())
+            return self._indented_box(raw, tab["title"].strip())
         if alert := _GITHUB_ALERT.match(line):
             return f"{alert['quote']}{alert['kind'].capitalize()}:"
         if admonition := _ADMONITION.match(line):
@@ -249,10 +246,16 @@ class _PlainLines:
             if title.startswith("[") and title.endswith("]"):
                 title = title[1:-1].strip()
             return self._awaits(title or (admonition["kind"] or "").capitalize())
-        if (tab := _TAB_LABEL.search(line)) and line.lstrip().startswith("<") and _is_component_line(line):
+        if line.lstrip().startswith("<") and (tab := _TAB_LABEL.match(line)) and _is_component_line(line):
             self._show_title()  # a Docusaurus tab, `<TabItem value="helm" label="Helm">`: its label over its text
             return self._awaits(tab["label"].strip())
         return self._after_title(_plain_line(line))
+
+    def _indented_box(self, raw: str, title: str) -> str:
+        """The opening line of an MkDocs box or content tab: the lines indented under it are its text."""
+        self._show_title()
+        self.boxes.append(_indent(raw) + BOX_INDENT)
+        return self._awaits(title)
 
     def _awaits(self, title: str) -> str:
         """The opening line of a box: empty, its title waiting for the box's first line of text."""

@@ -189,6 +189,15 @@ class KnowledgeWords(Protocol):
         """The questions or sections of these numbers."""
 
 
+def singular_of_name(text: str) -> str | None:
+    """The singular of a name written in the plural, folded ("NodePools": "nodepool", "A100s": "a100"): a name is
+    read whole, never stemmed, so its plural is a word of its own. None for what is no plural ("GB/s", "class")."""
+    folded = fold(text)
+    if len(folded) < 3 or not folded.endswith("s") or folded.endswith("ss") or not folded[:-1].isalnum():
+        return None
+    return folded[:-1]
+
+
 class Vocabulary:
     """The terms of the knowledge, per language and per question, and its words for mending typos."""
 
@@ -223,10 +232,8 @@ class Vocabulary:
         """Whether the word is the plural of a name the knowledge writes ("A100s", "NodePools", "p5s"): a name is
         read whole, never stemmed, so its plural is a word of its own, but not a thing the knowledge does not
         cover."""
-        text = fold(word.text)
-        if len(text) < 3 or not text.endswith("s") or text.endswith("ss") or not text[:-1].isalnum():
-            return False  # "GB/s" is no plural
-        return self._known(text[:-1], list(word.forms) or self.languages)
+        singular = singular_of_name(word.text)
+        return singular is not None and self._known(singular, list(word.forms) or self.languages)
 
     def names_the_domain(self, word: QueryWord) -> bool:
         """Whether the word is in a knowledge document's title ("EKS", "training"): it names what the
