@@ -93,16 +93,24 @@ class Glossary:
     def __init__(self, rows: Iterable[tuple[str, str]]) -> None:
         self._words: dict[str, list[str]] = {}  # a folded Spanish form -> English
         self._phrases: dict[tuple[str, ...], list[str]] = {}  # folded Spanish words -> English
+        generated: list[tuple[str, str]] = []
         for spanish, english in rows:
             words = tuple(fold(w) for w in spanish.split())
             if len(words) == 1:
-                for form in spanish_forms(words[0]):
-                    known = self._words.setdefault(form, [])
-                    if english not in known:
-                        known.append(english)
+                self._add(words[0], english)
+                generated += ((form, english) for form in sorted(spanish_forms(words[0])) if form != words[0])
             else:
                 self._phrases.setdefault(words, []).append(english)
+        # A word that is an entry of its own means that first, then what it is an inflection of: "solo" is
+        # "only" before it is a form of "soler" ("usually").
+        for form, english in generated:
+            self._add(form, english)
         self.longest = max((len(p) for p in self._phrases), default=1)
+
+    def _add(self, form: str, english: str) -> None:
+        known = self._words.setdefault(form, [])
+        if english not in known:
+            known.append(english)
 
     @classmethod
     @cache
