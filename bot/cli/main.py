@@ -162,19 +162,23 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     from bot.evaluation import calibration
 
     settings = settings_from_args(args)
+    l2 = calibration.L2 if args.l2 is None else args.l2
+    page_l2 = calibration.PAGE_L2 if args.page_l2 is None else args.page_l2
+    if l2 <= 0 or page_l2 <= 0:
+        raise InputError("--l2 and --page-l2 must be above 0")
     base = Assistant.from_settings(settings, model=Model.untrained())
     asked, groups = calibration.fit_lines(base, settings.knowledge_dir, [Path(f) for f in args.files],
                                           [Path(d) for d in args.docs])
     queries = [a.query for a in asked]
     # Each author, and each page, judged by a model fitted on the others: the figures of a writer never seen.
-    by_group = calibration.cross_validate_by_group(asked, groups)
+    by_group = calibration.cross_validate_by_group(asked, groups, l2=l2, page_l2=page_l2)
     unseen = calibration.unseen(by_group)
     if args.by_file:
         print(json.dumps({**by_group, "unseen": unseen}, ensure_ascii=False, indent=1))
         return 0
     data = calibration.examples_of(asked)
-    report = calibration.cross_validate(data)
-    model = calibration.fit(data, about={"files": [Path(f).name for f in args.files],
+    report = calibration.cross_validate(data, l2=l2, page_l2=page_l2)
+    model = calibration.fit(data, l2=l2, page_l2=page_l2, about={"files": [Path(f).name for f in args.files],
                                          "cross_validation": report, "left_one_out": unseen})
     out = Path(args.out) if args.out else MODEL_FILE
     model.write(out)
@@ -228,6 +232,12 @@ def build_parser() -> argparse.ArgumentParser:
     cal.add_argument("--by-file", action="store_true",
                      help="write no model: judge each file's lines with a model fitted on the other files (each "
                           "file one author or way of writing) and print the figures per file")
+    cal.add_argument("--l2", type=float,
+                     help="the quiz's regularisation (default: the one chosen by leaving one author out, "
+                          "docs/quality.md); with --by-file, to compare choices")
+    cal.add_argument("--page-l2", type=float,
+                     help="the regularisation of the pages' own features (default: the one chosen by leaving one "
+                          "page out)")
     cal.set_defaults(func=cmd_calibrate)
 
     for register in _extensions():

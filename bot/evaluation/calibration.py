@@ -43,7 +43,11 @@ from bot.retrieval.hybrid import Retrieval
 
 FALSE_DECLINE_COST = 2.0  # a fair question declined, against an answer the knowledge does not cover (1)
 THRESHOLD = 1.0 / (1.0 + FALSE_DECLINE_COST)
+# The regularisation of each step of `fit`, chosen by leaving one author out (the quiz's) and one page out (the
+# pages' own features) among 0.1 to 100, the choice whose worst author and worst page did best
+# (`eksbot calibrate --by-file --l2 X --page-l2 Y`; docs/quality.md, "Regularisation chosen on unseen authors").
 L2 = 1.0
+PAGE_L2 = 3.0
 FOLDS = 5
 
 
@@ -78,7 +82,8 @@ def examples_of(asked: list[Asked]) -> Examples:
     return _judged(asked, exemplars, None, exemplars)
 
 
-def cross_validate_by_group(asked: list[Asked], groups: list[str]) -> dict[str, dict[str, object]]:
+def cross_validate_by_group(asked: list[Asked], groups: list[str], *, l2: float = L2, page_l2: float = PAGE_L2
+                            ) -> dict[str, dict[str, object]]:
     """Each group's lines (a file: one author, one way of writing; or one document) judged by a model fitted on
     the other groups, with only their lines as exemplars: how the decision does on questions written by someone
     whose writing it never saw, or about a page it never saw, against the k-fold figures, where every author is
@@ -90,7 +95,7 @@ def cross_validate_by_group(asked: list[Asked], groups: list[str]) -> dict[str, 
         if not train:
             continue
         data = examples_of(train)
-        model = fit(data)
+        model = fit(data, l2=l2, page_l2=page_l2)
         held = _judged(test, data.exemplars, model)
         probability = np.array([model.probability(dict(zip(FEATURES, row, strict=True))) for row in held.x])
         out[name] = {**report(held, probability, model), "right_first": _right_first(test)}
@@ -246,8 +251,8 @@ def _answers(judge: Judge, query: EvalQuery, key: tuple[str, int]) -> bool:
     return doc_id in judge.quiz_ids and number in query.expect
 
 
-def fit(data: Examples, *, l2: float = L2, threshold: float = THRESHOLD, about: dict[str, object] | None = None
-        ) -> Model:
+def fit(data: Examples, *, l2: float = L2, page_l2: float = PAGE_L2, threshold: float = THRESHOLD,
+        about: dict[str, object] | None = None) -> Model:
     """The model, in two steps, so that questions about documents do not move the quiz's decision:
 
     1. the quiz's lines alone fit every feature but the pages' own (`PAGE_FEATURES`, 0 when the quiz is cited),
@@ -274,13 +279,14 @@ def fit(data: Examples, *, l2: float = L2, threshold: float = THRESHOLD, about: 
         scale[own] = np.where(spread == 0, 1.0, spread)
         offset = bias + ((on_pages[:, rest] - mean[rest]) / scale[rest]) @ weights[rest]
         weights[own] = _fit_with_offset(on_pages[:, own] / scale[own], data.y[pages], _balanced(data.y[pages]),
-                                        offset, l2=l2)
+                                        offset, l2=page_l2)
     return Model(
         features=FEATURES, mean=tuple(float(v) for v in mean), scale=tuple(float(v) for v in scale),
         weights=tuple(float(v) for v in weights), bias=bias, threshold=threshold, second_look=SECOND_LOOK,
         caveat_threshold=CAVEAT_THRESHOLD,
         about={"fitted_at": datetime.now(UTC).isoformat(timespec="seconds"), "examples": len(data.y),
-               "positives": int(data.y.sum()), "pages": int(pages.sum()), "l2": l2, **(about or {})},
+               "positives": int(data.y.sum()), "pages": int(pages.sum()), "l2": l2, "page_l2": page_l2,
+               **(about or {})},
     )
 
 
@@ -301,14 +307,15 @@ def _fit_with_offset(x: np.ndarray, y: np.ndarray, sample_weight: np.ndarray, of
     return np.asarray(found.x, dtype=np.float64)
 
 
-def cross_validate(data: Examples, *, folds: int = FOLDS, seed: int = 7, l2: float = L2) -> dict[str, object]:
+def cross_validate(data: Examples, *, folds: int = FOLDS, seed: int = 7, l2: float = L2, page_l2: float = PAGE_L2
+                   ) -> dict[str, object]:
     """Each line's probability from a model fitted on the other folds (stratified by kind and language)."""
     probability = np.zeros(len(data.y))
     for fold_ids in _folds(data.queries, folds, seed):
         test = np.zeros(len(data.y), dtype=bool)
         test[fold_ids] = True
         model = fit(Examples([q for q, t in zip(data.queries, test, strict=True) if not t], data.x[~test],
-                             data.y[~test]), l2=l2)
+                             data.y[~test]), l2=l2, page_l2=page_l2)
         for i in fold_ids:
             probability[i] = model.probability(dict(zip(FEATURES, data.x[i], strict=True)))
     return report(data, probability)

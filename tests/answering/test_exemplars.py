@@ -126,3 +126,33 @@ def test_calibrating_by_file_reports_each_files_lines_on_their_own(fake_assistan
         worst = unseen[f"right_first_{lang}"]
         assert isinstance(worst, dict)
         assert worst["worst"] == min(shares[lang] for shares in right.values() if isinstance(shares, dict))
+
+
+def test_each_steps_regularisation_shrinks_only_its_own_weights() -> None:
+    """`make calibrate` fits the quiz's decision, then the pages' own features on top of it, each with the
+    regularisation chosen on what it never saw (`calibration.L2`, `PAGE_L2`): a stronger one for the pages
+    shrinks the pages' weights and leaves the quiz's decision as it was."""
+    from bot.answering.answerability import FEATURES, PAGE_FEATURES
+    from bot.evaluation import calibration
+    from bot.evaluation.queries import EvalQuery
+
+    rng = np.random.default_rng(3)
+    n = 400
+    x = rng.normal(size=(n, len(FEATURES)))
+    pages = np.arange(n) >= n // 2
+    own = [FEATURES.index(name) for name in PAGE_FEATURES]
+    x[np.ix_(~pages, np.array(own))] = 0.0  # the quiz's lines have no page features
+    y = (x @ rng.normal(size=len(FEATURES)) + rng.normal(scale=0.5, size=n) > 0).astype(np.float64)
+    queries = [EvalQuery(f"q{i}", "en", [1] if y[i] else [], page="p.md" if pages[i] else "") for i in range(n)]
+    data = calibration.Examples(queries, x, y)
+
+    loose = calibration.fit(data, l2=1.0, page_l2=0.1)
+    tight = calibration.fit(data, l2=1.0, page_l2=100.0)
+    quiz = [i for i in range(len(FEATURES)) if i not in own]
+    assert np.allclose(np.array(loose.weights)[quiz], np.array(tight.weights)[quiz])
+    assert loose.bias == tight.bias
+    assert np.linalg.norm(np.array(tight.weights)[own]) < 0.5 * np.linalg.norm(np.array(loose.weights)[own])
+    assert tight.about["page_l2"] == 100.0 and tight.about["l2"] == 1.0
+    # the quiz's own regularisation moves the quiz's weights
+    shrunk = calibration.fit(data, l2=100.0, page_l2=0.1)
+    assert np.linalg.norm(np.array(shrunk.weights)[quiz]) < np.linalg.norm(np.array(loose.weights)[quiz])

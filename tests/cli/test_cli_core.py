@@ -343,3 +343,13 @@ def test_ask_without_a_database_answers_from_the_files_and_makes_no_database(
     code, out, err = run([*dirs(index_dir), "ask", "--json", EFA_EN], capsys)
     assert code == 0 and check_answer_json(out)["answered"] is True
     assert not (tmp_path / "data").exists()
+
+
+def test_calibrate_refuses_a_regularisation_of_zero_before_reading_anything(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    line = str(tmp_path / "none.jsonl")
+    code, out, err = run([*dirs(tmp_path / "index"), "calibrate", line, "--by-file", "--l2", "0"], capsys)
+    assert code == 2
+    assert out == ""
+    assert err.startswith("eksbot: ") and "--l2" in err and len(err.strip().splitlines()) == 1
