@@ -93,18 +93,17 @@ class Glossary:
     def __init__(self, rows: Iterable[tuple[str, str]]) -> None:
         self._words: dict[str, list[str]] = {}  # a folded Spanish form -> English
         self._phrases: dict[tuple[str, ...], list[str]] = {}  # folded Spanish words -> English
-        generated: list[tuple[str, str]] = []
+        self._entries: dict[str, list[str]] = {}  # a word that is an entry of its own -> its English
         for spanish, english in rows:
             words = tuple(fold(w) for w in spanish.split())
             if len(words) == 1:
-                self._add(words[0], english)
-                generated += ((form, english) for form in sorted(spanish_forms(words[0])) if form != words[0])
+                own = self._entries.setdefault(words[0], [])
+                if english not in own:
+                    own.append(english)
+                for form in spanish_forms(words[0]):
+                    self._add(form, english)
             else:
                 self._phrases.setdefault(words, []).append(english)
-        # A word that is an entry of its own means that first, then what it is an inflection of: "solo" is
-        # "only" before it is a form of "soler" ("usually").
-        for form, english in generated:
-            self._add(form, english)
         self.longest = max((len(p) for p in self._phrases), default=1)
 
     def _add(self, form: str, english: str) -> None:
@@ -125,6 +124,12 @@ class Glossary:
 
     def word(self, folded: str) -> list[str]:
         return self._words.get(folded, [])
+
+    def said(self, folded: str) -> list[str]:
+        """`word`'s equivalents in the order a person means them: a word that is an entry of its own means that
+        first, then what it is an inflection of ("solo" is "only" before it is a form of "soler", "usually")."""
+        own = self._entries.get(folded, [])
+        return [*own, *(g for g in self.word(folded) if g not in own)]
 
     def reading(self, text: str) -> str:
         """The English equivalents of a Spanish text's words and expressions, in order, each once: what an

@@ -130,6 +130,16 @@ def _in_english(tokens: list[str], english: Mapping[int, list[str]]) -> str:
     return " ".join(said)
 
 
+def _as_said(english: Mapping[int, list[str]], tokens: list[str], glossary: Glossary) -> dict[int, list[str]]:
+    """`english` (`Vocabulary._english`'s reading of each word) in the order a person means each word
+    (`Glossary.said`): the same equivalents, a word's own entry first."""
+    out: dict[int, list[str]] = {}
+    for position, found in english.items():
+        meant = [g for g in glossary.said(fold(tokens[position])) if g in found] if len(found) > 1 else []
+        out[position] = [*meant, *(g for g in found if g not in meant)]
+    return out
+
+
 def _form_in(form: Form, terms: AbstractSet[str]) -> bool:
     main, *parts = form
     return main in terms or bool(parts and all(p in terms for p in parts))
@@ -262,7 +272,7 @@ class Vocabulary:
         english = self._english(raw_tokens, glossary) if glossary is not None and lang == "es" else {}
         # Said in English, a word the glossary of technical questions lacks is read with everyday Spanish's
         # ("sigue", "a mano"): what the embedding model reads, not a word matched with the knowledge's.
-        said = ({**self._english(raw_tokens, Glossary.everyday()), **english}
+        said = ({**self._english(raw_tokens, Glossary.everyday(), said=True), **_as_said(english, raw_tokens, glossary)}
                 if glossary is not None and lang == "es" else {})
         english_text = _in_english(raw_tokens, said) if said else ""
         for position, raw in enumerate(raw_tokens):
@@ -315,10 +325,11 @@ class Vocabulary:
             english_text=english_text,
         )
 
-    def _english(self, tokens: list[str], glossary: Glossary) -> dict[int, list[str]]:
+    def _english(self, tokens: list[str], glossary: Glossary, *, said: bool = False) -> dict[int, list[str]]:
         """English equivalents of a Spanish question's words, by token: an expression ("ancho de banda")
         goes to its last word, its other words to none (an empty list); an English word in the Spanish
-        question ("data parallelism") gets none."""
+        question ("data parallelism") gets none. `said`: each word's equivalents in the order a person means
+        them (`Glossary.said`), for saying the question in English."""
         folded = [fold(t) for t in tokens]
         out: dict[int, list[str]] = {}
         covered: set[int] = set()
@@ -338,7 +349,7 @@ class Vocabulary:
                 continue
             if word in english and word not in spanish:
                 continue  # already English
-            found = [gloss for gloss in glossary.word(word) if fold(gloss) != word]
+            found = [gloss for gloss in (glossary.said(word) if said else glossary.word(word)) if fold(gloss) != word]
             if found:
                 out[i] = found
         return out
