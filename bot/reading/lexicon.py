@@ -125,11 +125,10 @@ class Glossary:
     def word(self, folded: str) -> list[str]:
         return self._words.get(folded, [])
 
-    def said(self, folded: str) -> list[str]:
-        """`word`'s equivalents in the order a person means them: a word that is an entry of its own means that
-        first, then what it is an inflection of ("solo" is "only" before it is a form of "soler", "usually")."""
-        own = self._entries.get(folded, [])
-        return [*own, *(g for g in self.word(folded) if g not in own)]
+    def entry(self, folded: str) -> list[str]:
+        """The English of the word's own entry (none when it is only an inflection of another's: "solo" is an
+        entry, "only", and a form of "soler", "usually")."""
+        return self._entries.get(folded, [])
 
     def reading(self, text: str) -> str:
         """The English equivalents of a Spanish text's words and expressions, in order, each once: what an

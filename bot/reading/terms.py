@@ -116,28 +116,21 @@ class QueryWord:
         return False
 
 
-def _in_english(tokens: list[str], english: Mapping[int, list[str]]) -> str:
-    """A Spanish question word by word in English: each word's first English equivalent, the words of an
-    expression read as one, a word with none as written (a name, an identifier, an English word), function
-    words left out."""
+def _in_english(tokens: list[str], english: Mapping[int, list[str]], glossaries: Sequence[Glossary]) -> str:
+    """A Spanish question word by word in English: each word's English equivalent (the one of the word's own
+    entry in `glossaries`, when it has one: "solo" is "only" before it is a form of "soler", "usually"; else its
+    first), the words of an expression read as one, a word with none as written (a name, an identifier, an
+    English word), function words left out."""
     said = []
     for position, token in enumerate(tokens):
         equivalents = english.get(position)
         if equivalents is not None:
-            said.extend(equivalents[:1])
+            word = fold(token)
+            own = (g for glossary in glossaries for g in glossary.entry(word) if g in equivalents)
+            said.extend([next(own, equivalents[0])] if equivalents else [])
         elif fold(token) not in ALL_STOPWORDS:
             said.append(token)
     return " ".join(said)
-
-
-def _as_said(english: Mapping[int, list[str]], tokens: list[str], glossary: Glossary) -> dict[int, list[str]]:
-    """`english` (`Vocabulary._english`'s reading of each word) in the order a person means each word
-    (`Glossary.said`): the same equivalents, a word's own entry first."""
-    out: dict[int, list[str]] = {}
-    for position, found in english.items():
-        meant = [g for g in glossary.said(fold(tokens[position])) if g in found] if len(found) > 1 else []
-        out[position] = [*meant, *(g for g in found if g not in meant)]
-    return out
 
 
 def _form_in(form: Form, terms: AbstractSet[str]) -> bool:
@@ -272,9 +265,10 @@ class Vocabulary:
         english = self._english(raw_tokens, glossary) if glossary is not None and lang == "es" else {}
         # Said in English, a word the glossary of technical questions lacks is read with everyday Spanish's
         # ("sigue", "a mano"): what the embedding model reads, not a word matched with the knowledge's.
-        said = ({**self._english(raw_tokens, Glossary.everyday(), said=True), **_as_said(english, raw_tokens, glossary)}
+        said = ({**self._english(raw_tokens, Glossary.everyday()), **english}
                 if glossary is not None and lang == "es" else {})
-        english_text = _in_english(raw_tokens, said) if said else ""
+        english_text = (_in_english(raw_tokens, said, (glossary, Glossary.everyday()))
+                        if said and glossary is not None else "")
         for position, raw in enumerate(raw_tokens):
             if position - 1 in joined:
                 continue  # the second half of "Hugging Face", read with the first
@@ -325,11 +319,10 @@ class Vocabulary:
             english_text=english_text,
         )
 
-    def _english(self, tokens: list[str], glossary: Glossary, *, said: bool = False) -> dict[int, list[str]]:
+    def _english(self, tokens: list[str], glossary: Glossary) -> dict[int, list[str]]:
         """English equivalents of a Spanish question's words, by token: an expression ("ancho de banda")
         goes to its last word, its other words to none (an empty list); an English word in the Spanish
-        question ("data parallelism") gets none. `said`: each word's equivalents in the order a person means
-        them (`Glossary.said`), for saying the question in English."""
+        question ("data parallelism") gets none."""
         folded = [fold(t) for t in tokens]
         out: dict[int, list[str]] = {}
         covered: set[int] = set()
@@ -349,7 +342,7 @@ class Vocabulary:
                 continue
             if word in english and word not in spanish:
                 continue  # already English
-            found = [gloss for gloss in (glossary.said(word) if said else glossary.word(word)) if fold(gloss) != word]
+            found = [gloss for gloss in glossary.word(word) if fold(gloss) != word]
             if found:
                 out[i] = found
         return out
