@@ -9,7 +9,7 @@ test:
 	scripts/bootstrap.sh dev
 	.venv/bin/ruff check bot tests bench scripts
 	.venv/bin/mypy
-	.venv/bin/pytest -q
+	.venv/bin/pytest -q -n auto --maxprocesses 4
 
 lint:
 	.venv/bin/ruff check bot tests bench scripts
