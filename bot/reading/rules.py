@@ -62,6 +62,15 @@ class SuperlativeRules:
 
 
 @dataclass(frozen=True)
+class SpelledRules:
+    """Letters, numbers and characters said aloud, as dictation writes them (`bot.reading.spelled`)."""
+
+    letters: dict[str, str] = field(default_factory=dict)  # "pee", "ene" -> "p", "n"
+    numbers: dict[str, str] = field(default_factory=dict)  # "sixteen", "ocho" -> "16", "8"
+    joiners: dict[tuple[str, ...], str] = field(default_factory=dict)  # ("guion", "bajo") -> "_"
+
+
+@dataclass(frozen=True)
 class LanguageRules:
     lang: str
     quiz_reference: QuizReferenceRules
@@ -92,6 +101,7 @@ class LanguageRules:
     name_connectors: frozenset[str] = frozenset()  # "for": a name goes on past it ("Mountpoint for S3")
     asked_versions: tuple[str, ...] = ()  # "which X version", "qué versión mínima de X": a version asked for
     asked_defaults: tuple[str, ...] = ()  # "the default expireAfter", "X por defecto": a default value asked for
+    spelled: SpelledRules = field(default_factory=SpelledRules)  # "n c c l", "te pe ocho": a name said aloud
 
 
 def slang(lang: str, word: str) -> str | None:
@@ -327,11 +337,20 @@ def rules(lang: str) -> LanguageRules:
             name_connectors=frozenset(fold(str(w)) for w in data.get("name_connectors", {}).get("words", ())),
             asked_versions=tuple(str(p) for p in data.get("asked_versions", {}).get("patterns", ())),
             asked_defaults=tuple(str(p) for p in data.get("asked_defaults", {}).get("patterns", ())),
+            spelled=_spelled(data.get("spelled", {})),
             examples={name: tuple(section.get("examples", ())) for name, section in data.items()
                       if isinstance(section, dict)},
         )
     except (OSError, yaml.YAMLError, KeyError, TypeError, ValueError, re.error) as exc:
         raise ConfigError(f"cannot read the rules of {lang!r} in {path} ({exc})") from exc
+
+
+def _spelled(data: dict[str, Any]) -> SpelledRules:
+    return SpelledRules(
+        letters={fold(str(k)): str(v) for k, v in data.get("letters", {}).items()},
+        numbers={fold(str(k)): str(v) for k, v in data.get("numbers", {}).items()},
+        joiners={tuple(fold(str(k)).split()): str(v) for k, v in data.get("joiners", {}).items()},
+    )
 
 
 def _words(mapping: dict[object, object]) -> dict[str, str]:

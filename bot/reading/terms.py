@@ -48,6 +48,7 @@ from bot.reading.rules import (
     slang,
     superlative_adjectives,
 )
+from bot.reading.spelled import spelled_names
 from bot.reading.spelling import Spelling
 from bot.reading.thresholds import THRESHOLDS
 from bot.text.identifiers import QUERY_WORD, is_code_name, is_hyphenated_word, is_setting_name
@@ -246,6 +247,10 @@ class Vocabulary:
     def analyze(self, question: str, lang: str, frequency: WordFrequency, glossary: Glossary | None = None
                 ) -> Analysis:
         langs = [lang] if lang == "en" else self.languages  # Spanish questions borrow English terms
+        # A name said aloud ("n c c l", "te pe ocho") is read as the knowledge writes it, never as a function word
+        # ("a tee" is not "at").
+        question = spelled_names(question, lang, lambda name: name not in ALL_STOPWORDS and any(
+            name in terms for terms in self.everywhere.values()))
         words: list[QueryWord] = []
         search: list[str] = []
         plain = strip_accents(question)

@@ -115,10 +115,11 @@ AUTHOR_FLOORS = {"max_false_abstention": 0.08, "recall@1": 0.92, "recall@3": 1.0
 BELOW_FLOORS = {
     "holdout-authors-l.jsonl": {"max_false_abstention": 0.36, "recall@1": 0.75},  # a manager's plain words
     "holdout-authors-o.jsonl": {"handled": 0.85},  # dictated names, split into words the quiz uses
-    "holdout-authors-r.jsonl": {"max_false_abstention": 0.19},  # dictated
     "holdout-authors-t.jsonl": {"max_false_abstention": 0.30, "recall@1": 0.8, "recall@3": 0.96},  # plain words
     # a role's framing, beliefs to check in many wordings, things described not named, dictated, pasted options
     "holdout-authors-y.jsonl": {"max_false_abstention": 0.09, "handled": 0.88},
+    # dictated names, quoted options, wrong premises, a manager's cost and risk: measured once, then names said aloud
+    "holdout-authors-aa.jsonl": {"max_false_abstention": 0.11, "handled": 0.88},
 }
 
 
