@@ -32,12 +32,13 @@ eval:
 # is fitted and tuned on; holdout/ and holdout-b/, pages never fitted or tuned on, are reported apart.
 eval-docs:
 	rm -rf .eval-docs && mkdir -p .eval-docs/knowledge && cp knowledge/*.md .eval-docs/knowledge/
-	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge knowledge import tests/docs/public tests/docs/runbook tests/docs/holdout tests/docs/holdout-b
+	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge knowledge import tests/docs/public tests/docs/runbook tests/docs/holdout tests/docs/holdout-b tests/docs/holdout-c
 	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge --index-dir .eval-docs/index index build
 	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge --index-dir .eval-docs/index eval tests/docs/questions.jsonl
 	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge --index-dir .eval-docs/index eval tests/docs/questions-more.jsonl
 	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge --index-dir .eval-docs/index eval tests/docs/holdout/questions.jsonl
 	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge --index-dir .eval-docs/index eval tests/docs/holdout-b/questions.jsonl
+	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge --index-dir .eval-docs/index eval tests/docs/holdout-c/questions.jsonl
 	[ ! -d ../shared/eval/dev-docs ] || $(MAKE) eval-dev-docs
 
 # The development pages beside the checkout (looked at, never fitted on): the quiz with them, their questions.

@@ -1,7 +1,7 @@
 """Answers from documents: public doc pages of real projects as published and two runbooks (tests/docs/), with
 questions each answers and near-domain questions none does, measured per source and language with the real
 model (the figures are in docs/quality.md). The pages of questions.jsonl and questions-more.jsonl are those the
-decision is fitted on; holdout/ and holdout-b/ are never fitted or tuned on and are measured apart."""
+decision is fitted on; holdout/, holdout-b/ and holdout-c/ are never fitted or tuned on and are measured apart."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ pytestmark = pytest.mark.slow
 DOCS = TEST_DOCS
 HOLDOUT = DOCS / "holdout" / "questions.jsonl"
 HOLDOUT_B = DOCS / "holdout-b" / "questions.jsonl"
+HOLDOUT_C = DOCS / "holdout-c" / "questions.jsonl"
 # Floors with room for noise below the figures measured (docs/quality.md): a regression below them fails.
 # "quoted": the passage that answers is in what the answer quotes first.
 FIT_FLOORS = {"all": {"quoted": 0.55, "answered_right": 0.8, "declined_right": 0.65},
@@ -35,6 +36,10 @@ HOLDOUT_FLOORS = {"all": {"quoted": 0.62, "answered_right": 0.82, "declined_righ
 # held-out pages"): quoted 0.639 en, 0.708 es, answered right 0.883, near-domain handled 0.708.
 HOLDOUT_B_FLOORS = {"all": {"quoted": 0.6, "answered_right": 0.82, "declined_right": 0.5, "handled": 0.65},
                     "all en": {"quoted": 0.58}, "all es": {"quoted": 0.62}, "each": {"answered_right": 0.65}}
+# The third, under what it measured the first time it was run (docs/quality.md, "A third set of held-out pages"):
+# quoted 0.556 en, 0.500 es, answered right 0.817, near-domain handled 0.792.
+HOLDOUT_C_FLOORS = {"all": {"quoted": 0.48, "answered_right": 0.76, "declined_right": 0.6, "handled": 0.7},
+                    "all en": {"quoted": 0.5}, "all es": {"quoted": 0.42}, "each": {"answered_right": 0.65}}
 MAX_WRONG_SOURCE = 0.1
 
 
@@ -44,7 +49,7 @@ def with_docs(tmp_path_factory: pytest.TempPathFactory, real_embedder: Embedder)
     root = tmp_path_factory.mktemp("docs-knowledge")
     knowledge = root / "knowledge"
     shutil.copytree(KNOWLEDGE, knowledge)
-    for folder in ("public", "runbook", "holdout", "holdout-b"):
+    for folder in ("public", "runbook", "holdout", "holdout-b", "holdout-c"):
         shutil.copytree(DOCS / folder, knowledge / folder)
     kb = load_knowledge(knowledge)
     build_index(kb, root / "index", real_embedder)
@@ -75,8 +80,9 @@ def test_the_pages_fitted_on_are_quoted_and_declined_per_source_and_language(wit
     assert not failures, "\n".join(failures) + "\n" + figures
 
 
-@pytest.mark.parametrize(("questions", "floors"), [(HOLDOUT, HOLDOUT_FLOORS), (HOLDOUT_B, HOLDOUT_B_FLOORS)],
-                         ids=["holdout", "holdout-b"])
+@pytest.mark.parametrize(("questions", "floors"), [(HOLDOUT, HOLDOUT_FLOORS), (HOLDOUT_B, HOLDOUT_B_FLOORS),
+                                                   (HOLDOUT_C, HOLDOUT_C_FLOORS)],
+                         ids=["holdout", "holdout-b", "holdout-c"])
 def test_pages_never_fitted_on_are_quoted_as_well(with_docs: Assistant, questions: Path,
                                                   floors: dict[str, dict[str, float]]) -> None:
     summary = summarize_documents(evaluate_documents(with_docs, read_document_questions(questions)))
