@@ -244,13 +244,15 @@ class Vocabulary:
         whole knowledge is about, not one subject of it."""
         return word.found_in(self.domain)
 
+    def said_aloud(self, question: str, lang: str) -> str:
+        """`question` with each name said aloud ("n c c l", "te pe ocho") written as the knowledge writes it
+        (`bot.reading.spelled`), never as a function word ("a tee" is not "at")."""
+        return spelled_names(question, lang, lambda name: name not in ALL_STOPWORDS and any(
+            name in terms for terms in self.everywhere.values()))
+
     def analyze(self, question: str, lang: str, frequency: WordFrequency, glossary: Glossary | None = None
                 ) -> Analysis:
         langs = [lang] if lang == "en" else self.languages  # Spanish questions borrow English terms
-        # A name said aloud ("n c c l", "te pe ocho") is read as the knowledge writes it, never as a function word
-        # ("a tee" is not "at").
-        question = spelled_names(question, lang, lambda name: name not in ALL_STOPWORDS and any(
-            name in terms for terms in self.everywhere.values()))
         words: list[QueryWord] = []
         search: list[str] = []
         plain = strip_accents(question)

@@ -37,6 +37,7 @@ def read_question(vocabulary: Vocabulary, question: str, language: str, frequenc
     is set aside (`set_aside`): the rest is read again, and is what gets searched and judged; the named things
     are kept as `Analysis.set_aside`.
     """
+    question = vocabulary.said_aloud(question, language)  # "n c c l" is NCCL, for all that follows
     analysis = vocabulary.analyze(question, language, frequency, glossary)
     aside = set_aside(analysis, vocabulary)
     if not aside.named:

@@ -73,3 +73,12 @@ def test_a_dictated_question_is_searched_and_read_with_the_name(fake_assistant: 
     analysis = fake_assistant.retriever.analyze("how do i make n c c l use the fast network", "en")
     assert "NCCL" in analysis.search_text.split()
     assert any(w.text == "NCCL" and w.known for w in analysis.words)
+
+
+def test_a_name_said_aloud_survives_setting_aside_what_the_knowledge_never_mentions(fake_assistant: Assistant) -> None:
+    # What is set aside is cut out of the question as read, where the name said aloud is already one word.
+    analysis = fake_assistant.retriever.analyze(
+        "For the n c c l tests over EFA, what's the difference between MPIJob and PyTorchJob?", "en")
+    assert analysis.set_aside == ("PyTorchJob",)
+    assert {"MPIJob", "NCCL", "EFA"} <= set(analysis.search_text.split())
+    assert "PyTorchJob" not in analysis.search_text
