@@ -31,13 +31,19 @@ def spelled_names(text: str, lang: str, writes: Callable[[str], bool]) -> str:
         return text
     tokens = list(_TOKEN.finditer(text))
     folded = [fold(t.group()) for t in tokens]
+    said = [_piece(word, spelled) is not None for word in folded]
+    # A name holds two letters or numbers in a row: only there, or at the word before ("slurm d b d"), can one
+    # start. Most messages have no such pair, and are given back as they are.
+    starts = sorted({s for i in range(len(said) - 1) if said[i] and said[i + 1] for s in (i - 1, i) if s >= 0})
     out: list[str] = []
     done = 0  # text written up to here
     i = 0
-    while i < len(tokens):
+    for start in starts:
+        if start < i:
+            continue  # inside a name already read
+        i = start
         found = _name_at(i, tokens, folded, text, spelled, writes)
         if found is None:
-            i += 1
             continue
         end, name = found
         out.append(text[done : tokens[i].start()])
