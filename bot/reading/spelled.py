@@ -31,10 +31,14 @@ def spelled_names(text: str, lang: str, writes: Callable[[str], bool]) -> str:
         return text
     tokens = list(_TOKEN.finditer(text))
     folded = [fold(t.group()) for t in tokens]
-    said = [_piece(word, spelled) is not None for word in folded]
+    pieces = [_piece(word, spelled) for word in folded]
     # A name holds two letters or numbers in a row: only there, or at the word before ("slurm d b d"), can one
     # start. Most messages have no such pair, and are given back as they are.
-    starts = sorted({s for i in range(len(said) - 1) if said[i] and said[i + 1] for s in (i - 1, i) if s >= 0})
+    starts = sorted({s for i in range(len(pieces) - 1) if pieces[i] is not None and pieces[i + 1] is not None
+                     for s in (i - 1, i) if s >= 0})
+    if not starts:
+        return text
+    run = _Run(text, tokens, folded, pieces, spelled)
     out: list[str] = []
     done = 0  # text written up to here
     i = 0
@@ -42,7 +46,7 @@ def spelled_names(text: str, lang: str, writes: Callable[[str], bool]) -> str:
         if start < i:
             continue  # inside a name already read
         i = start
-        found = _name_at(i, tokens, folded, text, spelled, writes)
+        found = run.name_at(i, writes)
         if found is None:
             continue
         end, name = found
@@ -56,48 +60,66 @@ def spelled_names(text: str, lang: str, writes: Callable[[str], bool]) -> str:
     return "".join(out)
 
 
-def _name_at(start: int, tokens: list[re.Match[str]], folded: list[str], text: str, spelled: SpelledRules,
-             writes: Callable[[str], bool]) -> tuple[int, str] | None:
-    """The longest name said aloud from token `start` on: (the token it ends before, the name), or None."""
-    if not _opens(text, tokens[start].start()):
-        return None  # inside a word as written ("can't": its "t")
-    pieces: list[str] = []  # what each token of the run says, "" for the second word of a joiner
-    i = start
-    while i < len(tokens) and len(pieces) < LONGEST_RUN:
-        if i > start and not _SPACE.fullmatch(text[tokens[i - 1].end() : tokens[i].start()]):
-            break  # a comma, a dot, a quote: the run ends
-        joiner = next(((len(words), char) for words, char in spelled.joiners.items()
-                       if tuple(folded[i : i + len(words)]) == words), None)
-        if joiner is not None:
-            pieces.extend([joiner[1], *[""] * (joiner[0] - 1)])
-            i += joiner[0]
-            continue
-        piece = _piece(folded[i], spelled)
-        if piece is None:
-            last = next((p for p in reversed(pieces) if p), "")
-            if i == start or last in spelled.joiners.values():
-                piece = folded[i]  # a word before the letters ("slurm d b d"), or after a joiner ("_ provider")
-            else:
-                break
-        pieces.append(piece)
-        i += 1
-    named = _piece(folded[start], spelled) is None  # the run starts with a word: "slurm d b d"
-    for end in range(len(pieces), 1, -1):
-        said = pieces[:end]
-        name = "".join(said)
-        letters = sum(1 for p in said if len(p) == 1 and p.isalpha())
-        # A letter that is a word as well ("a", "i"; "a", "e", "o", "y") is a letter only beside another: "a 100
-        # TiB", "escalar a cien nodos" name no GPU.
-        clear = sum(1 for w, p in zip(folded[start : start + end], said, strict=True)
-                    if len(p) == 1 and p.isalpha() and w not in ALL_STOPWORDS)
-        numbers = any(p.isdigit() for p in said)
-        # Two letters at least ("t p", "te pe"), or one and a number ("p 5", "pe cinco"), after a word two letters
-        # ("slurm d b d"; "base de" is no name); a run opens with a letter, or a word.
-        enough = letters >= 2 if named else said[0].isalpha() and (letters >= 2 or (clear >= 1 and numbers))
-        if enough and said[-1] not in spelled.joiners.values() and _closes(text, tokens[start + end - 1].end()) \
-                and writes(name):
-            return start + end, name
-    return None
+class _Run:
+    """What each token of a message says in a name said aloud, read once for every place a name may start."""
+
+    def __init__(self, text: str, tokens: list[re.Match[str]], folded: list[str], pieces: list[str | None],
+                 spelled: SpelledRules) -> None:
+        self.text, self.tokens, self.folded, self.pieces = text, tokens, folded, pieces
+        self.joiner_chars = frozenset(spelled.joiners.values())
+        # after each token, whether only spaces separate it from the next (a comma, a dot, a quote end a run)
+        self.spaced = [bool(_SPACE.fullmatch(text[a.end() : b.start()]))
+                       for a, b in zip(tokens, tokens[1:], strict=False)]
+        # the joiner said from each token on ("guion bajo"): its words' count and its character
+        self.joiners: list[tuple[int, str] | None] = [
+            next(((len(words), char) for words, char in spelled.joiners.items()
+                  if word == words[0] and tuple(folded[i : i + len(words)]) == words), None)
+            for i, word in enumerate(folded)]
+        self.written: dict[str, bool] = {}  # names looked up: a run is looked at from each of its places
+
+    def name_at(self, start: int, writes: Callable[[str], bool]) -> tuple[int, str] | None:
+        """The longest name said aloud from token `start` on: (the token it ends before, the name), or None."""
+        tokens, folded = self.tokens, self.folded
+        if not _opens(self.text, tokens[start].start()):
+            return None  # inside a word as written ("can't": its "t")
+        said: list[str] = []  # what each token of the run says, "" for the second word of a joiner
+        i = start
+        while i < len(tokens) and len(said) < LONGEST_RUN:
+            if i > start and not self.spaced[i - 1]:
+                break  # a comma, a dot, a quote: the run ends
+            joiner = self.joiners[i]
+            if joiner is not None:
+                said.extend([joiner[1], *[""] * (joiner[0] - 1)])
+                i += joiner[0]
+                continue
+            piece = self.pieces[i]
+            if piece is None:
+                last = next((p for p in reversed(said) if p), "")
+                if i == start or last in self.joiner_chars:
+                    piece = folded[i]  # a word before the letters ("slurm d b d"), or after a joiner ("_ provider")
+                else:
+                    break
+            said.append(piece)
+            i += 1
+        named = self.pieces[start] is None  # the run starts with a word: "slurm d b d"
+        for end in range(len(said), 1, -1):
+            name = "".join(said[:end])
+            if name not in self.written:
+                self.written[name] = writes(name)
+            if said[end - 1] in self.joiner_chars or not self.written[name]:
+                continue  # most runs name nothing: that is looked up first
+            letters = sum(1 for p in said[:end] if len(p) == 1 and p.isalpha())
+            # A letter that is a word as well ("a", "i"; "a", "e", "o", "y") is a letter only beside another: "a
+            # 100 TiB", "escalar a cien nodos" name no GPU.
+            clear = sum(1 for w, p in zip(folded[start : start + end], said, strict=False)
+                        if len(p) == 1 and p.isalpha() and w not in ALL_STOPWORDS)
+            numbers = any(p.isdigit() for p in said[:end])
+            # Two letters at least ("t p", "te pe"), or one and a number ("p 5", "pe cinco"), after a word two
+            # letters ("slurm d b d"; "base de" is no name); a run opens with a letter, or a word.
+            enough = letters >= 2 if named else said[0].isalpha() and (letters >= 2 or (clear >= 1 and numbers))
+            if enough and _closes(self.text, tokens[start + end - 1].end()):
+                return start + end, name
+        return None
 
 
 def _opens(text: str, at: int) -> bool:

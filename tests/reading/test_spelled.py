@@ -82,3 +82,9 @@ def test_a_name_said_aloud_survives_setting_aside_what_the_knowledge_never_menti
     assert analysis.set_aside == ("PyTorchJob",)
     assert {"MPIJob", "NCCL", "EFA"} <= set(analysis.search_text.split())
     assert "PyTorchJob" not in analysis.search_text
+
+
+def test_a_message_of_letters_only_is_read_run_by_run_and_each_name_in_it_once() -> None:
+    names = {"nccl"}.__contains__
+    assert spelled_names("n " * 999, "en", names) == "n " * 999
+    assert spelled_names("n c c l " * 250, "en", names) == "NCCL " * 250
