@@ -125,11 +125,11 @@ def _in_english(tokens: list[str], english: Mapping[int, list[str]], glossaries:
     said = []
     for position, token in enumerate(tokens):
         equivalents = english.get(position)
+        word = fold(token)
         if equivalents is not None:
-            word = fold(token)
             own = (g for glossary in glossaries for g in glossary.entry(word) if g in equivalents)
             said.extend([next(own, equivalents[0])] if equivalents else [])
-        elif fold(token) not in ALL_STOPWORDS:
+        elif word not in ALL_STOPWORDS:
             said.append(token)
     return " ".join(said)
 
@@ -244,11 +244,14 @@ class Vocabulary:
         whole knowledge is about, not one subject of it."""
         return word.found_in(self.domain)
 
+    def writes(self, term: str) -> bool:
+        """Whether the knowledge writes `term` (folded, as one word: "huggingface", "nccl") in some language."""
+        return any(term in terms for terms in self.everywhere.values())
+
     def said_aloud(self, question: str, lang: str) -> str:
         """`question` with each name said aloud ("n c c l", "te pe ocho") written as the knowledge writes it
         (`bot.reading.spelled`), never as a function word ("a tee" is not "at")."""
-        return spelled_names(question, lang, lambda name: name not in ALL_STOPWORDS and any(
-            name in terms for terms in self.everywhere.values()))
+        return spelled_names(question, lang, lambda name: name not in ALL_STOPWORDS and self.writes(name))
 
     def analyze(self, question: str, lang: str, frequency: WordFrequency, glossary: Glossary | None = None
                 ) -> Analysis:
@@ -362,7 +365,7 @@ class Vocabulary:
             if (i - 1) in out or not (first.isalpha() and second.isalpha()):
                 continue
             whole = first + second
-            if len(whole) >= COMPOUND_MIN_LENGTH and any(whole in terms for terms in self.everywhere.values()):
+            if len(whole) >= COMPOUND_MIN_LENGTH and self.writes(whole):
                 out[i] = whole
         return out
 
