@@ -29,16 +29,17 @@ eval:
 
 # Answers from documents (tests/docs): the quiz and every test page in a scratch knowledge directory, indexed
 # there, measured per source and language. questions.jsonl and questions-more.jsonl are the pages the decision
-# is fitted and tuned on; holdout/ and holdout-b/, pages never fitted or tuned on, are reported apart.
+# is fitted and tuned on; holdout/ to holdout-d/, pages never fitted or tuned on, are reported apart.
 eval-docs:
 	rm -rf .eval-docs && mkdir -p .eval-docs/knowledge && cp knowledge/*.md .eval-docs/knowledge/
-	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge knowledge import tests/docs/public tests/docs/runbook tests/docs/holdout tests/docs/holdout-b tests/docs/holdout-c
+	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge knowledge import tests/docs/public tests/docs/runbook tests/docs/holdout tests/docs/holdout-b tests/docs/holdout-c tests/docs/holdout-d
 	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge --index-dir .eval-docs/index index build
 	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge --index-dir .eval-docs/index eval tests/docs/questions.jsonl
 	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge --index-dir .eval-docs/index eval tests/docs/questions-more.jsonl
 	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge --index-dir .eval-docs/index eval tests/docs/holdout/questions.jsonl
 	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge --index-dir .eval-docs/index eval tests/docs/holdout-b/questions.jsonl
 	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge --index-dir .eval-docs/index eval tests/docs/holdout-c/questions.jsonl
+	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge --index-dir .eval-docs/index eval tests/docs/holdout-d/questions.jsonl
 	[ ! -d ../shared/eval/dev-docs ] || $(MAKE) eval-dev-docs
 
 # The development pages beside the checkout (looked at, never fitted on): the quiz with them, their questions.

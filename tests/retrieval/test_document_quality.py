@@ -1,7 +1,7 @@
 """Answers from documents: public doc pages of real projects as published and two runbooks (tests/docs/), with
 questions each answers and near-domain questions none does, measured per source and language with the real
 model (the figures are in docs/quality.md). The pages of questions.jsonl and questions-more.jsonl are those the
-decision is fitted on; holdout/, holdout-b/ and holdout-c/ are never fitted or tuned on and are measured apart."""
+decision is fitted on; holdout/ to holdout-d/ are never fitted or tuned on and are measured apart."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ DOCS = TEST_DOCS
 HOLDOUT = DOCS / "holdout" / "questions.jsonl"
 HOLDOUT_B = DOCS / "holdout-b" / "questions.jsonl"
 HOLDOUT_C = DOCS / "holdout-c" / "questions.jsonl"
+HOLDOUT_D = DOCS / "holdout-d" / "questions.jsonl"
 # Floors with room for noise below the figures measured (docs/quality.md): a regression below them fails.
 # "quoted": the passage that answers is in what the answer quotes first.
 FIT_FLOORS = {"all": {"quoted": 0.55, "answered_right": 0.8, "declined_right": 0.65},
@@ -40,6 +41,10 @@ HOLDOUT_B_FLOORS = {"all": {"quoted": 0.6, "answered_right": 0.82, "declined_rig
 # quoted 0.556 en, 0.500 es, answered right 0.817, near-domain handled 0.792.
 HOLDOUT_C_FLOORS = {"all": {"quoted": 0.48, "answered_right": 0.76, "declined_right": 0.6, "handled": 0.7},
                     "all en": {"quoted": 0.5}, "all es": {"quoted": 0.42}, "each": {"answered_right": 0.65}}
+# The fourth, under what it measured the first time it was run (docs/quality.md, "A fourth set of held-out
+# pages"): quoted 0.472 en, 0.625 es, answered right 0.733, near-domain handled 0.792.
+HOLDOUT_D_FLOORS = {"all": {"quoted": 0.48, "answered_right": 0.68, "declined_right": 0.5, "handled": 0.7},
+                    "all en": {"quoted": 0.42}, "all es": {"quoted": 0.54}, "each": {"answered_right": 0.6}}
 MAX_WRONG_SOURCE = 0.1
 
 
@@ -49,7 +54,7 @@ def with_docs(tmp_path_factory: pytest.TempPathFactory, real_embedder: Embedder)
     root = tmp_path_factory.mktemp("docs-knowledge")
     knowledge = root / "knowledge"
     shutil.copytree(KNOWLEDGE, knowledge)
-    for folder in ("public", "runbook", "holdout", "holdout-b", "holdout-c"):
+    for folder in ("public", "runbook", "holdout", "holdout-b", "holdout-c", "holdout-d"):
         shutil.copytree(DOCS / folder, knowledge / folder)
     kb = load_knowledge(knowledge)
     build_index(kb, root / "index", real_embedder)
@@ -81,8 +86,8 @@ def test_the_pages_fitted_on_are_quoted_and_declined_per_source_and_language(wit
 
 
 @pytest.mark.parametrize(("questions", "floors"), [(HOLDOUT, HOLDOUT_FLOORS), (HOLDOUT_B, HOLDOUT_B_FLOORS),
-                                                   (HOLDOUT_C, HOLDOUT_C_FLOORS)],
-                         ids=["holdout", "holdout-b", "holdout-c"])
+                                                   (HOLDOUT_C, HOLDOUT_C_FLOORS), (HOLDOUT_D, HOLDOUT_D_FLOORS)],
+                         ids=["holdout", "holdout-b", "holdout-c", "holdout-d"])
 def test_pages_never_fitted_on_are_quoted_as_well(with_docs: Assistant, questions: Path,
                                                   floors: dict[str, dict[str, float]]) -> None:
     summary = summarize_documents(evaluate_documents(with_docs, read_document_questions(questions)))
