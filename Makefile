@@ -29,7 +29,8 @@ eval:
 
 # Answers from documents (tests/docs): the quiz and every test page in a scratch knowledge directory, indexed
 # there, measured per source and language. questions.jsonl and questions-more.jsonl are the pages the decision
-# is fitted and tuned on; holdout/ to holdout-d/, pages never fitted or tuned on, are reported apart.
+# is fitted and tuned on, and holdout-c/ those it is fitted on since it was measured once; holdout/, holdout-b/
+# and holdout-d/, pages never fitted or tuned on, are reported apart.
 eval-docs:
 	rm -rf .eval-docs && mkdir -p .eval-docs/knowledge && cp knowledge/*.md .eval-docs/knowledge/
 	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge knowledge import tests/docs/public tests/docs/runbook tests/docs/holdout tests/docs/holdout-b tests/docs/holdout-c tests/docs/holdout-d
@@ -49,11 +50,13 @@ eval-dev-docs:
 	.venv/bin/eksbot --knowledge-dir .eval-dev-docs/knowledge --index-dir .eval-dev-docs/index index build
 	.venv/bin/eksbot --knowledge-dir .eval-dev-docs/knowledge --index-dir .eval-dev-docs/index eval ../shared/eval/dev-docs/questions.jsonl
 
-# The answerability model: the quiz's labelled lines over the quiz, and the docs' (tests/docs, never its holdout/)
-# over the quiz with those pages beside it. `make calibrate-by-author` leaves out one author's file or one
-# page at a time: the figures of a writer, or a page, never seen.
+# The answerability model: the quiz's labelled lines over the quiz, and the docs' (tests/docs: the pages fitted on,
+# and holdout-c/, never holdout/, holdout-b/ or holdout-d/) over the quiz with those pages beside it.
+# `make calibrate-by-author` leaves out one author's file or one page at a time: the figures of a writer, or a
+# page, never seen.
 FIT_LINES = tests/eval/fit.jsonl tests/eval/fit-styles.jsonl tests/eval/fit-authors-*.jsonl \
-	tests/docs/questions.jsonl tests/docs/questions-more.jsonl --docs tests/docs/public --docs tests/docs/runbook
+	tests/docs/questions.jsonl tests/docs/questions-more.jsonl tests/docs/holdout-c/questions.jsonl \
+	--docs tests/docs/public --docs tests/docs/runbook --docs tests/docs/holdout-c
 
 calibrate:
 	.venv/bin/eksbot calibrate $(FIT_LINES)

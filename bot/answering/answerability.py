@@ -93,8 +93,10 @@ FEATURES = (
     # Where the answer would come from: a team's document rather than the quiz (its sections are written
     # otherwise, and no labelled question speaks of them: the same evidence means something else there).
     "document",
-    "named_off_page",  # named things the knowledge writes, but not the cited page (at most 3): "Prometheus"
-                       # asked of a Kueue page, "trn2" of a page on trn1: a neighbouring feature it does not cover
+    "named_off_page",  # named things other pages write, but not the cited page (at most 3): "Prometheus"
+                       # asked of a Kueue page, "trn2" of a page on trn1: a neighbouring feature it does not cover.
+                       # What the quiz writes is the domain the questions are asked from, not a neighbour: "our
+                       # p4d GPU nodes" asked of a Descheduler page that never writes "GPU"
     "other_language",  # the cited page is written only in the other language than the question's: closeness in
                        # meaning and words found mean less across languages (0 when the quiz is cited: it has both)
     "page_margin",  # `fused_margin` when a page is cited: a page's sections are near one another, the quiz's not
@@ -292,6 +294,10 @@ class Judge:
         return unstated_values(retrieval.analysis, (knowledge_body(chunks[i]) for i in ids),
                                (chunks[i].header for i in ids))
 
+    def _off_page(self, word: QueryWord, page: str) -> bool:
+        """Whether other pages write a word that neither the cited page nor the quiz writes (`named_off_page`)."""
+        return not any(isinstance(key, tuple) and (key[0] == page or key[0] in self.quiz_ids) for key in word.where)
+
     def features(self, retrieval: Retrieval, *, leave_out: int | None = None) -> dict[str, float]:
         """The features of a retrieval; `leave_out` (fitting): the `text_key` of exemplars to skip."""
         analysis = retrieval.analysis
@@ -328,7 +334,7 @@ class Judge:
         page = top.key[0]
         values["named_off_page"] = float(min(3, sum(
             1 for w in words if w.known and w.position not in analysis.context and names_a_thing(w)
-            and not any(isinstance(key, tuple) and key[0] == page for key in w.where))))
+            and self._off_page(w, page))))
         if top.key[0] not in self.quiz_ids:
             values["other_language"] = float(retrieval.language not in self._languages.get(page, ()))
             values["page_margin"] = values["fused_margin"]
