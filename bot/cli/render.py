@@ -84,17 +84,20 @@ def citation_text(lang: str, citation: Citation, *, with_url: bool = True) -> Te
 
 
 def render_document_eval(console: Console, results: list[DocResult], summary: dict[str, object]) -> None:
-    """Per source and language: the passage quoted, answered right (and in the right section), false abstention,
-    wrong source, declined right, handled (declined, or answered naming what is not covered)."""
+    """Per source and language: the passage quoted, answered right (and in the right section); where the answers
+    not quoted went (another section of the right page, another passage of the right section, another page:
+    wrong source, declined: false abstention); declined right, handled (declined, or answered naming what is not
+    covered)."""
     table = Table(title="Answers from documents, per source and language")
-    for column in ("source", "answerable", "quoted", "answered right", "right section", "false abstention",
-                   "wrong source", "unanswerable", "declined right", "handled"):
+    for column in ("source", "answerable", "quoted", "answered right", "right section", "other section",
+                   "other passage", "wrong source", "false abstention", "unanswerable", "declined right",
+                   "handled"):
         table.add_column(column, justify="left" if column == "source" else "right")
     for source, stats in summary.items():
         assert isinstance(stats, dict)
         table.add_row(source, *(_figure(stats[key]) for key in (
-            "answerable", "quoted", "answered_right", "right_section", "false_abstention", "wrong_source",
-            "unanswerable", "declined_right", "handled")))
+            "answerable", "quoted", "answered_right", "right_section", "other_section", "other_passage",
+            "wrong_source", "false_abstention", "unanswerable", "declined_right", "handled")))
     console.print(table)
     misses = [r for r in results if r.question.answerable != r.answered or (r.answered and not r.right
                                                                             and r.question.answerable)]

@@ -12,6 +12,9 @@ heading path of the section that does, `answer_contains` strings of the passage 
 - answered right: answered, citing that document first;
 - right section: of the answerable questions that name their section, those citing it first (no figure when
   none names one);
+- where the others went, an answerable question not quoted being in exactly one: another section of the right
+  page (its section named and another cited), the right section but another passage of it (or, its section not
+  named, the right page), another page (wrong source), or declined (false abstention);
 - false abstention: an answerable question the bot declined;
 - wrong source: an answerable question answered from another document;
 - declined right: an unanswerable question the bot declined;
@@ -79,6 +82,17 @@ class DocResult:
     @property
     def right_section(self) -> bool:
         return self.right and self.section == self.question.section
+
+    @property
+    def other_section(self) -> bool:
+        """Answered from the right page, not quoted, citing another section than the one the question names."""
+        return self.right and not self.quoted and bool(self.question.section) and not self.right_section
+
+    @property
+    def other_passage(self) -> bool:
+        """Answered from the right page and section (or page, when the question names no section), quoting
+        another passage of it."""
+        return self.right and not self.quoted and not self.other_section
 
     def to_dict(self) -> dict[str, object]:
         return {"q": self.question.q, "lang": self.question.lang, "source": self.question.source,
@@ -189,6 +203,9 @@ def summarize_documents(results: list[DocResult]) -> dict[str, object]:
             "answered_right": _share(sum(r.right for r in answerable), len(answerable)),
             # of the questions that name their section: a set that names none has no figure ("—"), not 0
             "right_section": _share(sum(r.right_section for r in sectioned), len(sectioned)),
+            # the answerable questions not quoted, by where the answer went (with the two below, they add up)
+            "other_section": _share(sum(r.other_section for r in answerable), len(answerable)),
+            "other_passage": _share(sum(r.other_passage for r in answerable), len(answerable)),
             "false_abstention": _share(sum(not r.answered for r in answerable), len(answerable)),
             "wrong_source": _share(sum(r.answered and not r.right for r in answerable), len(answerable)),
             "declined_right": _share(sum(not r.answered for r in other), len(other)),

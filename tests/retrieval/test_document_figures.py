@@ -3,6 +3,8 @@ the bot declines it, or answers it opening with what the knowledge does not cove
 
 from __future__ import annotations
 
+import pytest
+
 from bot.evaluation.documents import DocQuestion, DocResult, summarize_documents
 
 PAGE = "public/volcano.md"
@@ -49,3 +51,31 @@ def test_right_section_counts_only_questions_that_name_their_section() -> None:
     assert isinstance(both, dict) and isinstance(alone, dict)
     assert both["right_section"] == 1.0 and both["answered_right"] == 1.0
     assert alone["right_section"] is None and alone["answered_right"] == 1.0
+
+
+def test_an_answerable_question_not_quoted_is_counted_where_its_answer_went() -> None:
+    """Quoted, another section of the right page, another passage of the right section, another page or declined:
+    each answerable question is in exactly one, and the shares add up to 1."""
+    def asked(q: str, section: str = "") -> DocQuestion:
+        return DocQuestion(q=q, lang="en", source=PAGE, answerable=True, section=section,
+                           answer_contains=["minAvailable"])
+
+    queues = "Volcano › Queues"
+    results = [
+        DocResult(asked("quoted", queues), True, 0.9, PAGE, queues, passage="set minAvailable to 4"),
+        DocResult(asked("parent cited", queues), True, 0.9, PAGE, "Volcano", passage="Volcano schedules"),
+        DocResult(asked("other passage", queues), True, 0.9, PAGE, queues, passage="a queue has a weight"),
+        DocResult(asked("no section named"), True, 0.9, PAGE, "Volcano", passage="Volcano schedules"),
+        DocResult(asked("other page", queues), True, 0.9, "public/kueue.md", "Kueue", passage="…"),
+        DocResult(asked("declined", queues), False, 0.1, None, None),
+    ]
+    assert [(r.quoted, r.other_section, r.other_passage) for r in results] == [
+        (True, False, False), (False, True, False), (False, False, True), (False, False, True),
+        (False, False, False), (False, False, False)]
+    figures = summarize_documents(results)["all"]
+    assert isinstance(figures, dict)
+    assert (figures["other_section"], figures["other_passage"]) == (0.167, 0.333)
+    parts = ("quoted", "other_section", "other_passage", "wrong_source", "false_abstention")
+    shares = [figures[k] for k in parts]
+    assert all(isinstance(share, float) for share in shares)
+    assert sum(share for share in shares if isinstance(share, float)) == pytest.approx(1.0, abs=0.003)  # rounded
