@@ -178,7 +178,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         return 0
     data = calibration.examples_of(asked)
     report = calibration.cross_validate(data, l2=l2, page_l2=page_l2)
-    model = calibration.fit(data, l2=l2, page_l2=page_l2, about={"files": [Path(f).name for f in args.files],
+    model = calibration.fit(data, l2=l2, page_l2=page_l2, about={"files": [_fitted_name(Path(f)) for f in args.files],
                                          "cross_validation": report, "left_one_out": unseen})
     out = Path(args.out) if args.out else MODEL_FILE
     model.write(out)
@@ -195,6 +195,16 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     print(f"model written to {out} and its exemplars to {exemplars_beside(out)} ({len(queries)} questions, "
           f"{int(data.y.sum())} answerable)")
     return 0
+
+
+def _fitted_name(path: Path) -> str:
+    """A fitted file as the model names it: its path under the working directory ("tests/docs/holdout-c/
+    questions.jsonl", where several files share a name), else its name alone (no path of the machine it was
+    fitted on)."""
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return path.name
 
 
 def build_parser() -> argparse.ArgumentParser:
