@@ -38,7 +38,7 @@ def spelled_names(text: str, lang: str, writes: Callable[[str], bool]) -> str:
                      for s in (i - 1, i) if s >= 0})
     if not starts:
         return text
-    run = _Run(text, tokens, folded, pieces, spelled)
+    run = _Run(text, tokens, folded, pieces, spelled, writes)
     out: list[str] = []
     done = 0  # text written up to here
     i = 0
@@ -46,7 +46,7 @@ def spelled_names(text: str, lang: str, writes: Callable[[str], bool]) -> str:
         if start < i:
             continue  # inside a name already read
         i = start
-        found = run.name_at(i, writes)
+        found = run.name_at(i)
         if found is None:
             continue
         end, name = found
@@ -64,8 +64,9 @@ class _Run:
     """What each token of a message says in a name said aloud, read once for every place a name may start."""
 
     def __init__(self, text: str, tokens: list[re.Match[str]], folded: list[str], pieces: list[str | None],
-                 spelled: SpelledRules) -> None:
+                 spelled: SpelledRules, writes: Callable[[str], bool]) -> None:
         self.text, self.tokens, self.folded, self.pieces = text, tokens, folded, pieces
+        self._writes = writes
         self.joiner_chars = frozenset(spelled.joiners.values())
         # after each token, whether only spaces separate it from the next (a comma, a dot, a quote end a run)
         self.spaced = [bool(_SPACE.fullmatch(text[a.end() : b.start()]))
@@ -77,7 +78,7 @@ class _Run:
             for i, word in enumerate(folded)]
         self.written: dict[str, bool] = {}  # names looked up: a run is looked at from each of its places
 
-    def name_at(self, start: int, writes: Callable[[str], bool]) -> tuple[int, str] | None:
+    def name_at(self, start: int) -> tuple[int, str] | None:
         """The longest name said aloud from token `start` on: (the token it ends before, the name), or None."""
         tokens, folded = self.tokens, self.folded
         if not _opens(self.text, tokens[start].start()):
@@ -103,15 +104,17 @@ class _Run:
             i += 1
         named = self.pieces[start] is None  # the run starts with a word: "slurm d b d"
         for end in range(len(said), 1, -1):
+            if said[end - 1] in self.joiner_chars:
+                continue  # a name never ends in "_"
             name = "".join(said[:end])
             if name not in self.written:
-                self.written[name] = writes(name)
-            if said[end - 1] in self.joiner_chars or not self.written[name]:
-                continue  # most runs name nothing: that is looked up first
+                self.written[name] = self._writes(name)
+            if not self.written[name]:
+                continue  # most runs name nothing: that is looked up before the letters are counted
             letters = sum(1 for p in said[:end] if len(p) == 1 and p.isalpha())
             # A letter that is a word as well ("a", "i"; "a", "e", "o", "y") is a letter only beside another: "a
             # 100 TiB", "escalar a cien nodos" name no GPU.
-            clear = sum(1 for w, p in zip(folded[start : start + end], said, strict=False)
+            clear = sum(1 for w, p in zip(folded[start : start + end], said[:end], strict=True)
                         if len(p) == 1 and p.isalpha() and w not in ALL_STOPWORDS)
             numbers = any(p.isdigit() for p in said[:end])
             # Two letters at least ("t p", "te pe"), or one and a number ("p 5", "pe cinco"), after a word two
