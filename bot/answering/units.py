@@ -36,6 +36,11 @@ PAGE_WORD_SHARE = 0.5  # ... "most": at least this share of its sections, of at 
 PAGE_WORD_SECTIONS = 4
 CONTEXT_WEIGHT = 0.3  # a word of pasted text or a scenario's telling counts this much of an asked one
 SECOND_UNIT = 0.08  # a second unit this close to the best one is quoted as well (the answer spans two)
+# A unit that holds this share of the question's weight which the quoted ones do not is quoted as well: "which
+# values switch queue-processor mode on and name the SQS queue?" asks about two rows of a table, "does it drain
+# on spot interruptions, and on rebalance recommendations?" about two of its parameters.
+COMPLEMENT = 0.25
+ROWS_QUOTED = 3  # rows of one table quoted at most (each answering a part of the question the others do not)
 LEAST_SPECIFIC = 0.05  # every word counts a little, so that a question of ordinary words still tells units apart
 TEXTS_KEPT = 1024  # units whose terms are kept once read: those of the sections a few answers weigh
 
@@ -157,6 +162,7 @@ def choose(question: Question, analysis: Analysis, sentence_sims: Mapping[str, f
     if len(scored) > 1 and scored[1][0] >= scored[0][0] - SECOND_UNIT and not (
             scored[0][2].kind == scored[1][2].kind == "row"):  # rows of one table look alike: the best says it
         chosen.append(scored[1][2])
+    chosen += _complements(chosen, [u for _, _, u in scored], weights, question.lang)
     chosen.sort(key=lambda u: u.order)
     code = next((u.code for u in chosen if u.code is not None), None)
     if code is None:  # a paragraph or list that leads into code right after it
@@ -166,12 +172,40 @@ def choose(question: Question, analysis: Analysis, sentence_sims: Mapping[str, f
                 code = after.code
                 break
     quoted: list[str] = []
-    for unit in chosen:
-        text = _quoted(unit, sentence_sims, weights, question.lang)
+    for i, unit in enumerate(chosen):
+        # A row after another row of its table is quoted without the sentence that introduces the table again.
+        again = unit.kind == "row" and any(u.kind == "row" and u.lines == unit.lines for u in chosen[:i])
+        text = (unit.row or "").replace("; ", " · ") if again else _quoted(unit, sentence_sims, weights, question.lang)
         if text and not any(text in q for q in quoted):
             quoted = [q for q in quoted if q not in text]
             quoted.append(text)
     return Quote("\n".join(quoted), code, best_score)
+
+
+def _complements(chosen: list[Unit], ranked: list[Unit], weights: Sequence[tuple[float, tuple[Form, ...]]],
+                 lang: str) -> list[Unit]:
+    """Units that answer a part of the question the chosen ones leave out: each, best first, holds at least
+    COMPLEMENT of the question's weight whose words none quoted before holds. Rows of a table: up to ROWS_QUOTED
+    in all, one per part of the question; any other unit: one, beside a single unit chosen."""
+    total = sum(w for w, _ in weights)
+    if not total:
+        return []
+    left = [(w, forms) for w, forms in weights if not any(_holds(_terms_of(u.text, lang), f) for u in chosen
+                                                         for f in forms)]
+    added: list[Unit] = []
+    while left:
+        rows = sum(u.kind == "row" for u in (*chosen, *added))
+        room = [u for u in ranked if u not in chosen and u not in added
+                and (rows < ROWS_QUOTED if u.kind == "row" and rows else len(chosen) + len(added) < 2)]
+        gains = [(sum(w for w, forms in left if any(_holds(_terms_of(u.text, lang), f) for f in forms)) / total, u)
+                 for u in room]
+        gain, unit = max(gains, key=lambda g: g[0], default=(0.0, None))  # the best ranked of equal gains
+        if unit is None or gain < COMPLEMENT:
+            break
+        added.append(unit)
+        held = _terms_of(unit.text, lang)
+        left = [(w, forms) for w, forms in left if not any(_holds(held, f) for f in forms)]
+    return added
 
 
 def _together(codes: Sequence[Block]) -> Block | None:

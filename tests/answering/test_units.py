@@ -125,6 +125,45 @@ def test_a_kinds_name_asked_in_the_plural_finds_the_unit_that_names_it_in_the_si
     assert "One `PodGroup` per worker group" in quote.excerpt and "garbage collected" not in quote.excerpt
 
 
+CHART = """## Configuration
+
+Unknown values are ignored, and a value set twice keeps the last one written.
+
+The values of the chart, for every mode of the handler:
+
+| Parameter | Description | Default |
+|---|---|---|
+| `replicas` | Replicas of the deployment in queue mode | `1` |
+| `queueURL` | The SQS queue the handler listens to | `""` |
+| `enableSpotDraining` | Drain a node on a spot interruption notice | `true` |
+| `enableRebalanceDraining` | Drain a node on a rebalance recommendation | `false` |
+| `webhookURL` | Where notifications are posted | `""` |
+| `dryRun` | Log what would be done, and do nothing | `false` |
+"""
+
+
+def test_a_question_about_two_values_of_a_table_is_quoted_with_both_rows_under_one_lead_in() -> None:
+    """"Does it drain on spot interruptions, and on rebalance recommendations?" asks about two rows: each is quoted,
+    the sentence that introduces the table once; a question about one value gets its row alone."""
+    question = section(CHART, "Configuration")
+    both = choose(question, analysis_of(("spot", 0.8), ("interrupt", 0.6), ("rebal", 0.8), ("recommend", 0.4),
+                                        ("drain", 0.3)), {}, {}, {})
+    assert "`enableSpotDraining`" in both.excerpt and "`enableRebalanceDraining`" in both.excerpt
+    assert both.excerpt.count("The values of the chart") == 1
+    assert "`webhookURL`" not in both.excerpt and "`dryRun`" not in both.excerpt
+    one = choose(question, analysis_of(("rebal", 0.8), ("recommend", 0.4), ("drain", 0.3)), {}, {}, {})
+    assert "`enableRebalanceDraining`" in one.excerpt and "`enableSpotDraining`" not in one.excerpt
+
+
+def test_a_paragraph_answering_what_the_best_unit_leaves_out_is_quoted_beside_it() -> None:
+    """A question of two parts, each answered by a paragraph of its own: both are quoted, in the page's order."""
+    question = section(RUNBOOK, "Restarting a job")
+    quote = choose(question, analysis_of(("checkpoint", 0.8), ("event", 0.6), ("hour", 0.5)), {}, {}, {})
+    assert quote.excerpt.index("last checkpoint") < quote.excerpt.index("kept for an hour")
+    alone = choose(question, analysis_of(("checkpoint", 0.8), ("node", 0.3)), {}, {}, {})
+    assert "kept for an hour" not in alone.excerpt
+
+
 def test_a_short_section_is_quoted_whole_with_its_placeholders() -> None:
     question = section(QUOTA_ENTRY, "GPU quota")
     quote = choose(question, analysis_of(("request", 0.4)), {}, {}, {})
