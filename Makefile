@@ -29,11 +29,11 @@ eval:
 
 # Answers from documents (tests/docs): the quiz and every test page in a scratch knowledge directory, indexed
 # there, measured per source and language. questions.jsonl and questions-more.jsonl are the pages the decision
-# is fitted and tuned on, and holdout-c/ those it is fitted on since it was measured once; holdout/, holdout-b/
-# and holdout-d/, pages never fitted or tuned on, are reported apart.
+# is fitted and tuned on, and holdout-c/ those it is fitted on since it was measured once; holdout/, holdout-b/,
+# holdout-d/ and holdout-e/, pages never fitted or tuned on, are reported apart.
 eval-docs:
 	rm -rf .eval-docs && mkdir -p .eval-docs/knowledge && cp knowledge/*.md .eval-docs/knowledge/
-	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge knowledge import tests/docs/public tests/docs/runbook tests/docs/holdout tests/docs/holdout-b tests/docs/holdout-c tests/docs/holdout-d
+	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge knowledge import tests/docs/public tests/docs/runbook tests/docs/holdout tests/docs/holdout-b tests/docs/holdout-c tests/docs/holdout-d tests/docs/holdout-e
 	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge --index-dir .eval-docs/index index build
 	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge --index-dir .eval-docs/index eval tests/docs/questions.jsonl
 	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge --index-dir .eval-docs/index eval tests/docs/questions-more.jsonl
@@ -41,6 +41,7 @@ eval-docs:
 	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge --index-dir .eval-docs/index eval tests/docs/holdout-b/questions.jsonl
 	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge --index-dir .eval-docs/index eval tests/docs/holdout-c/questions.jsonl
 	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge --index-dir .eval-docs/index eval tests/docs/holdout-d/questions.jsonl
+	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge --index-dir .eval-docs/index eval tests/docs/holdout-e/questions.jsonl
 	[ ! -d ../shared/eval/dev-docs ] || $(MAKE) eval-dev-docs
 
 # The development pages beside the checkout (looked at, never fitted on): the quiz with them, their questions.
@@ -51,7 +52,7 @@ eval-dev-docs:
 	.venv/bin/eksbot --knowledge-dir .eval-dev-docs/knowledge --index-dir .eval-dev-docs/index eval ../shared/eval/dev-docs/questions.jsonl
 
 # The answerability model: the quiz's labelled lines over the quiz, and the docs' (tests/docs: the pages fitted on,
-# and holdout-c/, never holdout/, holdout-b/ or holdout-d/) over the quiz with those pages beside it.
+# and holdout-c/, never holdout/, holdout-b/, holdout-d/ or holdout-e/) over the quiz with those pages beside it.
 # `make calibrate-by-author` leaves out one author's file or one page at a time: the figures of a writer, or a
 # page, never seen.
 FIT_LINES = tests/eval/fit.jsonl tests/eval/fit-styles.jsonl tests/eval/fit-authors-*.jsonl \

@@ -51,7 +51,8 @@ FIT_AUTHORS = tuple(sorted((PROJECT_ROOT / "tests" / "eval").glob("fit-authors-*
 FIT_FILES = (FIT, FIT_STYLES, *FIT_AUTHORS)  # what `make calibrate` fits on, in its order
 TEST_DOCS = PROJECT_ROOT / "tests" / "docs"
 # and these questions about public pages and runbooks, retrieved with those folders beside the quiz (never holdout/,
-# holdout-b/ or holdout-d/; holdout-c/, the pages of neighbouring tools, joined the fit after it was measured once)
+# holdout-b/, holdout-d/ or holdout-e/; holdout-c/, the pages of neighbouring tools, joined the fit after it was
+# measured once)
 FIT_DOC_FILES = (TEST_DOCS / "questions.jsonl", TEST_DOCS / "questions-more.jsonl",
                  TEST_DOCS / "holdout-c" / "questions.jsonl")
 FIT_DOC_FOLDERS = (TEST_DOCS / "public", TEST_DOCS / "runbook", TEST_DOCS / "holdout-c")
