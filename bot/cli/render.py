@@ -86,18 +86,19 @@ def citation_text(lang: str, citation: Citation, *, with_url: bool = True) -> Te
 def render_document_eval(console: Console, results: list[DocResult], summary: dict[str, object]) -> None:
     """Per source and language: the passage quoted, answered right (and in the right section); where the answers
     not quoted went (another section of the right page, another passage of the right section, another page:
-    wrong source, declined: false abstention); declined right, handled (declined, or answered naming what is not
+    wrong source, declined: false abstention, and of those the share offered the right page as the closest);
+    declined right, handled (declined, or answered naming what is not
     covered)."""
     table = Table(title="Answers from documents, per source and language")
     for column in ("source", "answerable", "quoted", "answered right", "right section", "other section",
-                   "other passage", "wrong source", "false abstention", "unanswerable", "declined right",
+                   "other passage", "wrong source", "false abstention", "suggested", "unanswerable", "declined right",
                    "handled"):
         table.add_column(column, justify="left" if column == "source" else "right")
     for source, stats in summary.items():
         assert isinstance(stats, dict)
         table.add_row(source, *(_figure(stats[key]) for key in (
             "answerable", "quoted", "answered_right", "right_section", "other_section", "other_passage",
-            "wrong_source", "false_abstention", "unanswerable", "declined_right", "handled")))
+            "wrong_source", "false_abstention", "suggested", "unanswerable", "declined_right", "handled")))
     console.print(table)
     misses = [r for r in results if r.question.answerable != r.answered or (r.answered and not r.right
                                                                             and r.question.answerable)]

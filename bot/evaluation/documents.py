@@ -15,7 +15,8 @@ heading path of the section that does, `answer_contains` strings of the passage 
 - where the others went, an answerable question not quoted being in exactly one: another section of the right
   page (its section named and another cited), the right section but another passage of it (or, its section not
   named, the right page), another page (wrong source), or declined (false abstention);
-- false abstention: an answerable question the bot declined;
+- false abstention: an answerable question the bot declined; of those, "suggested" is the share whose suggestion
+  (the closest section, offered with a one-click "show the answer") is of the right page: one click from it;
 - wrong source: an answerable question answered from another document;
 - declined right: an unanswerable question the bot declined;
 - handled: an unanswerable question the bot declined, or answered opening with what the knowledge does not
@@ -61,6 +62,7 @@ class DocResult:
     section: str | None
     passage: str = ""  # what the answer quotes first: the top citation's excerpt and snippet
     uncovered: tuple[str, ...] = ()  # what the answer opens by saying the knowledge does not cover
+    suggested: str | None = None  # declined: the source of the section offered as the closest (None when none)
 
     @property
     def handled(self) -> bool:
@@ -78,6 +80,11 @@ class DocResult:
             return False
         passage = _comparable(self.passage)
         return any(_comparable(s) in passage for s in self.question.answer_contains)
+
+    @property
+    def suggested_right(self) -> bool:
+        """Declined, offering a section of the right page as the closest ("did you mean"): one click from it."""
+        return self.question.answerable and not self.answered and same_source(self.suggested, self.question.source)
 
     @property
     def right_section(self) -> bool:
@@ -99,7 +106,7 @@ class DocResult:
                 "answerable": self.question.answerable, "answered": self.answered, "confidence": self.confidence,
                 "cited_source": self.source, "cited_section": self.section, "right": self.right,
                 "right_section": self.right_section, "quoted": self.quoted, "passage": self.passage,
-                "uncovered": list(self.uncovered)}
+                "uncovered": list(self.uncovered), "suggested": self.suggested}
 
 
 def same_source(cited: str | None, source: str) -> bool:
@@ -174,7 +181,8 @@ def _result(question: DocQuestion, answer: Answer) -> DocResult:
     passage = "\n".join(part for part in (top.excerpt, top.snippet or "") if part) if top else ""
     return DocResult(question, answer.answered, answer.confidence, top.source if top else None,
                      top.section if top else None, passage,
-                     tuple(answer.uncovered) if answer.answered and answer.caveat else ())
+                     tuple(answer.uncovered) if answer.answered and answer.caveat else (),
+                     answer.suggestion.source if answer.suggestion and not answer.answered else None)
 
 
 def _batches(items: list[DocQuestion], size: int) -> Iterator[list[DocQuestion]]:
@@ -207,6 +215,8 @@ def summarize_documents(results: list[DocResult]) -> dict[str, object]:
             "other_section": _share(sum(r.other_section for r in answerable), len(answerable)),
             "other_passage": _share(sum(r.other_passage for r in answerable), len(answerable)),
             "false_abstention": _share(sum(not r.answered for r in answerable), len(answerable)),
+            # of those declined: the right page offered as the closest, one click from the answer
+            "suggested": _share(sum(r.suggested_right for r in answerable), sum(not r.answered for r in answerable)),
             "wrong_source": _share(sum(r.answered and not r.right for r in answerable), len(answerable)),
             "declined_right": _share(sum(not r.answered for r in other), len(other)),
             "handled": _share(sum(r.handled for r in other), len(other)),

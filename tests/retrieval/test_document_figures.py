@@ -79,3 +79,20 @@ def test_an_answerable_question_not_quoted_is_counted_where_its_answer_went() ->
     shares = [figures[k] for k in parts]
     assert all(isinstance(share, float) for share in shares)
     assert sum(share for share in shares if isinstance(share, float)) == pytest.approx(1.0, abs=0.003)  # rounded
+
+
+def test_a_fair_question_declined_counts_as_suggested_when_the_closest_offered_is_its_page() -> None:
+    """Declined, the right page offered as the closest ("did you mean", one click from the answer): counted among
+    the declined; another page offered, or none, is not."""
+    fair = DocQuestion(q="Which label key?", lang="en", source=PAGE, answerable=True)
+    results = [
+        DocResult(fair, answered=False, confidence=0.2, source=None, section=None, suggested=PAGE),
+        DocResult(fair, answered=False, confidence=0.2, source=None, section=None, suggested="public/kueue.md"),
+        DocResult(fair, answered=False, confidence=0.0, source=None, section=None),
+        DocResult(fair, answered=True, confidence=0.9, source=PAGE, section="Volcano", passage="…"),
+    ]
+    assert [r.suggested_right for r in results] == [True, False, False, False]
+    figures = summarize_documents(results)["all"]
+    assert isinstance(figures, dict)
+    assert (figures["false_abstention"], figures["suggested"]) == (0.75, 0.333)
+    assert summarize_documents(results[3:])["all"]["suggested"] is None  # type: ignore[index]
