@@ -5,8 +5,9 @@ introduces it; a code block with the sentence that leads into it; a table row wi
 that introduces the table). Each unit is scored against the question with what the index already holds (the
 vectors of its sentences, of its code block and of its table rows, so nothing new is embedded) and with the
 question's words found in it, each weighed by how specific it is (an identifier such as `nvidia.com/gpu` or
-`--max-restarts` counts far more than "how"). The best unit is quoted whole, with the code block it leads into;
-a short section, a few sentences, is quoted whole.
+`--max-restarts` counts far more than "how"). The best unit is quoted whole, with the code block it leads into,
+and beside it a unit that answers a part of the question it leaves out (two rows of a table for a question about
+two values); a short section, a few sentences, is quoted whole.
 """
 
 from __future__ import annotations
