@@ -191,22 +191,32 @@ def _complements(chosen: list[Unit], ranked: list[Unit], weights: Sequence[tuple
     total = sum(w for w, _ in weights)
     if not total:
         return []
-    left = [(w, forms) for w, forms in weights if not any(_holds(_terms_of(u.text, lang), f) for u in chosen
-                                                         for f in forms)]
+
+    def holds(unit: Unit, forms: tuple[Form, ...]) -> bool:
+        terms = _terms_of(unit.text, lang)
+        return any(_holds(terms, form) for form in forms)
+
+    left = [(w, forms) for w, forms in weights if not any(holds(u, forms) for u in chosen)]
     added: list[Unit] = []
     while left:
-        rows = sum(u.kind == "row" for u in (*chosen, *added))
-        room = [u for u in ranked if u not in chosen and u not in added
-                and (rows < ROWS_QUOTED if u.kind == "row" and rows else len(chosen) + len(added) < 2)]
-        gains = [(sum(w for w, forms in left if any(_holds(_terms_of(u.text, lang), f) for f in forms)) / total, u)
-                 for u in room]
+        quoted = [*chosen, *added]
+        gains = [(sum(w for w, forms in left if holds(u, forms)) / total, u)
+                 for u in ranked if u not in quoted and _has_room(u, quoted)]
         gain, unit = max(gains, key=lambda g: g[0], default=(0.0, None))  # the best ranked of equal gains
         if unit is None or gain < COMPLEMENT:
             break
         added.append(unit)
-        held = _terms_of(unit.text, lang)
-        left = [(w, forms) for w, forms in left if not any(_holds(held, f) for f in forms)]
+        left = [(w, forms) for w, forms in left if not holds(unit, forms)]
     return added
+
+
+def _has_room(unit: Unit, quoted: Sequence[Unit]) -> bool:
+    """Whether a unit may be quoted beside those already quoted: another row of a table already quoted from, up to
+    ROWS_QUOTED rows; any other unit beside a single one."""
+    rows = sum(u.kind == "row" for u in quoted)
+    if unit.kind == "row" and rows:
+        return rows < ROWS_QUOTED
+    return len(quoted) < 2
 
 
 def _together(codes: Sequence[Block]) -> Block | None:

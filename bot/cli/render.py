@@ -87,8 +87,7 @@ def render_document_eval(console: Console, results: list[DocResult], summary: di
     """Per source and language: the passage quoted, answered right (and in the right section); where the answers
     not quoted went (another section of the right page, another passage of the right section, another page:
     wrong source, declined: false abstention, and of those the share offered the right page as the closest);
-    declined right, handled (declined, or answered naming what is not
-    covered)."""
+    declined right, handled (declined, or answered naming what is not covered)."""
     table = Table(title="Answers from documents, per source and language")
     for column in ("source", "answerable", "quoted", "answered right", "right section", "other section",
                    "other passage", "wrong source", "false abstention", "suggested", "unanswerable", "declined right",
