@@ -5,10 +5,12 @@ The document is cut into sections by its headings, at any level; each section ke
 read for its text: front matter (YAML `---` or TOML `+++`) gives the title, language and `source_url` when it
 has them; MDX `import`/`export` lines and MkDocs snippets (`--8<-- "file.md"`) are dropped; a component's
 `header={<h2>…</h2>}` is a heading at its HTML level and other tags are reduced to their text; a box
-(Docusaurus `:::info`, MkDocs `!!! warning`, GitHub `> [!NOTE]`, a Hugo callout) or a tab (MkDocs `=== "Helm"`,
+(Docusaurus `:::info`, MkDocs `!!! warning`, GitHub `> [!NOTE]`, a Hugo callout, a MyST directive such as
+```` ```{warning} ```` or `:::{note}`) or a tab (MkDocs `=== "Helm"`,
 Hugo `{{< tab name="Helm" >}}`, Docusaurus `<TabItem label="Helm">`) keeps its text after its title, kind or
-name, and other Hugo shortcodes the text the page shows for them; images are dropped; links keep their text
-(their URLs are kept apart, for a renderer).
+name, and other Hugo shortcodes the text the page shows for them; MyST's comments (`% …`) and targets
+(`(label)=`) are dropped, as HTML comments are; images are dropped; links keep their text (their URLs are kept
+apart, for a renderer).
 
 The Markdown itself is parsed by markdown-it-py (CommonMark with tables): paragraphs, lists, tables and
 code become the same blocks a quiz explanation has, each with its line in the file.
@@ -50,6 +52,18 @@ _ADMONITION = re.compile(r"^\s*+:::+\s*+(?P<kind>\w[\w-]*+)?\s*+(?P<title>.*)") 
 # content tab's is.
 _MKDOCS_BOX = re.compile(r"^[ \t]*+(?:!!!|\?\?\?\+?)[ \t]++(?P<kind>[\w-]++)(?P<rest>.*+)$")
 _MKDOCS_SNIPPET = re.compile(r"^[ \t]*+--8<--")  # `--8<-- "includes/abbreviations.md"`: text kept in another file
+# MyST (Sphinx): a directive fence, ```` ```{warning} ```` or `:::{note}`, its name in braces and its argument after
+# it; the options under its opening line (`:class: dropdown`); a comment line (`% Date: …`) and a target (`(label)=`)
+_MYST_DIRECTIVE = re.compile(
+    r"^[ \t]*+(?P<fence>```++|~~~++|:::++)[ \t]*+\{(?P<name>[\w-]++)\}[ \t]*+(?P<argument>.*+)$")
+_MYST_OPTION = re.compile(r"^[ \t]*+:[\w-]++:")
+_MYST_COMMENT = re.compile(r"^%")
+_MYST_TARGET = re.compile(r"^[ \t]*+\([\w.:-]++\)=[ \t]*+$")
+# The directives that show a box of text (docutils' admonitions); a code block's (`MYST_CODE`) is read as a fence in
+# its language; others (`toctree`, `image`) stay as they are written.
+MYST_BOXES = frozenset({"admonition", "attention", "caution", "danger", "error", "hint", "important", "note",
+                        "seealso", "tip", "warning", "versionadded", "versionchanged", "deprecated"})
+MYST_CODE = frozenset({"code-block", "code", "sourcecode"})  # a code block, its language as its argument
 _TAB_LABEL = re.compile(r"""^[ \t]*+<TabItem\b[^>]*?\blabel=["'](?P<label>[^"']*+)["']""")
 _MKDOCS_TAB = re.compile(r'^[ \t]*+===[+!]?[ \t]++"(?P<title>[^"]*+)"[ \t]*+$')  # a content tab: `=== "Helm"`
 _QUOTED_TITLE = re.compile(r'"(?P<title>[^"]*+)"')
@@ -210,6 +224,9 @@ class _PlainLines:
         self.fence: str | None = None
         self.boxes: list[int] = []  # per open MkDocs box, the indentation its text has (columns)
         self.title: tuple[int, str] | None = None  # a box's title, and the line it opened on: not yet shown
+        self.directives: list[str] = []  # per open MyST box, the fence that closes it
+        self.options = False  # right after a MyST box's opening line, where its options stand
+        self.after_break = True  # the line before was blank or a comment: a `%` line here is a MyST comment
 
     def read(self, lines: list[str]) -> list[str]:
         for raw in lines:
@@ -224,6 +241,12 @@ class _PlainLines:
                 self.boxes.pop()  # a line indented less ends the box
                 self._show_title()
         line = _dedent(raw, BOX_INDENT * len(self.boxes)) if self.boxes else raw
+        if self.options:  # right after a MyST directive's opening line: its options (`:class: dropdown`)
+            if _MYST_OPTION.match(line):
+                return ""
+            self.options = False
+        if self.fence is None and (myst := self._myst(line)) is not None:
+            return myst
         opened = FENCE_LINE.match(line)
         if self.fence is not None:
             if opened and opened.group(1)[0] == self.fence[0] and len(opened.group(1)) >= len(self.fence):
@@ -250,6 +273,35 @@ class _PlainLines:
             self._show_title()  # a Docusaurus tab, `<TabItem value="helm" label="Helm">`: its label over its text
             return self._awaits(tab["label"].strip())
         return self._after_title(_plain_line(line))
+
+    def _myst(self, line: str) -> str | None:
+        """A line MyST reads apart (the page shows nothing of it, or a box's title; a code block's opening): what is
+        left of it, or None for any other line. The fence that closes a box closes it."""
+        stripped = line.strip()
+        if self.directives and stripped == self.directives[-1]:
+            self.directives.pop()
+            self._show_title()
+            return ""
+        comment = _MYST_COMMENT.match(line) is not None and self.after_break  # "% of GPUs" ending a sentence is text
+        self.after_break = not stripped or comment
+        if comment or _MYST_TARGET.match(line):
+            return ""
+        directive = _MYST_DIRECTIVE.match(line)
+        if directive is not None and directive["name"].lower() in MYST_CODE and directive["fence"][0] != ":":
+            # ```` ```{code-block} bash ````: a code block in that language (its options dropped)
+            self.fence = directive["fence"]
+            self.options = True
+            return f"{line[:_indent(line)]}{directive['fence']}{directive['argument'].strip()}"
+        if directive is None or directive["name"].lower() not in MYST_BOXES:
+            return None
+        self._show_title()
+        self.directives.append(directive["fence"])
+        self.options = True
+        name, argument = directive["name"].lower(), directive["argument"].strip()
+        # `{admonition} Title` shows its argument; `{note}` its kind, its argument being its first line of text
+        title = argument if name == "admonition" else name.capitalize()
+        self._awaits(title)
+        return self._after_title(argument) if argument and name != "admonition" else ""
 
     def _indented_box(self, raw: str, title: str) -> str:
         """The opening line of an MkDocs box or content tab: the lines indented under it are its text."""
@@ -497,7 +549,7 @@ def _blocks(tokens: list[Token], i: int, line: int) -> tuple[list[Block], int]:
 
 def _code(token: Token, line: int) -> list[Block]:
     lang = token.info.strip().split()[0] if token.info.strip() else None
-    code = token.content.rstrip("\n")
+    code = token.content.strip("\n")  # no empty line before or after (a MyST code block's options leave one)
     return [Block("code", code, line, lang=lang)] if code.strip() else []
 
 

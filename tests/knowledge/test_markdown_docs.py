@@ -548,6 +548,33 @@ def test_every_generators_boxes_and_tabs_show_their_title_then_their_text_as_pro
     assert lines[first[4].line - 1].strip() == "- drain the node first"
 
 
+def test_a_sphinx_myst_page_shows_its_boxes_as_prose_and_none_of_its_comments_or_targets(tmp_path: Path) -> None:
+    """MyST (Sphinx) writes a box as a directive fence (```` ```{warning} ````, `:::{note}`, `{admonition} Title`),
+    with options under it, a comment as a line opening with `%` and a link target as `(label)=`: the published page
+    shows the box's kind or title and its text, and none of the rest. Other directives, and a `%` that ends a
+    sentence, stay as written."""
+    knowledge = quiz_only_dir(tmp_path / "knowledge")
+    write(knowledge / "toolkit.md", (
+        "% Date: May 12 2022\n% Author: someone\n\n(toolkit-troubleshooting)=\n\n# Troubleshooting\n\n"
+        "## Losing GPUs\n\nA `systemctl daemon-reload` can drop GPU access, on up to 50\n% of the nodes.\n\n"
+        "```{warning}\nCertain `runc` versions behave the same.\n\n- update `runc`\n```\n\n"
+        ":::{note}\n:class: dropdown\nThe driver keeps its symlinks.\n:::\n\n"
+        "````{admonition} Before you start\nStop the jobs:\n\n```bash\nkubectl delete pytorchjob --all\n```\n````\n\n"
+        "(next-section)=\n\n## Next\n\n```{code-block} bash\n:caption: configure\nnvidia-ctk runtime configure\n```\n"))
+    page = doc(load_knowledge(knowledge), "toolkit")
+    blocks = {q.section: [(b.kind, b.text) for b in q.blocks] for q in page.questions}
+    assert blocks == {
+        "Troubleshooting › Losing GPUs": [
+            ("text", "A `systemctl daemon-reload` can drop GPU access, on up to 50 % of the nodes."),
+            ("text", "Warning: Certain `runc` versions behave the same."), ("list", "- update `runc`"),
+            ("text", "Note: The driver keeps its symlinks."),
+            ("text", "Before you start: Stop the jobs:"), ("code", "kubectl delete pytorchjob --all"),
+        ],
+        "Troubleshooting › Next": [("code", "nvidia-ctk runtime configure")],
+    }
+    assert page.questions[-1].blocks[0].lang == "bash"
+
+
 def test_a_table_of_contents_is_not_a_section_to_answer_from(tmp_path: Path) -> None:
     knowledge = quiz_only_dir(tmp_path / "knowledge")
     write(knowledge / "gfd.md", "# GPU feature discovery\n\n## Table of Contents\n\n- [Overview](#overview)\n"
