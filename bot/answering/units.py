@@ -56,6 +56,7 @@ class Unit:
     code: Block | None = None  # the code block it leads into (or is)
     row: str | None = None  # a table row with its header ("Node group: prod-gpu-p5; GPUs: 8")
     order: int = 0  # its place in the section
+    shown: str = ""  # a table row as quoted: "Parameter: `queueURL` · Default: ``", a cell under no header alone
 
     @property
     def text(self) -> str:
@@ -114,7 +115,9 @@ def units_of(question: Question) -> list[Unit]:
             for row in rows:
                 # As the index holds the row (`bot.knowledge.chunks`): its closeness is found by this text.
                 cells = "; ".join(f"{h}: {c}" for h, c in zip(header, row, strict=False))
-                out.append(Unit("row", lead, row=cells, order=len(out)))
+                shown = " · ".join(f"{h}: {c}" if h.strip() else c for h, c in zip(header, row, strict=False)
+                                   if c.strip())
+                out.append(Unit("row", lead, row=cells, order=len(out), shown=shown))
         lead = ()
     return out
 
@@ -176,7 +179,7 @@ def choose(question: Question, analysis: Analysis, sentence_sims: Mapping[str, f
     for i, unit in enumerate(chosen):
         # A row after another row of its table is quoted without the sentence that introduces the table again.
         again = unit.kind == "row" and any(u.kind == "row" and u.lines == unit.lines for u in chosen[:i])
-        text = (unit.row or "").replace("; ", " · ") if again else _quoted(unit, sentence_sims, weights, question.lang)
+        text = unit.shown if again else _quoted(unit, sentence_sims, weights, question.lang)
         if text and not any(text in q for q in quoted):
             quoted = [q for q in quoted if q not in text]
             quoted.append(text)
@@ -305,7 +308,7 @@ def _quoted(unit: Unit, sentence_sims: Mapping[str, float],
     and its items (those that answer, when all of them would be too long: `_answering_items`); a code block's
     lead-in; a table row after the sentence that introduces the table."""
     if unit.kind == "row":
-        return " ".join(filter(None, (_joined_lines(unit.lines), (unit.row or "").replace("; ", " · "))))
+        return " ".join(filter(None, (_joined_lines(unit.lines), unit.shown)))
     if unit.kind == "code":
         return _joined_lines(unit.lines)
     if unit.kind == "list":

@@ -155,6 +155,18 @@ def test_a_question_about_two_values_of_a_table_is_quoted_with_both_rows_under_o
     assert "`enableRebalanceDraining`" in one.excerpt and "`enableSpotDraining`" not in one.excerpt
 
 
+def test_a_row_is_quoted_as_the_table_shows_it_a_cell_under_no_header_alone_and_no_empty_cell() -> None:
+    """A table whose first column has no header ("| | Default |") shows its cells, not ": scan-interval"; a cell
+    left empty shows nothing, not "Default: "."""
+    table = ("## Parameters\n\nThe flags of the autoscaler:\n\n| | Description | Default |\n|---|---|---|\n"
+             "| scan-interval | How often the cluster is reevaluated | 10 seconds |\n| expander | The expander to use | |\n")
+    quote = choose(section(table, "Parameters"), analysis_of(("scan-interv", 0.9), ("scan", 0.5)), {}, {}, {})
+    assert quote.excerpt == ("The flags of the autoscaler: scan-interval · Description: How often the cluster is "
+                             "reevaluated · Default: 10 seconds")
+    quote = choose(section(table, "Parameters"), analysis_of(("expand", 0.9),), {}, {}, {})
+    assert quote.excerpt == "The flags of the autoscaler: expander · Description: The expander to use"
+
+
 def test_a_paragraph_answering_what_the_best_unit_leaves_out_is_quoted_beside_it() -> None:
     """A question of two parts, each answered by a paragraph of its own: both are quoted, in the page's order."""
     question = section(RUNBOOK, "Restarting a job")
