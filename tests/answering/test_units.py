@@ -159,7 +159,8 @@ def test_a_row_is_quoted_as_the_table_shows_it_a_cell_under_no_header_alone_and_
     """A table whose first column has no header ("| | Default |") shows its cells, not ": scan-interval"; a cell
     left empty shows nothing, not "Default: "."""
     table = ("## Parameters\n\nThe flags of the autoscaler:\n\n| | Description | Default |\n|---|---|---|\n"
-             "| scan-interval | How often the cluster is reevaluated | 10 seconds |\n| expander | The expander to use | |\n")
+             "| scan-interval | How often the cluster is reevaluated | 10 seconds |\n"
+             "| expander | The expander to use | |\n")
     quote = choose(section(table, "Parameters"), analysis_of(("scan-interv", 0.9), ("scan", 0.5)), {}, {}, {})
     assert quote.excerpt == ("The flags of the autoscaler: scan-interval · Description: How often the cluster is "
                              "reevaluated · Default: 10 seconds")
