@@ -194,10 +194,10 @@ def _complements(chosen: list[Unit], ranked: list[Unit], weights: Sequence[tuple
     total = sum(w for w, _ in weights)
     if not total:
         return []
+    terms = {unit.order: _terms_of(unit.text, lang) for unit in ranked}  # each unit's words, read once
 
     def holds(unit: Unit, forms: tuple[Form, ...]) -> bool:
-        terms = _terms_of(unit.text, lang)
-        return any(_holds(terms, form) for form in forms)
+        return any(_holds(terms[unit.order], form) for form in forms)
 
     left = [(w, forms) for w, forms in weights if not any(holds(u, forms) for u in chosen)]
     added: list[Unit] = []

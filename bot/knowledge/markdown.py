@@ -59,11 +59,11 @@ _MYST_DIRECTIVE = re.compile(
 _MYST_OPTION = re.compile(r"^[ \t]*+:[\w-]++:")
 _MYST_COMMENT = re.compile(r"^%")
 _MYST_TARGET = re.compile(r"^[ \t]*+\([\w.:-]++\)=[ \t]*+$")
-# The directives that show a box of text (docutils' admonitions); a code block's (`MYST_CODE`) is read as a fence in
+# The directives that show a box of text (docutils' admonitions); a code block's (`_MYST_CODE`) is read as a fence in
 # its language; others (`toctree`, `image`) stay as they are written.
-MYST_BOXES = frozenset({"admonition", "attention", "caution", "danger", "error", "hint", "important", "note",
+_MYST_BOXES = frozenset({"admonition", "attention", "caution", "danger", "error", "hint", "important", "note",
                         "seealso", "tip", "warning", "versionadded", "versionchanged", "deprecated"})
-MYST_CODE = frozenset({"code-block", "code", "sourcecode"})  # a code block, its language as its argument
+_MYST_CODE = frozenset({"code-block", "code", "sourcecode"})  # a code block, its language as its argument
 _TAB_LABEL = re.compile(r"""^[ \t]*+<TabItem\b[^>]*?\blabel=["'](?P<label>[^"']*+)["']""")
 _MKDOCS_TAB = re.compile(r'^[ \t]*+===[+!]?[ \t]++"(?P<title>[^"]*+)"[ \t]*+$')  # a content tab: `=== "Helm"`
 _QUOTED_TITLE = re.compile(r'"(?P<title>[^"]*+)"')
@@ -287,12 +287,12 @@ class _PlainLines:
         if comment or _MYST_TARGET.match(line):
             return ""
         directive = _MYST_DIRECTIVE.match(line)
-        if directive is not None and directive["name"].lower() in MYST_CODE and directive["fence"][0] != ":":
+        if directive is not None and directive["name"].lower() in _MYST_CODE and directive["fence"][0] != ":":
             # ```` ```{code-block} bash ````: a code block in that language (its options dropped)
             self.fence = directive["fence"]
             self.options = True
-            return f"{line[:_indent(line)]}{directive['fence']}{directive['argument'].strip()}"
-        if directive is None or directive["name"].lower() not in MYST_BOXES:
+            return f"{line[:len(line) - len(line.lstrip())]}{directive['fence']}{directive['argument'].strip()}"
+        if directive is None or directive["name"].lower() not in _MYST_BOXES:
             return None
         self._show_title()
         self.directives.append(directive["fence"])

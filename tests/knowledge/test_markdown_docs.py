@@ -500,6 +500,11 @@ def test_hugo_shortcodes_show_what_the_published_page_shows_and_comments_nothing
     }
 
 
+def blocks_by_section(page: Document) -> dict[str, list[tuple[str, str]]]:
+    """Each section's blocks, as (kind, text), by heading path."""
+    return {q.section: [(b.kind, b.text) for b in q.blocks] for q in page.questions}
+
+
 def test_every_generators_boxes_and_tabs_show_their_title_then_their_text_as_prose(tmp_path: Path) -> None:
     """MkDocs boxes (`!!! warning`, `??? tip`) indent their text under them: read as written it is code (after a
     blank line) or "!!! Warning Each …" (without one). GitHub's `> [!NOTE]` and Docusaurus's `:::tip` name their
@@ -522,8 +527,7 @@ def test_every_generators_boxes_and_tabs_show_their_title_then_their_text_as_pro
         '{{< tab name="Linux" >}}Run `make`.{{< /tab >}}\n\n<Tabs>\n  <TabItem value="eks" label="EKS" default>\n\n'
         "Use the managed add-on.\n\n  </TabItem>\n</Tabs>\n\n--8<-- \"includes/abbreviations.md\"\n"))
     page = doc(load_knowledge(knowledge), "locks")
-    blocks = {q.section: [(b.kind, b.text) for b in q.blocks] for q in page.questions}
-    assert blocks == {
+    assert blocks_by_section(page) == {
         "Locks": [
             ("text", "Warning: Each synchronization block may only refer to a semaphore or a mutex. If you specify "
                      "both only the semaphore will be locked."),
@@ -562,8 +566,7 @@ def test_a_sphinx_myst_page_shows_its_boxes_as_prose_and_none_of_its_comments_or
         "````{admonition} Before you start\nStop the jobs:\n\n```bash\nkubectl delete pytorchjob --all\n```\n````\n\n"
         "(next-section)=\n\n## Next\n\n```{code-block} bash\n:caption: configure\nnvidia-ctk runtime configure\n```\n"))
     page = doc(load_knowledge(knowledge), "toolkit")
-    blocks = {q.section: [(b.kind, b.text) for b in q.blocks] for q in page.questions}
-    assert blocks == {
+    assert blocks_by_section(page) == {
         "Troubleshooting › Losing GPUs": [
             ("text", "A `systemctl daemon-reload` can drop GPU access, on up to 50 % of the nodes."),
             ("text", "Warning: Certain `runc` versions behave the same."), ("list", "- update `runc`"),
