@@ -10,6 +10,7 @@ TEXTS: dict[str, dict[str, str]] = {
             "No lo sé: la base de conocimiento no cubre esa pregunta, así que prefiero no inventar una respuesta."
         ),
         "covers": "Puedo ayudarte con estos temas: {topics}.",
+        "covers_closest": "Los temas más cercanos de los que puedo ayudarte: {topics} (y {count} más).",
         "related": "Relacionado, aunque no responde a tu pregunta: {titles}",
         "related_item": "pregunta {number} («{title}»)",
         "not_covered": "La base de conocimiento no dice nada de {terms}. Sobre {topic}:",
@@ -32,6 +33,7 @@ TEXTS: dict[str, dict[str, str]] = {
     "en": {
         "dont_know": "I don't know: the knowledge base does not cover that question, so I won't make an answer up.",
         "covers": "I can help with these topics: {topics}.",
+        "covers_closest": "The closest topics I can help with: {topics} (and {count} more).",
         "related": "Related, though it does not answer your question: {titles}",
         "related_item": "question {number} (\u201c{title}\u201d)",
         "not_covered": "The knowledge base says nothing about {terms}. On {topic}:",

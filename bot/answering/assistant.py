@@ -43,6 +43,11 @@ SECTION_RATIO = 0.8  # sections of the best one's document this close to it are 
 SECTIONS_WEIGHED = 4  # of the ranked sections, the first this many are looked at
 SECTION_UNIT_WEIGHT = 0.2  # what a section's best unit would quote counts this much beside its ranking
 SUGGEST_PROBABILITY = 0.01  # declined, the best question is still offered as the closest from this chance on
+# A declined question is told what the knowledge covers: every topic while they fit a line a person reads (the
+# quiz has 13); past that, the topics closest to the question, this many, and how many others there are. A team's
+# docs bring a topic a page: a decline listing every one would bury the sections offered after it.
+TOPICS_LISTED = 16
+TOPICS_CLOSEST = 8
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +59,7 @@ class Answer:
     text: str
     citations: list[Citation]
     answer_line: str | None = None  # e.g. "B) FI_PROVIDER=efa", the cited quiz question's answer
-    topics: list[str] = field(default_factory=list)  # what the knowledge covers, shown when not answered
+    topics: list[str] = field(default_factory=list)  # what the knowledge covers (the closest), named when not answered
     confidence: float = 0.0  # estimated probability that the cited quiz question answers the question
     uncovered: list[str] = field(default_factory=list)  # terms of the question the knowledge never mentions
     ranked: list[int] = field(default_factory=list)  # question numbers, best first
@@ -301,6 +306,23 @@ class Assistant:
             self._topics[lang] = self.knowledge.topics(lang)
         return list(self._topics[lang])
 
+    def named_topics(self, lang: str, retrieval: Retrieval | None = None) -> tuple[list[str], int]:
+        """The topics to name in `lang` and how many others the knowledge has: all of them up to TOPICS_LISTED;
+        else the TOPICS_CLOSEST topics of the questions and sections `retrieval` ranks first (without one, the
+        first in the knowledge's order: the quiz's), and the count of the rest."""
+        topics = self.topics(lang)
+        if len(topics) <= TOPICS_LISTED:
+            return topics, 0
+        named: list[str] = []
+        for scored in retrieval.ranked if retrieval is not None else ():
+            topic = self.knowledge.question(scored.key[0], scored.key[1], lang).topic
+            if topic and topic not in named:
+                named.append(topic)
+                if len(named) == TOPICS_CLOSEST:
+                    break
+        named += [t for t in topics if t not in named][: TOPICS_CLOSEST - len(named)]
+        return named, len(topics) - len(named)
+
     def match_topic(self, topic: str, lang: str) -> list[tuple[str, int]]:
         """Questions about `topic` ("slurm", "almacenamiento"): by topic name, else through retrieval."""
         message = read_message(topic)
@@ -323,7 +345,7 @@ class Assistant:
     # -- pieces ------------------------------------------------------------------------------------
 
     def _dont_know(self, lang: Lang, retrieval: Retrieval, judgement: Judgement, ranked: list[int]) -> Answer:
-        topics = self.topics(lang)
+        topics, others_count = self.named_topics(lang, retrieval)
         related: list[Citation] = []
         if retrieval.ranked and judgement.related:
             # Only quiz questions that share a specific word with the question, offered as related.
@@ -341,7 +363,8 @@ class Assistant:
         if suggestion is not None:
             lines.append(say(lang, "suggestion_section", title=suggestion.section) if suggestion.section else
                          say(lang, "suggestion", number=suggestion.question, title=suggestion.title))
-        lines.append(say(lang, "covers", topics=", ".join(topics)))
+        lines.append(say(lang, "covers_closest", topics=", ".join(topics), count=others_count) if others_count else
+                     say(lang, "covers", topics=", ".join(topics)))
         others = related[1:] if suggestion is not None else related
         if others:
             lines.append(say(lang, "related", titles="; ".join(

@@ -132,11 +132,7 @@ class KnowledgeBase:
         return sorted(seen.values(), key=lambda q: (q.doc_id, q.number))
 
     def topics(self, lang: str) -> list[str]:
-        out: list[str] = []
-        for q in self.questions(lang, kind=None):
-            if q.topic not in out:
-                out.append(q.topic)
-        return out
+        return list(dict.fromkeys(q.topic for q in self.questions(lang, kind=None)))  # each once, in order
 
 
 @dataclass(frozen=True)

@@ -118,7 +118,10 @@ class AnswerListeners:
         question = read_message(raw)
         if not question:
             lang = lang or self.ctx.settings.default_lang
-            topics = ", ".join(blocks.escape(x) for x in services.assistant.topics(lang))
+            named, others = services.assistant.named_topics(lang)
+            topics = ", ".join(blocks.escape(x) for x in named)
+            if others:
+                topics = t(lang, "topics_and_more", topics=topics, count=others)
             return blocks.text_message(t(lang, "empty_mention", topics=topics)), "empty"
         try:
             asked = await services.answers.ask(question, lang, conversation=conversation)
