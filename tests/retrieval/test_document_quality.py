@@ -1,8 +1,8 @@
 """Answers from documents: public doc pages of real projects as published and two runbooks (tests/docs/), with
 questions each answers and near-domain questions none does, measured per source and language with the real
 model (the figures are in docs/quality.md). The pages of questions.jsonl and questions-more.jsonl are those the
-decision is fitted on, and holdout-c/ joined them once it had been measured; holdout/, holdout-b/, holdout-d/ and
-holdout-e/ are never fitted or tuned on and are measured apart."""
+decision is fitted on, and holdout-c/ joined them once it had been measured; holdout/, holdout-b/, holdout-d/,
+holdout-e/ and holdout-f/ are never fitted or tuned on and are measured apart."""
 
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ HOLDOUT_B = DOCS / "holdout-b" / "questions.jsonl"
 HOLDOUT_C = DOCS / "holdout-c" / "questions.jsonl"
 HOLDOUT_D = DOCS / "holdout-d" / "questions.jsonl"
 HOLDOUT_E = DOCS / "holdout-e" / "questions.jsonl"
+HOLDOUT_F = DOCS / "holdout-f" / "questions.jsonl"
 # Floors with room for noise below the figures measured (docs/quality.md): a regression below them fails.
 # "quoted": the passage that answers is in what the answer quotes first.
 FIT_FLOORS = {"all": {"quoted": 0.55, "answered_right": 0.8, "declined_right": 0.65},
@@ -55,6 +56,11 @@ HOLDOUT_D_FLOORS = {"all": {"quoted": 0.48, "answered_right": 0.68, "declined_ri
 # quoted 0.500 en, 0.583 es, answered right 0.700, in-scope declined 0.267, near-domain handled 0.792.
 HOLDOUT_E_FLOORS = {"all": {"quoted": 0.48, "answered_right": 0.64, "declined_right": 0.55, "handled": 0.7},
                     "all en": {"quoted": 0.44}, "all es": {"quoted": 0.5}, "each": {"answered_right": 0.53}}
+# The sixth, under what it measured the first time it was run (docs/quality.md, "A sixth set of held-out pages"):
+# quoted 0.639 en, 0.667 es, answered right 0.867, in-scope declined 0.083, near-domain handled 0.792 (0.938 en,
+# 0.500 es).
+HOLDOUT_F_FLOORS = {"all": {"quoted": 0.6, "answered_right": 0.8, "declined_right": 0.65, "handled": 0.7},
+                    "all en": {"quoted": 0.58}, "all es": {"quoted": 0.6}, "each": {"answered_right": 0.7}}
 MAX_WRONG_SOURCE = 0.1
 
 
@@ -64,7 +70,7 @@ def with_docs(tmp_path_factory: pytest.TempPathFactory, real_embedder: Embedder)
     root = tmp_path_factory.mktemp("docs-knowledge")
     knowledge = root / "knowledge"
     shutil.copytree(KNOWLEDGE, knowledge)
-    for folder in ("public", "runbook", "holdout", "holdout-b", "holdout-c", "holdout-d", "holdout-e"):
+    for folder in ("public", "runbook", "holdout", "holdout-b", "holdout-c", "holdout-d", "holdout-e", "holdout-f"):
         shutil.copytree(DOCS / folder, knowledge / folder)
     kb = load_knowledge(knowledge)
     build_index(kb, root / "index", real_embedder)
@@ -97,12 +103,12 @@ def test_the_pages_fitted_on_are_quoted_and_declined_per_source_and_language(wit
 
 @pytest.mark.parametrize(("questions", "floors"), [(HOLDOUT, HOLDOUT_FLOORS), (HOLDOUT_B, HOLDOUT_B_FLOORS),
                                                    (HOLDOUT_D, HOLDOUT_D_FLOORS), (HOLDOUT_E, HOLDOUT_E_FLOORS),
-                                                   (HOLDOUT_C, HOLDOUT_C_FLOORS)],
-                         ids=["holdout", "holdout-b", "holdout-d", "holdout-e", "holdout-c"])
+                                                   (HOLDOUT_F, HOLDOUT_F_FLOORS), (HOLDOUT_C, HOLDOUT_C_FLOORS)],
+                         ids=["holdout", "holdout-b", "holdout-d", "holdout-e", "holdout-f", "holdout-c"])
 def test_pages_measured_apart_are_quoted_as_well(with_docs: Assistant, questions: Path,
                                                  floors: dict[str, dict[str, float]]) -> None:
     """Each set of pages measured apart from the pages the decision was first fitted on holds its first figures:
-    four never fitted or tuned on, and holdout-c/, fitted on since it was measured once."""
+    five never fitted or tuned on, and holdout-c/, fitted on since it was measured once."""
     summary = summarize_documents(evaluate_documents(with_docs, read_document_questions(questions)))
     folder = questions.parent
     assert {k for k in summary if not k.startswith("all")} == {
