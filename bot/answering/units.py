@@ -43,6 +43,10 @@ SECOND_UNIT = 0.08  # a second unit this close to the best one is quoted as well
 COMPLEMENT = 0.25
 ROWS_QUOTED = 3  # rows of one table quoted at most (each answering a part of the question the others do not)
 LEAST_SPECIFIC = 0.05  # every word counts a little, so that a question of ordinary words still tells units apart
+# Between the units of one section, a word of the question counts at least this much: the subject's names are in
+# the heading, which every unit stands under, and what tells the units apart is what the person asks in ordinary
+# words ("the release version instead of the latest", "which metrics"), however common they are in general.
+WITHIN_SECTION_WORD = 0.2
 TEXTS_KEPT = 1024  # units whose terms are kept once read: those of the sections a few answers weigh
 
 
@@ -143,11 +147,15 @@ def choose(question: Question, analysis: Analysis, sentence_sims: Mapping[str, f
     # Every unit stands under the section's heading path: its words count for each unit ("Retention" over a
     # table of days).
     heading = _terms_of(" ".join(question.path), question.lang) if question.path else frozenset()
-    scored = sorted(((_score(u, weights, question.lang, sentence_sims, code_sims, row_sims, heading), -u.order, u)
-                     for u in units), key=lambda s: (s[0], s[1]), reverse=True)
-    # Between sections, one whose own heading names what is asked ("Requesting a quota increase") is about it.
+    # Between sections, the best unit's score, and one whose own heading names what is asked ("Requesting a quota
+    # increase") is about it.
     own = _terms_of(question.path[-1], question.lang) if question.path else frozenset()
-    best_score = scored[0][0] + HEADING_WEIGHT * _found(weights, own)
+    best_score = max(_score(u, weights, question.lang, sentence_sims, code_sims, row_sims, heading) for u in units
+                     ) + HEADING_WEIGHT * _found(weights, own)
+    # Within it, the words its heading holds tell no unit apart, and the others count as `WITHIN_SECTION_WORD`.
+    within = _within_section(weights, heading)
+    scored = sorted(((_score(u, within, question.lang, sentence_sims, code_sims, row_sims, heading), -u.order, u)
+                     for u in units), key=lambda s: (s[0], s[1]), reverse=True)
     codes = [u.code for u in units if u.code is not None]
     prose = [u for u in units if u.kind in ("paragraph", "list")]
     said = [line for u in prose for line in u.lines]
@@ -166,9 +174,10 @@ def choose(question: Question, analysis: Analysis, sentence_sims: Mapping[str, f
     if len(scored) > 1 and scored[1][0] >= scored[0][0] - SECOND_UNIT and not (
             scored[0][2].kind == scored[1][2].kind == "row"):  # rows of one table look alike: the best says it
         chosen.append(scored[1][2])
-    chosen += _complements(chosen, [u for _, _, u in scored], weights, question.lang)
+    chosen += _complements(chosen, [u for _, _, u in scored], weights, question.lang, heading)
+    # The code block shown is the best unit's, else the first of the others' in the section's order.
+    code = next((u.code for u in [chosen[0], *sorted(chosen[1:], key=lambda u: u.order)] if u.code is not None), None)
     chosen.sort(key=lambda u: u.order)
-    code = next((u.code for u in chosen if u.code is not None), None)
     if code is None:  # a paragraph or list that leads into code right after it
         for unit in chosen:
             after = next((u for u in units if u.order == unit.order + 1), None)
@@ -187,10 +196,11 @@ def choose(question: Question, analysis: Analysis, sentence_sims: Mapping[str, f
 
 
 def _complements(chosen: list[Unit], ranked: list[Unit], weights: Sequence[tuple[float, tuple[Form, ...]]],
-                 lang: str) -> list[Unit]:
+                 lang: str, heading: frozenset[str] = frozenset()) -> list[Unit]:
     """Units that answer a part of the question the chosen ones leave out: each, best first, holds at least
-    COMPLEMENT of the question's weight whose words none quoted before holds. Rows of a table: up to ROWS_QUOTED
-    in all, one per part of the question; any other unit: one, beside a single unit chosen."""
+    COMPLEMENT of the question's weight whose words none quoted before holds, nor the section's heading path (which
+    the answer shows, and every unit stands under). Rows of a table: up to ROWS_QUOTED in all, one per part of the
+    question; any other unit: one, beside a single unit chosen."""
     total = sum(w for w, _ in weights)
     if not total:
         return []
@@ -199,7 +209,8 @@ def _complements(chosen: list[Unit], ranked: list[Unit], weights: Sequence[tuple
     def holds(unit: Unit, forms: tuple[Form, ...]) -> bool:
         return any(_holds(terms[unit.order], form) for form in forms)
 
-    left = [(w, forms) for w, forms in weights if not any(holds(u, forms) for u in chosen)]
+    left = [(w, forms) for w, forms in weights
+            if not any(holds(u, forms) for u in chosen) and not any(_holds(heading, form) for form in forms)]
     added: list[Unit] = []
     while left:
         quoted = [*chosen, *added]
@@ -272,6 +283,16 @@ def _weights(analysis: Analysis, lang: str, page_words: frozenset[str] = frozens
             # A word of pasted text or of a scenario's telling is evidence, not what is asked.
             out.append((weight * CONTEXT_WEIGHT if word.position in analysis.context else weight, forms))
     return out
+
+
+def _within_section(weights: Sequence[tuple[float, tuple[Form, ...]]], heading: frozenset[str]
+                    ) -> list[tuple[float, tuple[Form, ...]]]:
+    """The question's words as they tell a section's units apart: those its heading path holds left out (every
+    unit stands under it), the others weighing at least WITHIN_SECTION_WORD. All of them when the heading holds
+    every one."""
+    told = [(max(w, WITHIN_SECTION_WORD), forms) for w, forms in weights
+            if not any(_holds(heading, form) for form in forms)]
+    return told or [(max(w, WITHIN_SECTION_WORD), forms) for w, forms in weights]
 
 
 def _either_number(text: str, forms: tuple[Form, ...]) -> tuple[Form, ...]:

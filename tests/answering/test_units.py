@@ -155,6 +155,53 @@ def test_a_question_about_two_values_of_a_table_is_quoted_with_both_rows_under_o
     assert "`enableRebalanceDraining`" in one.excerpt and "`enableSpotDraining`" not in one.excerpt
 
 
+OPERATOR_RELEASES = """## Installing the operator
+
+You can install the operator in either of two ways:
+
+- Latest development build
+
+```shell
+kubectl apply --server-side -f https://example.com/operator/master/deploy.yaml
+```
+
+- Release version
+
+```shell
+kubectl apply --server-side -f https://example.com/operator/v1.4.0/deploy.yaml
+```
+
+An early version of the operator is no longer supported.
+
+Check that the custom resource is installed with `kubectl get crd`. Its output lists the operator's group with its
+age. Nothing else is needed for a first job. The operator reads its settings from a ConfigMap of the same name.
+Change the ConfigMap and the operator restarts to read it. Each restart is logged as an event.
+"""
+
+
+def test_the_ordinary_words_of_what_is_asked_choose_between_units_under_the_heading_that_names_the_subject() -> None:
+    """"How do I install the operator's release version?": every unit stands under "Installing the operator", so the
+    heading's words tell none apart; "release" and "version" do, common as they are in general, and the release's
+    command is quoted, not the paragraph closer in meaning that says only "version"."""
+    question = section(OPERATOR_RELEASES, "Installing the operator")
+    asked = analysis_of(("oper", 0.6), ("instal", 0.3), ("releas", 0.05), ("version", 0.05))
+    sims = {"You can install the operator in either of two ways:": 0.3, "- Latest development build": 0.3,
+            "- Release version": 0.3, "An early version of the operator is no longer supported.": 0.45}
+    quote = choose(question, asked, sims, {}, {})
+    assert quote.code is not None and "v1.4.0" in quote.code.text and "Release version" in quote.excerpt
+    assert "no longer supported" not in quote.excerpt and "master" not in quote.code.text
+
+
+def test_the_code_shown_is_the_best_units_when_a_unit_before_it_is_quoted_too() -> None:
+    """A question of two parts quotes the unit that answers its main part and, before it in the page, one that
+    answers the other: both are quoted in the page's order, and the code block shown is the main one's."""
+    page = OPERATOR_RELEASES.replace("- Latest development build", "- Latest development build, rebuilt nightly")
+    asked = analysis_of(("releas", 0.8), ("version", 0.5), ("night", 0.5))
+    quote = choose(section(page, "Installing the operator"), asked, {}, {}, {})
+    assert quote.excerpt.index("rebuilt nightly") < quote.excerpt.index("Release version")
+    assert quote.code is not None and "v1.4.0" in quote.code.text
+
+
 def test_a_row_is_quoted_as_the_table_shows_it_a_cell_under_no_header_alone_and_no_empty_cell() -> None:
     """A table whose first column has no header ("| | Default |") shows its cells, not ": scan-interval"; a cell
     left empty shows nothing, not "Default: "."""
