@@ -10,7 +10,7 @@ TEXTS: dict[str, dict[str, str]] = {
             "No lo sé: la base de conocimiento no cubre esa pregunta, así que prefiero no inventar una respuesta."
         ),
         "covers": "Puedo ayudarte con estos temas: {topics}.",
-        "covers_closest": "Los temas más cercanos de los que puedo ayudarte: {topics} (y {count} más).",
+        "covers_closest": "Los temas más cercanos con los que puedo ayudarte: {topics} (y {count} más).",
         "related": "Relacionado, aunque no responde a tu pregunta: {titles}",
         "related_item": "pregunta {number} («{title}»)",
         "not_covered": "La base de conocimiento no dice nada de {terms}. Sobre {topic}:",
