@@ -158,6 +158,7 @@ class Analysis:
     # identifiers as written, function words left out): what the English embedding model reads well, and pages
     # written only in English are searched with. Empty for an English question.
     english_text: str = ""
+    spaced: frozenset[int] = frozenset()  # positions of tokens a single space parts from the one before
 
     def search_terms(self, lang: str) -> list[str]:
         """The index terms of `search_text` in `lang`: what the knowledge's chunks and sentences are matched with
@@ -326,7 +327,7 @@ class Vocabulary:
             definition_of=_subject_words(definition.subject, words), definition_acts=definition.acts,
             comparison=bool(comparison().search(question)),
             questions=max(1, len(QUESTION_END.findall(question))), context=frozenset(in_context),
-            english_text=english_text,
+            english_text=english_text, spaced=frozenset(p for p, gap in enumerate(gaps) if p and gap == " "),
         )
 
     def _english(self, tokens: list[str], glossary: Glossary) -> dict[int, list[str]]:
