@@ -293,7 +293,7 @@ class Judge:
             holding = words[0].where
             for word in words[1:]:
                 holding = holding & word.where
-            if not any(any(w in fold(chunks[i].text) for w in wanted)
+            if not any(any(w in fold(chunks[i].indexed_text) for w in wanted)  # its heading path too
                        for key in holding if isinstance(key, tuple) for i in self.retriever.chunks_of(key)):
                 out.append(phrase)
         return out

@@ -44,6 +44,13 @@ def test_a_name_the_knowledge_writes_a_sentences_first_word_and_an_expression_na
     assert _unwritten(assistant, "```\nstatus: Object Lock\n```\nwhat does this status mean?") == []  # pasted
 
 
+def test_a_name_a_heading_writes_is_written(fake_assistant: Assistant, knowledge_copy: Path) -> None:
+    """A page that names the thing only in a heading ("## Auto Mode") writes it."""
+    page = AUTOSCALER + "\n## Auto Mode\n\nWith it, the nodes are managed for you and the autoscaler is not needed.\n"
+    assistant = with_documents(fake_assistant, knowledge_copy, {"platform/cluster-autoscaler.md": page})
+    assert _unwritten(assistant, "If we turn on EKS Auto Mode, do we still need the Cluster Autoscaler?") == []
+
+
 def test_a_page_answer_says_so_and_its_decision_is_unchanged(fake_assistant: Assistant, knowledge_copy: Path) -> None:
     assistant = _assistant(fake_assistant, knowledge_copy)
     question = "Does the Cluster Autoscaler discovery mode still matter if we turn on Auto Mode in our cluster?"
