@@ -38,11 +38,11 @@ from bot.answering.definitions import Definitions
 from bot.answering.exemplars import Exemplars
 from bot.errors import ConfigError
 from bot.reading.lexicon import RARE_ZIPF
+from bot.reading.postings import KeySet
 from bot.reading.terms import Analysis, QueryWord, Vocabulary
 from bot.reading.thresholds import THRESHOLDS
-from bot.reading.uncovered import names_a_thing, other_kinds, uncovered_terms, unstated_values
+from bot.reading.uncovered import names_a_thing, other_kinds, uncovered_terms, unstated_values, unwritten_names
 from bot.retrieval.hybrid import HybridRetriever, Retrieval, knowledge_body
-from bot.text.normalise import fold
 
 MODEL_FILE = Path(__file__).resolve().parent.parent / "data" / "answerability.json"
 log = logging.getLogger(__name__)
@@ -277,26 +277,16 @@ class Judge:
         return (best[1], judgement) if judgement.probability >= self.model.second_look else None
 
     def unwritten_names(self, analysis: Analysis) -> list[str]:
-        """Names of ordinary capitalised words that the knowledge never writes together ("EKS Auto Mode", "Object
-        Lock"): a run of two or more capitalised words inside a sentence, at least one of them an ordinary word, each
-        of them written somewhere in the knowledge (a word never written is `uncovered_terms`' already) and the run
-        written in none of the sections that write them all. Its words alone are known; the thing they name is not."""
-        by_position = {w.position: w for w in analysis.words}
-        out: list[str] = []
-        chunks = self.retriever.index.chunks
-        for start, end in _capitalised_runs(analysis):
-            words = [w for i in range(start, end + 1) if (w := by_position.get(i)) is not None and w.known]
-            if len(words) < end - start + 1 or all(w.specificity >= THRESHOLDS.specific for w in words):
-                continue
-            phrase = " ".join(analysis.tokens[start : end + 1])
-            wanted = (fold(phrase), fold(phrase).replace(" ", ""))
-            holding = words[0].where
-            for word in words[1:]:
-                holding = holding & word.where
-            if not any(any(w in fold(chunks[i].indexed_text) for w in wanted)  # its heading path too
-                       for key in holding if isinstance(key, tuple) for i in self.retriever.chunks_of(key)):
-                out.append(phrase)
-        return out
+        """Names of ordinary capitalised words the knowledge never writes together (`unwritten_names`), looked for in
+        the text and heading path of the sections that write each of their words."""
+        chunks, retriever = self.retriever.index.chunks, self.retriever
+
+        def texts(keys: KeySet) -> Iterator[str]:
+            for key in keys:
+                if isinstance(key, tuple):
+                    yield from (chunks[i].indexed_text for i in retriever.chunks_of(key))
+
+        return unwritten_names(analysis, texts)
 
     def _kinds(self, retrieval: Retrieval, best: object) -> list[str]:
         """Kinds of a thing the best question does not name ("sequence parallelism": `other_kinds`)."""
@@ -397,26 +387,6 @@ def _partly_covered(analysis: Analysis, uncovered: Sequence[str]) -> bool:
     """A question that asks about something beside what it names that the knowledge never mentions: it compares
     the two or offers them as alternatives, or asks of the uncovered thing in a question of its own."""
     return bool(uncovered) and (analysis.comparison or bool(analysis.set_aside))
-
-
-def _capitalised_runs(analysis: Analysis) -> list[tuple[int, int]]:
-    """Runs of two or more words written with a capital letter and a space between them inside one sentence of the
-    person's own (its first word left out, where a capital names nothing; nothing pasted; "Running=False" is no
-    name), as (first, last) token positions."""
-    runs: list[tuple[int, int]] = []
-    start: int | None = None
-    tokens, segments = analysis.tokens, analysis.segments
-    for i, token in enumerate([*tokens, ""]):
-        opens = i == 0 or i >= len(segments) or segments[i] != segments[i - 1]
-        capital = (token[:1].isupper() and token[1:2].islower() and token.isalpha() and not opens
-                   and i not in analysis.context)
-        if capital and (start is None or i in analysis.spaced):
-            start = i if start is None else start
-            continue
-        if start is not None and i - start >= 2:
-            runs.append((start, i - 1))
-        start = i if capital else None
-    return runs
 
 
 def _merge_terms(first: Sequence[str], then: Sequence[str]) -> tuple[str, ...]:

@@ -29,7 +29,7 @@ SHORT_SECTION_CHARS = 600  # quoted whole: cutting it would leave out what its f
 SHORT_SECTION_CODE = 3  # with at most this many code blocks (a short procedure: a step, its command, the next)
 UNIT_CHARS = 900  # a paragraph or list longer than this is quoted from its best sentence on, to this length
 LIST_ITEMS = 8  # items of a list quoted at most (the rest are named by their count)
-CODE_CLOSENESS = 0.6  # a code block's closeness counts for this share of a sentence's (see `_score`)
+CODE_CLOSENESS = 0.6  # a code block's closeness counts for this share of a sentence's (see `_unit_closeness`)
 LEXICAL_WEIGHT = 0.6  # a unit holding every specific word of the question gains this over its closeness
 HEADING_WEIGHT = 0.3  # a section whose own heading holds every word of the question gains this over the others
 PAGE_WORD_WEIGHT = 0.3  # a word most of the page's sections use tells them apart this much of another
@@ -150,12 +150,14 @@ def choose(question: Question, analysis: Analysis, sentence_sims: Mapping[str, f
     # Between sections, the best unit's score, and one whose own heading names what is asked ("Requesting a quota
     # increase") is about it.
     own = _terms_of(question.path[-1], question.lang) if question.path else frozenset()
-    best_score = max(_score(u, weights, question.lang, sentence_sims, code_sims, row_sims, heading) for u in units
+    read = [(u, _unit_closeness(u, sentence_sims, code_sims, row_sims), _terms_of(u.text, question.lang) | heading)
+            for u in units]  # each unit read once, then scored both ways
+    best_score = max(close + LEXICAL_WEIGHT * _found(weights, terms) for _, close, terms in read
                      ) + HEADING_WEIGHT * _found(weights, own)
     # Within it, the words its heading holds tell no unit apart, and the others count as `WITHIN_SECTION_WORD`.
     within = _within_section(weights, heading)
-    scored = sorted(((_score(u, within, question.lang, sentence_sims, code_sims, row_sims, heading), -u.order, u)
-                     for u in units), key=lambda s: (s[0], s[1]), reverse=True)
+    scored = sorted(((close + LEXICAL_WEIGHT * _found(within, terms), -u.order, u) for u, close, terms in read),
+                    key=lambda s: (s[0], s[1]), reverse=True)
     codes = [u.code for u in units if u.code is not None]
     prose = [u for u in units if u.kind in ("paragraph", "list")]
     said = [line for u in prose for line in u.lines]
@@ -207,10 +209,10 @@ def _complements(chosen: list[Unit], ranked: list[Unit], weights: Sequence[tuple
     terms = {unit.order: _terms_of(unit.text, lang) for unit in ranked}  # each unit's words, read once
 
     def holds(unit: Unit, forms: tuple[Form, ...]) -> bool:
-        return any(_holds(terms[unit.order], form) for form in forms)
+        return _holds_any(terms[unit.order], forms)
 
     left = [(w, forms) for w, forms in weights
-            if not any(holds(u, forms) for u in chosen) and not any(_holds(heading, form) for form in forms)]
+            if not any(holds(u, forms) for u in chosen) and not _holds_any(heading, forms)]
     added: list[Unit] = []
     while left:
         quoted = [*chosen, *added]
@@ -242,11 +244,11 @@ def _together(codes: Sequence[Block]) -> Block | None:
                  lang=codes[0].lang if len(langs) == 1 else None)
 
 
-def _score(unit: Unit, weights: Sequence[tuple[float, tuple[Form, ...]]], lang: str, sentence_sims: Mapping[str, float],
-           code_sims: Mapping[int, float], row_sims: Mapping[str, float], heading: frozenset[str] = frozenset()
-           ) -> float:
-    """Closeness (its best sentence's, code block's or row's) and the share of the question's weight whose words
-    the unit holds, or its section's heading ("Retention" over a table of days)."""
+def _unit_closeness(unit: Unit, sentence_sims: Mapping[str, float], code_sims: Mapping[int, float],
+                    row_sims: Mapping[str, float]) -> float:
+    """A unit's closeness to the question: its best sentence's, code block's or row's. A unit's score adds
+    LEXICAL_WEIGHT times the share of the question's weight whose words it holds, or its section's heading
+    ("Retention" over a table of days)."""
     dense = [_closeness(line, sentence_sims) for line in unit.lines]
     if unit.code is not None:
         # A code block's vector was made with the section's headings before it (`Chunk.indexed_text`): its
@@ -254,8 +256,7 @@ def _score(unit: Unit, weights: Sequence[tuple[float, tuple[Form, ...]]], lang: 
         dense.append(CODE_CLOSENESS * code_sims.get(unit.code.line, 0.0))
     if unit.row is not None:
         dense.append(row_sims.get(unit.row, 0.0))
-    closeness = max(dense, default=0.0)
-    return closeness + LEXICAL_WEIGHT * _found(weights, _terms_of(unit.text, lang) | heading)
+    return max(dense, default=0.0)
 
 
 def _closeness(line: str, sentence_sims: Mapping[str, float]) -> float:
@@ -278,7 +279,7 @@ def _weights(analysis: Analysis, lang: str, page_words: frozenset[str] = frozens
         forms = _either_number(word.text, tuple(form for form in forms if form))
         if forms:
             weight = max(word.specificity, LEAST_SPECIFIC)
-            if any(_holds(page_words, form) for form in forms):  # "MPI Operator" on the MPI Operator's page
+            if _holds_any(page_words, forms):  # "MPI Operator" on the MPI Operator's page
                 weight *= PAGE_WORD_WEIGHT
             # A word of pasted text or of a scenario's telling is evidence, not what is asked.
             out.append((weight * CONTEXT_WEIGHT if word.position in analysis.context else weight, forms))
@@ -290,9 +291,8 @@ def _within_section(weights: Sequence[tuple[float, tuple[Form, ...]]], heading: 
     """The question's words as they tell a section's units apart: those its heading path holds left out (every
     unit stands under it), the others weighing at least WITHIN_SECTION_WORD. All of them when the heading holds
     every one."""
-    told = [(max(w, WITHIN_SECTION_WORD), forms) for w, forms in weights
-            if not any(_holds(heading, form) for form in forms)]
-    return told or [(max(w, WITHIN_SECTION_WORD), forms) for w, forms in weights]
+    floored = [(max(w, WITHIN_SECTION_WORD), forms) for w, forms in weights]
+    return [(w, forms) for w, forms in floored if not _holds_any(heading, forms)] or floored
 
 
 def _either_number(text: str, forms: tuple[Form, ...]) -> tuple[Form, ...]:
@@ -314,7 +314,12 @@ def _found(weights: Sequence[tuple[float, tuple[Form, ...]]], terms: frozenset[s
     total = sum(w for w, _ in weights)
     if not total:
         return 0.0
-    return sum(w for w, forms in weights if any(_holds(terms, form) for form in forms)) / total
+    return sum(w for w, forms in weights if _holds_any(terms, forms)) / total
+
+
+def _holds_any(terms: frozenset[str], forms: tuple[Form, ...]) -> bool:
+    """Whether terms hold a word in any of its readings (`_holds`)."""
+    return any(_holds(terms, form) for form in forms)
 
 
 def _holds(terms: frozenset[str], form: Form) -> bool:

@@ -9,10 +9,13 @@ the terms to name in "the knowledge says nothing about …", as the person wrote
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
+from functools import reduce
+from operator import and_
 
 from bot.reading.lexicon import Glossary, WordFrequency
+from bot.reading.postings import KeySet
 from bot.reading.questions import referred_to_later
 from bot.reading.rules import asked_defaults, asked_versions, coordination_words, is_clitic, name_connectors
 from bot.reading.terms import Analysis, QueryWord, Vocabulary
@@ -124,6 +127,40 @@ def uncovered_terms(analysis: Analysis, vocabulary: Vocabulary, only: set[int] |
         else:
             spans.append((start, end))
     return list(dict.fromkeys(" ".join(analysis.tokens[a : b + 1]) for a, b in spans))
+
+
+def unwritten_names(analysis: Analysis, texts_of: Callable[[KeySet], Iterable[str]]) -> list[str]:
+    """Names of ordinary capitalised words that the knowledge never writes together ("EKS Auto Mode", "Object
+    Lock"), as written: a run of two or more capitalised words a single space parts inside a sentence of the
+    person's own (`_capitalised_runs`), at least one of them an ordinary word, each written somewhere in the
+    knowledge (a word never written is `uncovered_terms`' already) and the run in none of the texts `texts_of`
+    gives for the sections that write them all. Its words alone are known; the thing they name is not."""
+    out: list[str] = []
+    for run in _capitalised_runs(analysis):
+        if not all(w.known for w in run) or all(w.specificity >= THRESHOLDS.specific for w in run):
+            continue
+        phrase = " ".join(w.text for w in run)
+        wanted = (fold(phrase), fold(phrase).replace(" ", ""))
+        if not any(any(w in fold(text) for w in wanted) for text in texts_of(reduce(and_, (w.where for w in run)))):
+            out.append(phrase)
+    return out
+
+
+def _capitalised_runs(analysis: Analysis) -> list[list[QueryWord]]:
+    """Runs of two or more words written with a capital letter, one after the other with a single space between
+    them, none opening a sentence (where a capital names nothing) and none pasted: "Running=False" is no name."""
+    runs: list[list[QueryWord]] = []
+    run: list[QueryWord] = []
+    for word in sorted(analysis.words, key=lambda w: w.position):
+        capital = (not word.opens and word.position not in analysis.context and word.text.isalpha()
+                   and word.text[:1].isupper() and word.text[1:2].islower())
+        if capital and run and word.position == run[-1].position + 1 and word.position in analysis.spaced:
+            run.append(word)
+            continue
+        if len(run) >= 2:
+            runs.append(run)
+        run = [word] if capital else []
+    return [*runs, run] if len(run) >= 2 else runs
 
 
 def names_a_thing(word: QueryWord) -> bool:
