@@ -79,7 +79,7 @@ class DocResult:
         if not self.right:
             return False
         passage = _comparable(self.passage)
-        return any(_comparable(s) in passage for s in self.question.answer_contains)
+        return any(_comparable(s) in passage or _row_quoted(s, self.passage) for s in self.question.answer_contains)
 
     @property
     def suggested_right(self) -> bool:
@@ -122,6 +122,25 @@ _MARKS = re.compile(r"[`*_\\]|&[a-z]+;")  # inline code, emphasis, escapes and e
 
 def _comparable(text: str) -> str:
     return " ".join(_MARKS.sub("", text).casefold().split())
+
+
+def _row_quoted(wanted: str, passage: str) -> bool:
+    """Whether a table row written as on the page ("`subnetId` | string | Yes") is quoted: an answer shows a row
+    with its header ("Parameter: `subnetId` · Type: string · Required: Yes"), so one line of the passage holds
+    each of its cells, in order."""
+    cells = [_comparable(c) for c in wanted.strip().strip("|").split("|")]
+    if len(cells) < 2 or not all(cells):
+        return False
+    for line in passage.splitlines():
+        at, line = 0, _comparable(line)
+        for cell in cells:
+            at = line.find(cell, at)
+            if at < 0:
+                break
+            at += len(cell)
+        else:
+            return True
+    return False
 
 
 def is_document_set(path: Path) -> bool:

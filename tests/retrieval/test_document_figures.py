@@ -96,3 +96,17 @@ def test_a_fair_question_declined_counts_as_suggested_when_the_closest_offered_i
     assert isinstance(figures, dict)
     assert (figures["false_abstention"], figures["suggested"]) == (0.75, 0.333)
     assert summarize_documents(results[3:])["all"]["suggested"] is None  # type: ignore[index]
+
+
+def test_a_table_row_counts_as_quoted_when_the_answer_shows_it_with_its_header() -> None:
+    """A question whose answer is a row of a table ("`subnetId` | string | Yes", as the page writes it) is quoted
+    when the answer shows that row, as rows are shown: each cell after its column's name, on one line. Another
+    row of the same table, or the cells spread over lines, is not that row."""
+    def answered(passage: str) -> DocResult:
+        question = DocQuestion(q="Which parameters are required?", lang="en", source=PAGE, answerable=True,
+                               answer_contains=["`subnetId` | string | Yes"])
+        return DocResult(question, True, 0.9, PAGE, "Volcano", passage=passage)
+
+    assert answered("These apply to all types: Parameter: `subnetId` · Type: string · Required: Yes").quoted
+    assert not answered("Parameter: `deploymentType` · Type: string · Required: No").quoted
+    assert not answered("Parameter: `subnetId`\nType: string · Required: Yes").quoted
