@@ -274,6 +274,31 @@ def test_the_words_of_the_pages_name_do_not_choose_its_unit() -> None:
     assert "`subnetId`" in choose(question, analysis, {}, {}, {}).excerpt  # read without the page's name
 
 
+HANDLER = """# AWS Node Termination Handler
+
+## Queue-Processor Mode Configuration
+
+| Parameter | Description | Default |
+|---|---|---|
+| `replicas` | The number of replicas in the NTH deployment when using queue-processor mode | `1` |
+| `queueURL` | Listens for messages on the specified SQS queue URL | None |
+| `enableSqsTerminationDraining` | If true, drain nodes when an interruption event arrives on the SQS queue | `false` |
+"""
+
+
+def test_the_initials_of_a_pages_title_name_the_page_not_one_of_its_parts() -> None:
+    # "Which value tells NTH the URL of its SQS queue?" on the Node Termination Handler's page: "NTH" is the page's
+    # title shortened, so the row that merely says "NTH" is not the answer; the row of the SQS queue is.
+    document = parse_markdown(HANDLER, Path("nth.md"), doc_id="nth", source="nth.md")
+    question = next(q for q in document.questions if q.path[-1] == "Queue-Processor Mode Configuration")
+    analysis = analysis_of(("nth", 0.84), ("url", 0.05), ("sqs", 0.08))
+    subject = page_words(document.questions, "nth")
+    assert {"nth", "anth"} <= subject and "th" not in page_words(document.questions, "")
+    assert "`queueURL`" in choose(question, analysis, {}, {}, {}, subject).excerpt
+    assert "`replicas`" in choose(question, analysis, {}, {}, {}, page_words(document.questions, "other")
+                                  - {"nth"}).excerpt
+
+
 INSTALL = """## Installation
 
 You can deploy the operator by running one of the following commands:
