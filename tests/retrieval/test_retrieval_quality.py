@@ -121,6 +121,8 @@ BELOW_FLOORS = {
     # dictated names, quoted options, wrong premises, a manager's cost and risk: measured once, then names said aloud
     "holdout-authors-aa.jsonl": {"max_false_abstention": 0.11, "handled": 0.88},
     "holdout-authors-ab.jsonl": {"max_false_abstention": 0.13},  # things described, not named; Spark analogies
+    # a researcher's academic names ("intra-layer model parallelism"), papers cited, second questions uncovered
+    "holdout-authors-af.jsonl": {"max_false_abstention": 0.10},
 }
 
 
