@@ -442,14 +442,14 @@ def _initials(name: str) -> frozenset[str]:
     """The initials of each run of two or more of a name's words ("AWS Node Termination Handler": "NTH", "ANTH";
     "Kubernetes Cluster Autoscaler": "CA"), as a page's readers shorten it: a question that says "NTH" on that
     page names the page, not one of its parts. Function words start no run and end none."""
-    words = _NAME_WORD.findall(name)
+    words = [fold(w) for w in _NAME_WORD.findall(name)]
     out: set[str] = set()
-    for start in range(len(words)):
-        for end in range(start + 2, len(words) + 1):
-            run = words[start:end]
-            if fold(run[0]) in ALL_STOPWORDS or fold(run[-1]) in ALL_STOPWORDS:
-                continue
-            initials = "".join(fold(w)[0] for w in run)
-            if initials not in ALL_STOPWORDS:
+    for start, first in enumerate(words):
+        if first in ALL_STOPWORDS:
+            continue
+        initials = first[0]
+        for word in words[start + 1 :]:
+            initials += word[0]
+            if word not in ALL_STOPWORDS and initials not in ALL_STOPWORDS:
                 out.add(initials)
     return frozenset(out)
