@@ -123,6 +123,8 @@ BELOW_FLOORS = {
     "holdout-authors-ab.jsonl": {"max_false_abstention": 0.13},  # things described, not named; Spark analogies
     # a researcher's academic names ("intra-layer model parallelism"), papers cited, second questions uncovered
     "holdout-authors-af.jsonl": {"max_false_abstention": 0.10},
+    # another cloud's names for what the quiz explains ("the EKS equivalent of GKE's gVNIC", Filestore, gcsfuse)
+    "holdout-authors-ag.jsonl": {"max_false_abstention": 0.17},
 }
 
 
