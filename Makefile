@@ -30,10 +30,10 @@ eval:
 # Answers from documents (tests/docs): the quiz and every test page in a scratch knowledge directory, indexed
 # there, measured per source and language. questions.jsonl and questions-more.jsonl are the pages the decision
 # is fitted and tuned on, and holdout-c/ those it is fitted on since it was measured once; holdout/, holdout-b/,
-# holdout-d/, holdout-e/ and holdout-f/, pages never fitted or tuned on, are reported apart.
+# holdout-d/, holdout-e/, holdout-f/ and holdout-g/, pages never fitted or tuned on, are reported apart.
 eval-docs:
 	rm -rf .eval-docs && mkdir -p .eval-docs/knowledge && cp knowledge/*.md .eval-docs/knowledge/
-	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge knowledge import tests/docs/public tests/docs/runbook tests/docs/holdout tests/docs/holdout-b tests/docs/holdout-c tests/docs/holdout-d tests/docs/holdout-e tests/docs/holdout-f
+	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge knowledge import tests/docs/public tests/docs/runbook tests/docs/holdout tests/docs/holdout-b tests/docs/holdout-c tests/docs/holdout-d tests/docs/holdout-e tests/docs/holdout-f tests/docs/holdout-g
 	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge --index-dir .eval-docs/index index build
 	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge --index-dir .eval-docs/index eval tests/docs/questions.jsonl
 	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge --index-dir .eval-docs/index eval tests/docs/questions-more.jsonl
@@ -43,6 +43,7 @@ eval-docs:
 	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge --index-dir .eval-docs/index eval tests/docs/holdout-d/questions.jsonl
 	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge --index-dir .eval-docs/index eval tests/docs/holdout-e/questions.jsonl
 	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge --index-dir .eval-docs/index eval tests/docs/holdout-f/questions.jsonl
+	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge --index-dir .eval-docs/index eval tests/docs/holdout-g/questions.jsonl
 	[ ! -d ../shared/eval/dev-docs ] || $(MAKE) eval-dev-docs
 
 # The development pages beside the checkout (looked at, never fitted on): the quiz with them, their questions.
