@@ -2,7 +2,7 @@
 questions each answers and near-domain questions none does, measured per source and language with the real
 model (the figures are in docs/quality.md). The pages of questions.jsonl and questions-more.jsonl are those the
 decision is fitted on, and holdout-c/ joined them once it had been measured; holdout/, holdout-b/, holdout-d/,
-holdout-e/ and holdout-f/ are never fitted or tuned on and are measured apart."""
+holdout-e/, holdout-f/ and holdout-g/ are never fitted or tuned on and are measured apart."""
 
 from __future__ import annotations
 
@@ -29,6 +29,7 @@ HOLDOUT_C = DOCS / "holdout-c" / "questions.jsonl"
 HOLDOUT_D = DOCS / "holdout-d" / "questions.jsonl"
 HOLDOUT_E = DOCS / "holdout-e" / "questions.jsonl"
 HOLDOUT_F = DOCS / "holdout-f" / "questions.jsonl"
+HOLDOUT_G = DOCS / "holdout-g" / "questions.jsonl"
 # Floors with room for noise below the figures measured (docs/quality.md): a regression below them fails.
 # "quoted": the passage that answers is in what the answer quotes first.
 FIT_FLOORS = {"all": {"quoted": 0.55, "answered_right": 0.8, "declined_right": 0.65},
@@ -61,6 +62,10 @@ HOLDOUT_E_FLOORS = {"all": {"quoted": 0.48, "answered_right": 0.64, "declined_ri
 # 0.500 es).
 HOLDOUT_F_FLOORS = {"all": {"quoted": 0.6, "answered_right": 0.8, "declined_right": 0.65, "handled": 0.7},
                     "all en": {"quoted": 0.58}, "all es": {"quoted": 0.6}, "each": {"answered_right": 0.7}}
+# The seventh, under what it measured the first time it was run (docs/quality.md, "A seventh set of held-out
+# pages"): quoted 0.500 en, 0.542 es, answered right 0.850, near-domain handled 0.875.
+HOLDOUT_G_FLOORS = {"all": {"quoted": 0.45, "answered_right": 0.78, "declined_right": 0.6, "handled": 0.75},
+                    "all en": {"quoted": 0.44}, "all es": {"quoted": 0.46}, "each": {"answered_right": 0.65}}
 MAX_WRONG_SOURCE = 0.1
 
 
@@ -70,7 +75,8 @@ def with_docs(tmp_path_factory: pytest.TempPathFactory, real_embedder: Embedder)
     root = tmp_path_factory.mktemp("docs-knowledge")
     knowledge = root / "knowledge"
     shutil.copytree(KNOWLEDGE, knowledge)
-    for folder in ("public", "runbook", "holdout", "holdout-b", "holdout-c", "holdout-d", "holdout-e", "holdout-f"):
+    for folder in ("public", "runbook", "holdout", "holdout-b", "holdout-c", "holdout-d", "holdout-e", "holdout-f",
+                   "holdout-g"):
         shutil.copytree(DOCS / folder, knowledge / folder)
     kb = load_knowledge(knowledge)
     build_index(kb, root / "index", real_embedder)
@@ -103,12 +109,13 @@ def test_the_pages_fitted_on_are_quoted_and_declined_per_source_and_language(wit
 
 @pytest.mark.parametrize(("questions", "floors"), [(HOLDOUT, HOLDOUT_FLOORS), (HOLDOUT_B, HOLDOUT_B_FLOORS),
                                                    (HOLDOUT_D, HOLDOUT_D_FLOORS), (HOLDOUT_E, HOLDOUT_E_FLOORS),
-                                                   (HOLDOUT_F, HOLDOUT_F_FLOORS), (HOLDOUT_C, HOLDOUT_C_FLOORS)],
-                         ids=["holdout", "holdout-b", "holdout-d", "holdout-e", "holdout-f", "holdout-c"])
+                                                   (HOLDOUT_F, HOLDOUT_F_FLOORS), (HOLDOUT_G, HOLDOUT_G_FLOORS),
+                                                   (HOLDOUT_C, HOLDOUT_C_FLOORS)],
+                         ids=["holdout", "holdout-b", "holdout-d", "holdout-e", "holdout-f", "holdout-g", "holdout-c"])
 def test_pages_measured_apart_are_quoted_as_well(with_docs: Assistant, questions: Path,
                                                  floors: dict[str, dict[str, float]]) -> None:
     """Each set of pages measured apart from the pages the decision was first fitted on holds its first figures:
-    five never fitted or tuned on, and holdout-c/, fitted on since it was measured once."""
+    six never fitted or tuned on, and holdout-c/, fitted on since it was measured once."""
     summary = summarize_documents(evaluate_documents(with_docs, read_document_questions(questions)))
     folder = questions.parent
     assert {k for k in summary if not k.startswith("all")} == {
