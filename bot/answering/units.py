@@ -7,7 +7,8 @@ vectors of its sentences, of its code block and of its table rows, so nothing ne
 question's words found in it, each weighed by how specific it is (an identifier such as `nvidia.com/gpu` or
 `--max-restarts` counts far more than "how"). The best unit is quoted whole, with the code block it leads into,
 and beside it a unit that answers a part of the question it leaves out (two rows of a table for a question about
-two values); a short section, a few sentences, is quoted whole.
+two values), and for a message of several questions the unit of each; a short section, a few sentences, is quoted
+whole.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ SECOND_UNIT = 0.08  # a second unit this close to the best one is quoted as well
 # values switch queue-processor mode on and name the SQS queue?" asks about two rows of a table, "does it drain
 # on spot interruptions, and on rebalance recommendations?" about two of its parameters.
 COMPLEMENT = 0.25
+PART_FOUND = 0.5  # a unit holding this share of one question's words of a message of several may answer it
 ROWS_QUOTED = 3  # rows of one table quoted at most (each answering a part of the question the others do not)
 LEAST_SPECIFIC = 0.05  # every word counts a little, so that a question of ordinary words still tells units apart
 # Between the units of one section, a word of the question counts at least this much: the subject's names are in
@@ -137,7 +139,8 @@ def _items(text: str) -> list[str]:
 def choose(question: Question, analysis: Analysis, sentence_sims: Mapping[str, float],
            code_sims: Mapping[int, float], row_sims: Mapping[str, float],
            page_words: frozenset[str] = frozenset()) -> Quote:
-    """The quote for a section: the whole section when it is short, else its best unit.
+    """The quote for a section: the whole section when it is short, else its best unit (and, for a message of
+    several questions, the unit that answers each, `_parts`).
 
     `sentence_sims`: the closeness of each of its sentences to the question (by text); `code_sims`: of each code
     block (by its line); `row_sims`: of each table row (by its text as the index holds it); `page_words`: terms
@@ -146,7 +149,8 @@ def choose(question: Question, analysis: Analysis, sentence_sims: Mapping[str, f
     units = units_of(question)
     if not units:
         return Quote("", None)
-    weights = _weights(analysis, question.lang, page_words)
+    placed = _weights_at(analysis, question.lang, page_words)
+    weights = [(w, forms) for _, w, forms in placed]
     # Every unit stands under the section's heading path: its words count for each unit ("Retention" over a
     # table of days).
     heading = _terms_of(" ".join(question.path), question.lang) if question.path else frozenset()
@@ -180,6 +184,7 @@ def choose(question: Question, analysis: Analysis, sentence_sims: Mapping[str, f
             scored[0][2].kind == scored[1][2].kind == "row"):  # rows of one table look alike: the best says it
         chosen.append(scored[1][2])
     chosen += _complements(chosen, [u for _, _, u in scored], weights, question.lang, heading)
+    chosen += _parts(chosen, [u for _, _, u in scored], placed, analysis, question.lang, heading)
     # The code block shown is the best unit's, else the first of the others' in the section's order.
     code = next((u.code for u in [chosen[0], *sorted(chosen[1:], key=lambda u: u.order)] if u.code is not None), None)
     chosen.sort(key=lambda u: u.order)
@@ -229,6 +234,30 @@ def _complements(chosen: list[Unit], ranked: list[Unit], weights: Sequence[tuple
     return added
 
 
+def _parts(chosen: list[Unit], ranked: list[Unit], placed: Sequence[tuple[int, float, tuple[Form, ...]]],
+           analysis: Analysis, lang: str, heading: frozenset[str] = frozenset()) -> list[Unit]:
+    """For a message of several questions ("does NTH drain on spot interruption notices? and what about rebalance
+    recommendations?"), the unit that answers a question the chosen ones do not: of each question's own words
+    (the heading's aside, each weighing at least `WITHIN_SECTION_WORD`), it holds at least PART_FOUND, and more
+    than any unit chosen. Best ranked first among equals; within the room `_has_room` leaves."""
+    by_part: dict[int, list[tuple[float, tuple[Form, ...]]]] = {}
+    for position, weight, forms in placed:
+        if position not in analysis.context and not _holds_any(heading, forms):
+            by_part.setdefault(analysis.segments[position], []).append((max(weight, WITHIN_SECTION_WORD), forms))
+    if len(by_part) < 2:
+        return []
+    added: list[Unit] = []
+    for part in by_part.values():
+        quoted = [*chosen, *added]
+        share = {u.order: _found(part, _terms_of(u.text, lang)) for u in ranked}
+        held = max(share[u.order] for u in quoted)
+        unit = max((u for u in ranked if u not in quoted and _has_room(u, quoted)),
+                   key=lambda u: share[u.order], default=None)  # the best ranked of equal shares
+        if unit is not None and share[unit.order] >= PART_FOUND and share[unit.order] > held:
+            added.append(unit)
+    return added
+
+
 def _has_room(unit: Unit, quoted: Sequence[Unit]) -> bool:
     """Whether a unit may be quoted beside those already quoted: another row of a table already quoted from, up to
     ROWS_QUOTED rows; any other unit beside a single one."""
@@ -270,10 +299,10 @@ def _closeness(line: str, sentence_sims: Mapping[str, float]) -> float:
     return max((sentence_sims.get(s, 0.0) for s in sentences(line)), default=0.0)
 
 
-def _weights(analysis: Analysis, lang: str, page_words: frozenset[str] = frozenset()
-             ) -> list[tuple[float, tuple[Form, ...]]]:
-    """Each content word of the question: its specificity (less for a word of the page's subject), and its
-    readings in `lang` (the word itself, what it stands for, its translation; each a main term, then an
+def _weights_at(analysis: Analysis, lang: str, page_words: frozenset[str] = frozenset()
+                ) -> list[tuple[int, float, tuple[Form, ...]]]:
+    """Each content word of the question: its position, its specificity (less for a word of the page's subject),
+    and its readings in `lang` (the word itself, what it stands for, its translation; each a main term, then an
     identifier's or a compound's parts)."""
     out = []
     for word in analysis.words:
@@ -285,7 +314,8 @@ def _weights(analysis: Analysis, lang: str, page_words: frozenset[str] = frozens
             if _holds_any(page_words, forms):  # "MPI Operator" on the MPI Operator's page
                 weight *= PAGE_WORD_WEIGHT
             # A word of pasted text or of a scenario's telling is evidence, not what is asked.
-            out.append((weight * CONTEXT_WEIGHT if word.position in analysis.context else weight, forms))
+            out.append((word.position, weight * CONTEXT_WEIGHT if word.position in analysis.context else weight,
+                        forms))
     return out
 
 

@@ -57,14 +57,15 @@ def section(text: str, heading: str) -> Question:
     return next(q for q in document.questions if q.path[-1] == heading)
 
 
-def analysis_of(*words: tuple[str, float]) -> Analysis:
-    """A question read as these words (index term, specificity), as `bot.reading.terms` gives them."""
+def analysis_of(*words: tuple[str, float], parts: tuple[int, ...] = ()) -> Analysis:
+    """A question read as these words (index term, specificity), as `bot.reading.terms` gives them; `parts`: which
+    sentence of the message each word is in (all in one when not given)."""
     from bot.reading.terms import QueryWord
 
     read = tuple(QueryWord(text=w, readings=(), forms={"en": ((w,),)}, specificity=s, named=s > 0.5,
                            position=i) for i, (w, s) in enumerate(words))
-    return Analysis(words=read, tokens=tuple(w for w, _ in words), spans=(), segments=(), search_text="",
-                    definition_of=(), comparison=False)
+    return Analysis(words=read, tokens=tuple(w for w, _ in words), spans=(), segments=parts or (0,) * len(words),
+                    search_text="", definition_of=(), comparison=False)
 
 
 def test_a_section_is_read_into_paragraphs_lists_with_their_lead_in_code_with_its_lead_in_and_rows() -> None:
@@ -119,7 +120,7 @@ def test_a_kinds_name_asked_in_the_plural_finds_the_unit_that_names_it_in_the_si
     words = (("PodGroups", "podgroups", 1.0), ("workers", "worker", 0.3))
     read = tuple(QueryWord(text=text, readings=(), forms={"en": ((term,),)}, specificity=weight, named=weight > 0.5,
                            position=i) for i, (text, term, weight) in enumerate(words))
-    asked = Analysis(words=read, tokens=tuple(t for t, _, _ in words), spans=(), segments=(), search_text="",
+    asked = Analysis(words=read, tokens=tuple(t for t, _, _ in words), spans=(), segments=(0, 0), search_text="",
                      definition_of=(), comparison=False)
     quote = choose(section(GANG_PAGE, "Under the hood"), asked, {}, {}, {})
     assert "One `PodGroup` per worker group" in quote.excerpt and "garbage collected" not in quote.excerpt
@@ -153,6 +154,19 @@ def test_a_question_about_two_values_of_a_table_is_quoted_with_both_rows_under_o
     assert "`webhookURL`" not in both.excerpt and "`dryRun`" not in both.excerpt
     one = choose(question, analysis_of(("rebal", 0.8), ("recommend", 0.4), ("drain", 0.3)), {}, {}, {})
     assert "`enableRebalanceDraining`" in one.excerpt and "`enableSpotDraining`" not in one.excerpt
+
+
+def test_each_question_of_a_message_of_several_is_quoted_with_the_unit_that_answers_it() -> None:
+    """"Does it drain on rebalance recommendations? And can it only log what it would do?" asks two questions: the
+    row of each is quoted, though the second's words weigh too little beside the first's to be quoted as what the
+    best row leaves out. The same words asked as one question quote the first row alone."""
+    question = section(CHART, "Configuration")
+    words = (("rebal", 0.9), ("recommend", 0.5), ("drain", 0.4), ("log", 0.1))
+    two = choose(question, analysis_of(*words, parts=(0, 0, 0, 1)), {}, {}, {})
+    assert "`enableRebalanceDraining`" in two.excerpt and "`dryRun`" in two.excerpt
+    assert "`enableSpotDraining`" not in two.excerpt
+    one = choose(question, analysis_of(*words), {}, {}, {})
+    assert "`enableRebalanceDraining`" in one.excerpt and "`dryRun`" not in one.excerpt
 
 
 OPERATOR_RELEASES = """## Installing the operator
@@ -348,7 +362,7 @@ def test_a_name_of_two_words_on_its_own_page_does_not_choose_its_unit() -> None:
                        specificity=1.0, named=True, position=0),
              QueryWord(text="release", readings=(), forms={"en": (("releas",),)}, specificity=0.3, named=False,
                        position=2))
-    analysis = Analysis(words=words, tokens=("Acme", "Operator", "release"), spans=(), segments=(),
+    analysis = Analysis(words=words, tokens=("Acme", "Operator", "release"), spans=(), segments=(0, 0, 0),
                         search_text="", definition_of=(), comparison=False)
     subject = page_words([question], "acme-operator-readme")
     assert "A release is cut every month" in choose(question, analysis, {}, {}, {}, subject).excerpt
