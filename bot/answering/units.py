@@ -157,8 +157,9 @@ def choose(question: Question, analysis: Analysis, sentence_sims: Mapping[str, f
     # Between sections, the best unit's score, and one whose own heading names what is asked ("Requesting a quota
     # increase") is about it.
     own = _terms_of(question.path[-1], question.lang) if question.path else frozenset()
-    read = [(u, _unit_closeness(u, sentence_sims, code_sims, row_sims), _terms_of(u.text, question.lang) | heading)
-            for u in units]  # each unit read once, then scored both ways
+    words = {u.order: _terms_of(u.text, question.lang) for u in units}  # each unit's words, read once
+    read = [(u, _unit_closeness(u, sentence_sims, code_sims, row_sims), words[u.order] | heading)
+            for u in units]  # then scored both ways
     best_score = max(close + LEXICAL_WEIGHT * _found(weights, terms) for _, close, terms in read
                      ) + HEADING_WEIGHT * _found(weights, own)
     # Within it, the words its heading holds tell no unit apart, and the others count as `WITHIN_SECTION_WORD`.
@@ -183,8 +184,8 @@ def choose(question: Question, analysis: Analysis, sentence_sims: Mapping[str, f
     if len(scored) > 1 and scored[1][0] >= scored[0][0] - SECOND_UNIT and not (
             scored[0][2].kind == scored[1][2].kind == "row"):  # rows of one table look alike: the best says it
         chosen.append(scored[1][2])
-    chosen += _complements(chosen, [u for _, _, u in scored], weights, question.lang, heading)
-    chosen += _parts(chosen, [u for _, _, u in scored], placed, analysis, question.lang, heading)
+    chosen += _complements(chosen, [u for _, _, u in scored], weights, words, heading)
+    chosen += _parts(chosen, [u for _, _, u in scored], placed, analysis, words, heading)
     # The code block shown is the best unit's, else the first of the others' in the section's order.
     code = next((u.code for u in [chosen[0], *sorted(chosen[1:], key=lambda u: u.order)] if u.code is not None), None)
     chosen.sort(key=lambda u: u.order)
@@ -206,15 +207,14 @@ def choose(question: Question, analysis: Analysis, sentence_sims: Mapping[str, f
 
 
 def _complements(chosen: list[Unit], ranked: list[Unit], weights: Sequence[tuple[float, tuple[Form, ...]]],
-                 lang: str, heading: frozenset[str] = frozenset()) -> list[Unit]:
+                 terms: Mapping[int, frozenset[str]], heading: frozenset[str] = frozenset()) -> list[Unit]:
     """Units that answer a part of the question the chosen ones leave out: each, best first, holds at least
     COMPLEMENT of the question's weight whose words none quoted before holds, nor the section's heading path (which
     the answer shows, and every unit stands under). Rows of a table: up to ROWS_QUOTED in all, one per part of the
-    question; any other unit: one, beside a single unit chosen."""
+    question; any other unit: one, beside a single unit chosen. `terms`: each unit's words, by its order."""
     total = sum(w for w, _ in weights)
     if not total:
         return []
-    terms = {unit.order: _terms_of(unit.text, lang) for unit in ranked}  # each unit's words, read once
 
     def holds(unit: Unit, forms: tuple[Form, ...]) -> bool:
         return _holds_any(terms[unit.order], forms)
@@ -235,21 +235,23 @@ def _complements(chosen: list[Unit], ranked: list[Unit], weights: Sequence[tuple
 
 
 def _parts(chosen: list[Unit], ranked: list[Unit], placed: Sequence[tuple[int, float, tuple[Form, ...]]],
-           analysis: Analysis, lang: str, heading: frozenset[str] = frozenset()) -> list[Unit]:
+           analysis: Analysis, terms: Mapping[int, frozenset[str]], heading: frozenset[str] = frozenset()
+           ) -> list[Unit]:
     """For a message of several questions ("does NTH drain on spot interruption notices? and what about rebalance
-    recommendations?"), the unit that answers a question the chosen ones do not: of each question's own words
-    (the heading's aside, each weighing at least `WITHIN_SECTION_WORD`), it holds at least PART_FOUND, and more
-    than any unit chosen. Best ranked first among equals; within the room `_has_room` leaves."""
+    recommendations?"), the unit that answers a question the chosen ones do not: of each question's own words as
+    they tell units apart (`_apart`), it holds at least PART_FOUND, and more than any unit chosen. Best ranked
+    first among equals; within the room `_has_room` leaves. `terms`: each unit's words, by its order."""
     by_part: dict[int, list[tuple[float, tuple[Form, ...]]]] = {}
     for position, weight, forms in placed:
-        if position not in analysis.context and not _holds_any(heading, forms):
-            by_part.setdefault(analysis.segments[position], []).append((max(weight, WITHIN_SECTION_WORD), forms))
-    if len(by_part) < 2:
+        if position not in analysis.context:
+            by_part.setdefault(analysis.segments[position], []).append((weight, forms))
+    parts = [part for words in by_part.values() if (part := _apart(words, heading))]
+    if len(parts) < 2:
         return []
     added: list[Unit] = []
-    for part in by_part.values():
+    for part in parts:
         quoted = [*chosen, *added]
-        share = {u.order: _found(part, _terms_of(u.text, lang)) for u in ranked}
+        share = {u.order: _found(part, terms[u.order]) for u in ranked}
         held = max(share[u.order] for u in quoted)
         unit = max((u for u in ranked if u not in quoted and _has_room(u, quoted)),
                    key=lambda u: share[u.order], default=None)  # the best ranked of equal shares
@@ -321,11 +323,16 @@ def _weights_at(analysis: Analysis, lang: str, page_words: frozenset[str] = froz
 
 def _within_section(weights: Sequence[tuple[float, tuple[Form, ...]]], heading: frozenset[str]
                     ) -> list[tuple[float, tuple[Form, ...]]]:
-    """The question's words as they tell a section's units apart: those its heading path holds left out (every
-    unit stands under it), the others weighing at least WITHIN_SECTION_WORD. All of them when the heading holds
-    every one."""
-    floored = [(max(w, WITHIN_SECTION_WORD), forms) for w, forms in weights]
-    return [(w, forms) for w, forms in floored if not _holds_any(heading, forms)] or floored
+    """The question's words as they tell a section's units apart (`_apart`); all of them, each weighing at least
+    WITHIN_SECTION_WORD, when the heading holds every one."""
+    return _apart(weights, heading) or [(max(w, WITHIN_SECTION_WORD), forms) for w, forms in weights]
+
+
+def _apart(weights: Sequence[tuple[float, tuple[Form, ...]]], heading: frozenset[str]
+           ) -> list[tuple[float, tuple[Form, ...]]]:
+    """The words that tell a section's units apart: those its heading path holds left out (every unit stands
+    under it), the others weighing at least WITHIN_SECTION_WORD."""
+    return [(max(w, WITHIN_SECTION_WORD), forms) for w, forms in weights if not _holds_any(heading, forms)]
 
 
 def _either_number(text: str, forms: tuple[Form, ...]) -> tuple[Form, ...]:
