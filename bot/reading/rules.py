@@ -82,6 +82,7 @@ class LanguageRules:
     # (a claim check, below, frames a question too)
     claim_checks: tuple[re.Pattern[str], ...]  # "is that right?", "¿es cierto?": a frame that asks of what was told
     coordination: frozenset[str]  # "or", "vs", "o": two things weighed against each other
+    counterparts: tuple[re.Pattern[str], ...]  # "the EKS equivalent of X", "in X we ran": what is compared with
     back_references: frozenset[str]  # "it", "eso": a pointer back to something named earlier
     not_after_lo: frozenset[str]  # Spanish "lo que", "lo mejor": no pointer
     continuation: tuple[str, ...]  # openers of a follow-up ("and", "what about", "¿y")
@@ -161,6 +162,13 @@ def name_connectors() -> frozenset[str]:
 def coordination_words() -> frozenset[str]:
     """The words that join two things weighed against each other, in every language."""
     return frozenset().union(*(rules(lang).coordination for lang in LANGUAGES))
+
+
+@cache
+def counterparts() -> tuple[re.Pattern[str], ...]:
+    """The spans that name what a question compares with or comes from ("the EKS equivalent of X", "in X we
+    ran", "como el X de Y"), in every language (people mix them)."""
+    return tuple(p for lang in LANGUAGES for p in rules(lang).counterparts)
 
 
 @cache
@@ -317,6 +325,7 @@ def rules(lang: str) -> LanguageRules:
             frame_phrases=_patterns(data["frame_words"].get("phrases", [])),
             claim_checks=_patterns(data["frame_words"].get("claims", [])),
             coordination=frozenset(fold(str(w)) for w in data["coordination"]["words"]),
+            counterparts=_patterns(data.get("counterparts", {}).get("patterns", [])),
             back_references=frozenset(fold(str(w)) for w in data["back_references"]["words"]),
             not_after_lo=frozenset(fold(str(w)) for w in data["back_references"].get("not_after_lo", ())),
             continuation=tuple(str(p) for p in data["follow_ups"]["continuation"]),

@@ -40,6 +40,7 @@ from bot.reading.questions import QUESTION_END, read_definition, referred_to_lat
 from bot.reading.rules import (
     claim_checks,
     comparison,
+    counterparts,
     frame_phrases,
     frame_words,
     names_a_quiz_question,
@@ -159,6 +160,9 @@ class Analysis:
     # written only in English are searched with. Empty for an English question.
     english_text: str = ""
     spaced: frozenset[int] = frozenset()  # positions of tokens a single space parts from the one before
+    # Positions of tokens inside what the question compares with or comes from ("the EKS equivalent of X", "in X
+    # we ran it on Y"): a name there the knowledge never mentions is not what is asked (`bot.reading.uncovered`).
+    compared: frozenset[int] = frozenset()
 
     def search_terms(self, lang: str) -> list[str]:
         """The index terms of `search_text` in `lang`: what the knowledge's chunks and sentences are matched with
@@ -328,6 +332,7 @@ class Vocabulary:
             comparison=bool(comparison().search(question)),
             questions=max(1, len(QUESTION_END.findall(question))), context=frozenset(in_context),
             english_text=english_text, spaced=frozenset(p for p, gap in enumerate(gaps) if p and gap == " "),
+            compared=frozenset(_within(matches, counterparts(), plain)),
         )
 
     def _english(self, tokens: list[str], glossary: Glossary) -> dict[int, list[str]]:

@@ -64,21 +64,31 @@ def set_aside(analysis: Analysis, vocabulary: Vocabulary) -> Aside:
       holds unknown named words, the other none, and a known one that pins a quiz question down;
     - a second question of its own, "what does BioNeMo need? and can we expose it with NIM?": a
       sentence or question of the message with unknown named words and no known specific one,
-      next to one that has a known distinctive word.
+      next to one that has a known distinctive word;
+    - what the question compares with or comes from, "the EKS equivalent of GKE's gVNIC for NCCL", "in Azure
+      ML we ran it on NDv4" (`Analysis.compared`): the counterpart is asked for, and the rest of the message
+      describes it with a known specific word that is more than the platform's name.
     """
     words = analysis.words
     in_knowledge = [w.known for w in words]
     unknown = {w.position for w in words if w.unheard and w.named and w.specificity >= THRESHOLDS.specific}
     if not unknown:
         return Aside(frozenset(), frozenset())
+    known_specific = {w.position for w, known in zip(words, in_knowledge, strict=True)
+                      if known and w.specificity >= THRESHOLDS.specific}
+    out: set[int] = set()
+    drop: set[int] = set()
+    # The counterpart asked for, described by the rest of the message with more than the platform ("EKS").
+    if any(not vocabulary.names_the_domain(w) for w in words
+           if w.position in known_specific and w.position not in analysis.compared):
+        out |= unknown & analysis.compared
+        drop |= unknown & analysis.compared
     distinctive = {w.position for w, known in zip(words, in_knowledge, strict=True)
                    if known and w.specificity >= THRESHOLDS.specific
                    and vocabulary.questions_using(w) <= THRESHOLDS.pins_down and not vocabulary.names_the_domain(w)}
     if not distinctive:
-        return Aside(frozenset(), frozenset())
+        return Aside(frozenset(out), frozenset(drop))
     tokens = [t.lower() for t in analysis.tokens]
-    out: set[int] = set()
-    drop: set[int] = set()
     for c, token in enumerate(tokens):
         if token not in coordination_words():
             continue
@@ -88,8 +98,6 @@ def set_aside(analysis: Analysis, vocabulary: Vocabulary) -> Aside:
             if one & unknown and other & distinctive and not other & unknown:
                 out |= one & unknown
                 drop |= (one & unknown) | {c}
-    known_specific = {w.position for w, known in zip(words, in_knowledge, strict=True)
-                      if known and w.specificity >= THRESHOLDS.specific}
     segments = analysis.segments
     if len(set(segments)) > 1 and any(segments[p] != segments[u] for p in distinctive for u in unknown):
         for u in unknown:

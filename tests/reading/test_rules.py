@@ -107,12 +107,12 @@ def test_each_word_class_example_is_read_as_its_file_says(
         assert str(example["not_content"]) in analysis.tokens
 
 
-ASIDES = [(lang, cls, example) for lang in ("en", "es") for cls in ("coordination", "back_references")
+ASIDES = [(lang, cls, example) for lang in ("en", "es") for cls in ("coordination", "back_references", "counterparts")
           for example in rules(lang).examples[cls]]
 
 
 @pytest.mark.parametrize(("lang", "cls", "example"), ASIDES, ids=[f"{c}:{e['text']}" for _, c, e in ASIDES])
-def test_each_coordination_and_back_reference_example_is_read_as_its_file_says(
+def test_each_coordination_back_reference_and_counterpart_example_is_read_as_its_file_says(
         fake_assistant: Assistant, lang: str, cls: str, example: dict[str, object]) -> None:
     analysis = fake_assistant.retriever.analyze(str(example["text"]), lang)
     tokens = [fold(t) for t in analysis.tokens]

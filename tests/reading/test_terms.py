@@ -194,6 +194,12 @@ def test_what_a_thing_does_is_said_by_any_sentence_that_starts_with_it(fake_assi
     ("What does NCCL_NET_GDR_LEVEL do, and should we set it on the EFA nodes?", (), None),
     ("¿Qué hace NCCL_NET_GDR_LEVEL? ¿Hay que ponerlo en los nodos con EFA?", (), None),
     ("We tried Kueue. Does it work with the Volcano gang scheduling?", (), None),
+    # what the question compares with: the counterpart is asked for, described by the rest
+    ("What's the EKS equivalent of Zorblax when NCCL runs over EFA?", ("Zorblax",), "EFA"),
+    ("In Zorblax we mounted the dataset with a fuse driver. What reads it fastest with FSx for Lustre?",
+     ("Zorblax",), "Lustre"),
+    ("¿Cuál es el equivalente de Zorblax cuando NCCL va por EFA?", ("Zorblax",), "EFA"),
+    ("What's the EKS equivalent of Zorblax?", (), None),  # nothing describes the counterpart but the platform
 ])
 def test_an_unknown_thing_beside_an_explained_one_is_set_aside(
     fake_assistant: Assistant, question: str, aside: tuple[str, ...], rest: str | None

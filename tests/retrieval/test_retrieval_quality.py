@@ -123,8 +123,11 @@ BELOW_FLOORS = {
     "holdout-authors-ab.jsonl": {"max_false_abstention": 0.13},  # things described, not named; Spark analogies
     # a researcher's academic names ("intra-layer model parallelism"), papers cited, second questions uncovered
     "holdout-authors-af.jsonl": {"max_false_abstention": 0.10},
-    # another cloud's names for what the quiz explains ("the EKS equivalent of GKE's gVNIC", Filestore, gcsfuse)
-    "holdout-authors-ag.jsonl": {"max_false_abstention": 0.17},
+    # one partly covered line at 0.1999 against the 0.2 bar since the refit that read counterparts as such
+    "holdout-authors-u.jsonl": {"max_false_abstention": 0.10},
+    # an HPC cluster's and SageMaker's names for what the quiz explains ("our PBS line", "what SageMaker called
+    # checkpoint_s3_uri"), measured once before counterparts were read as such, and no better after
+    "holdout-authors-ai.jsonl": {"max_false_abstention": 0.11},
 }
 
 
