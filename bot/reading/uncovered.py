@@ -111,8 +111,9 @@ def set_aside(analysis: Analysis, vocabulary: Vocabulary) -> Aside:
 def uncovered_terms(analysis: Analysis, vocabulary: Vocabulary, only: set[int] | None = None) -> list[str]:
     """Terms of the question that the knowledge never mentions, as written ("PyTorchJob", "FSx for
     NetApp ONTAP", "sequence parallelism"): each specific named word it never uses, with the words
-    around it that belong to the same name. A word a wrong option writes ("EBS gp3") is not one: the quiz
-    mentions it, and a question about that option is answered by the question that offers it."""
+    around it that belong to the same name (inside what the question compares with, when it is there: "GKE's
+    gVNIC", not "gVNIC for NCCL"). A word a wrong option writes ("EBS gp3") is not one: the quiz mentions it, and a
+    question about that option is answered by the question that offers it."""
     known = {w.position: w.known for w in analysis.words}
     by_position = {w.position: w for w in analysis.words}
     cores = [
@@ -130,6 +131,11 @@ def uncovered_terms(analysis: Analysis, vocabulary: Vocabulary, only: set[int] |
             end += 2 if by_position.get(end + 1) is None else 1
         if _modifies_specific(core, by_position):
             end = max(end, core.position + 1)
+        if core.position in analysis.compared:  # "the equivalent of GKE's gVNIC for NCCL": it ends with the span
+            while start not in analysis.compared:
+                start += 1
+            while end not in analysis.compared or fold(analysis.tokens[end]) in ALL_STOPWORDS:
+                end -= 1
         if spans and start <= spans[-1][1] + 1:
             spans[-1] = (spans[-1][0], max(end, spans[-1][1]))
         else:

@@ -196,6 +196,7 @@ def test_what_a_thing_does_is_said_by_any_sentence_that_starts_with_it(fake_assi
     ("We tried Kueue. Does it work with the Volcano gang scheduling?", (), None),
     # what the question compares with: the counterpart is asked for, described by the rest
     ("What's the EKS equivalent of Zorblax when NCCL runs over EFA?", ("Zorblax",), "EFA"),
+    ("What's the EKS equivalent of Zorblax for NCCL over EFA?", ("Zorblax",), "EFA"),  # not "Zorblax for NCCL"
     ("In Zorblax we mounted the dataset with a fuse driver. What reads it fastest with FSx for Lustre?",
      ("Zorblax",), "Lustre"),
     ("¿Cuál es el equivalente de Zorblax cuando NCCL va por EFA?", ("Zorblax",), "EFA"),
