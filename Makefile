@@ -32,20 +32,17 @@ eval:
 # is fitted and tuned on, fit-b/ pages of long sections what is quoted of them is tuned on, and holdout-c/ those
 # it is fitted on since it was measured once; holdout/, holdout-b/, holdout-d/, holdout-e/, holdout-f/ and
 # holdout-g/, pages never fitted or tuned on, are reported apart.
+DOC_PAGES = public runbook holdout holdout-b holdout-c holdout-d holdout-e holdout-f holdout-g fit-b
+DOC_QUESTIONS = questions.jsonl questions-more.jsonl fit-b/questions.jsonl holdout/questions.jsonl \
+	holdout-b/questions.jsonl holdout-c/questions.jsonl holdout-d/questions.jsonl holdout-e/questions.jsonl \
+	holdout-f/questions.jsonl holdout-g/questions.jsonl
+DOCS_EKSBOT = .venv/bin/eksbot --knowledge-dir .eval-docs/knowledge --index-dir .eval-docs/index
+
 eval-docs:
 	rm -rf .eval-docs && mkdir -p .eval-docs/knowledge && cp knowledge/*.md .eval-docs/knowledge/
-	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge knowledge import tests/docs/public tests/docs/runbook tests/docs/holdout tests/docs/holdout-b tests/docs/holdout-c tests/docs/holdout-d tests/docs/holdout-e tests/docs/holdout-f tests/docs/holdout-g tests/docs/fit-b
-	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge --index-dir .eval-docs/index index build
-	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge --index-dir .eval-docs/index eval tests/docs/questions.jsonl
-	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge --index-dir .eval-docs/index eval tests/docs/questions-more.jsonl
-	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge --index-dir .eval-docs/index eval tests/docs/fit-b/questions.jsonl
-	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge --index-dir .eval-docs/index eval tests/docs/holdout/questions.jsonl
-	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge --index-dir .eval-docs/index eval tests/docs/holdout-b/questions.jsonl
-	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge --index-dir .eval-docs/index eval tests/docs/holdout-c/questions.jsonl
-	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge --index-dir .eval-docs/index eval tests/docs/holdout-d/questions.jsonl
-	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge --index-dir .eval-docs/index eval tests/docs/holdout-e/questions.jsonl
-	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge --index-dir .eval-docs/index eval tests/docs/holdout-f/questions.jsonl
-	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge --index-dir .eval-docs/index eval tests/docs/holdout-g/questions.jsonl
+	.venv/bin/eksbot --knowledge-dir .eval-docs/knowledge knowledge import $(addprefix tests/docs/,$(DOC_PAGES))
+	$(DOCS_EKSBOT) index build
+	for questions in $(addprefix tests/docs/,$(DOC_QUESTIONS)); do $(DOCS_EKSBOT) eval $$questions || exit 1; done
 	[ ! -d ../shared/eval/dev-docs ] || $(MAKE) eval-dev-docs
 
 # The development pages beside the checkout (looked at, never fitted on): the quiz with them, their questions.

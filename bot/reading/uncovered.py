@@ -83,8 +83,7 @@ def set_aside(analysis: Analysis, vocabulary: Vocabulary) -> Aside:
            if w.position in known_specific and w.position not in analysis.compared):
         out |= unknown & analysis.compared
         drop |= unknown & analysis.compared
-    distinctive = {w.position for w, known in zip(words, in_knowledge, strict=True)
-                   if known and w.specificity >= THRESHOLDS.specific
+    distinctive = {w.position for w in words if w.position in known_specific
                    and vocabulary.questions_using(w) <= THRESHOLDS.pins_down and not vocabulary.names_the_domain(w)}
     if not distinctive:
         return Aside(frozenset(out), frozenset(drop))

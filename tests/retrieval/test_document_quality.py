@@ -2,8 +2,8 @@
 questions each answers and near-domain questions none does, measured per source and language with the real
 model (the figures are in docs/quality.md). The pages of questions.jsonl and questions-more.jsonl are those the
 decision is fitted on, fit-b/ pages of long sections that quoting is tuned on, and holdout-c/ joined them once it
-had been measured; holdout/, holdout-b/, holdout-d/,
-holdout-e/, holdout-f/ and holdout-g/ are never fitted or tuned on and are measured apart."""
+had been measured; holdout/, holdout-b/, holdout-d/, holdout-e/, holdout-f/ and holdout-g/ are never fitted or
+tuned on and are measured apart."""
 
 from __future__ import annotations
 
