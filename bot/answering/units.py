@@ -13,7 +13,6 @@ whole.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -24,7 +23,7 @@ from bot.reading.terms import Analysis, Form, singular_of_name
 from bot.text.identifiers import parts
 from bot.text.normalise import fold
 from bot.text.sentences import sentences
-from bot.text.tokens import ALL_STOPWORDS
+from bot.text.tokens import initials
 from bot.text.uncached import knowledge_tokens
 
 SHORT_SECTION_SENTENCES = 6  # a section of at most this many sentences (and no more than SHORT_SECTION_CHARS) is
@@ -51,7 +50,6 @@ LEAST_SPECIFIC = 0.05  # every word counts a little, so that a question of ordin
 # the heading, which every unit stands under, and what tells the units apart is what the person asks in ordinary
 # words ("the release version instead of the latest", "which metrics"), however common they are in general.
 WITHIN_SECTION_WORD = 0.2
-_NAME_WORD = re.compile(r"[^\W\d_]+")  # a name's words: letters only
 TEXTS_KEPT = 1024  # units whose terms are kept once read: those of the sections a few answers weigh
 
 
@@ -462,10 +460,10 @@ def _terms_of(text: str, lang: str) -> frozenset[str]:
 def page_words(sections: Sequence[Question], name: str = "") -> frozenset[str]:
     """The terms of a page's subject: those of its name (its path: "aws-fsx-csi-driver-options", where a question
     that says "FSx CSI driver" names the page, not one of its parts), the initials of its title's words ("NTH" on
-    "AWS Node Termination Handler": `_initials`), and, for a page of a few sections or more, those at least half
+    "AWS Node Termination Handler": `initials`), and, for a page of a few sections or more, those at least half
     of its sections use."""
     title = sections[0].path[0] if sections and sections[0].path else ""
-    named = (_terms_of(name, sections[0].lang) | _initials(title)) if name and sections else frozenset()
+    named = (_terms_of(name, sections[0].lang) | initials(title)) if name and sections else frozenset()
     if len(sections) < PAGE_WORD_SECTIONS:
         return named
     counts: dict[str, int] = {}
@@ -473,20 +471,3 @@ def page_words(sections: Sequence[Question], name: str = "") -> frozenset[str]:
         for term in set(knowledge_tokens(" ".join(b.text for b in section.blocks), section.lang)):
             counts[term] = counts.get(term, 0) + 1
     return named | frozenset(term for term, n in counts.items() if n >= PAGE_WORD_SHARE * len(sections))
-
-
-def _initials(name: str) -> frozenset[str]:
-    """The initials of each run of two or more of a name's words ("AWS Node Termination Handler": "NTH", "ANTH";
-    "Kubernetes Cluster Autoscaler": "CA"), as a page's readers shorten it: a question that says "NTH" on that
-    page names the page, not one of its parts. Function words start no run and end none."""
-    words = [fold(w) for w in _NAME_WORD.findall(name)]
-    out: set[str] = set()
-    for start, first in enumerate(words):
-        if first in ALL_STOPWORDS:
-            continue
-        initials = first[0]
-        for word in words[start + 1 :]:
-            initials += word[0]
-            if word not in ALL_STOPWORDS and initials not in ALL_STOPWORDS:
-                out.add(initials)
-    return frozenset(out)

@@ -30,7 +30,7 @@ from bot.retrieval.knowledge_terms import KnowledgeTerms, text_key
 from bot.retrieval.lexical import LexicalIndex
 from bot.retrieval.sentence_groups import SentenceGroups
 from bot.text.normalise import fold
-from bot.text.tokens import word_terms
+from bot.text.tokens import initials, word_terms
 
 QuestionKey = tuple[str, int]
 _LONGER_WORD = re.compile(r"[^\W\d_]{3,}")  # the words `bot.text.language.edition_vocabulary` reads
@@ -141,7 +141,10 @@ class HybridRetriever:
             at = position.get(key)  # type: ignore[call-overload]
             return [chunks[i] for i in _members(at, by_owner, starts)]
 
-        names = {d.doc_id: page_name(d.doc_id) for d in index.knowledge.documents if d.kind == "doc"}
+        # A page is named by its path's words and by the initials of its title ("NTH" for "AWS Node Termination
+        # Handler"): its readers shorten it so, and the page itself writes the name out.
+        names = {d.doc_id: " ".join([page_name(d.doc_id), *sorted(initials(d.title))])
+                 for d in index.knowledge.documents if d.kind == "doc"}
 
         def texts_of(key: object) -> list[tuple[str, str]]:
             """A key's texts: its chunks', then, for a Spanish-only chunk, the same in English, as written

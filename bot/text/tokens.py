@@ -3,6 +3,7 @@ their parts."""
 
 from __future__ import annotations
 
+import re
 import threading
 from functools import lru_cache
 
@@ -65,3 +66,23 @@ def word_terms(text: str, lang: str, stop: frozenset[str] | None = None) -> tupl
             continue
         out.append((word if word.isdigit() else stem(word),))
     return tuple(out)
+
+
+_NAME_WORD = re.compile(r"[^\W\d_]+")  # a name's words: letters only
+
+
+def initials(name: str) -> frozenset[str]:
+    """The initials of each run of two or more of a name's words ("AWS Node Termination Handler": "NTH", "ANTH";
+    "Kubernetes Cluster Autoscaler": "CA"), as a page's readers shorten it: a question that says "NTH" on that
+    page names the page, not one of its parts. Function words start no run and end none."""
+    words = [fold(w) for w in _NAME_WORD.findall(name)]
+    out: set[str] = set()
+    for start, first in enumerate(words):
+        if first in ALL_STOPWORDS:
+            continue
+        letters = first[0]
+        for word in words[start + 1 :]:
+            letters += word[0]
+            if word not in ALL_STOPWORDS and letters not in ALL_STOPWORDS:
+                out.add(letters)
+    return frozenset(out)

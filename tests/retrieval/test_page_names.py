@@ -25,3 +25,32 @@ def test_a_word_only_the_pages_path_says_is_known_and_finds_the_page(fake_assist
     assert retrieval.ranked[0].key[0] == "argo-workflows/synchronization"
     assert "Argo" not in named.answer(QUESTION, "en").uncovered
 
+
+
+NTH_PAGE = """# AWS Node Termination Handler
+
+## Kubernetes configuration
+
+The `daemonsetNodeSelector` value tells the daemon set where to place its pods: for example only on spot nodes,
+with `eks.amazonaws.com/capacityType: SPOT`.
+"""
+SPOT_PAGE = """# Spot and on-demand nodes
+
+## Placing pods on spot nodes
+
+A training job's pods go to spot nodes or on-demand nodes by a node selector on the capacity type; a daemon set
+runs its pods on every node unless its own node selector says otherwise.
+"""
+NTH_QUESTION = "Which value places the NTH daemon set pods only on spot nodes?"
+
+
+def test_the_initials_of_a_pages_title_name_the_page_among_others(fake_assistant: Assistant, tmp_path: Path) -> None:
+    """Readers shorten a page's title ("NTH" for "AWS Node Termination Handler") where the page writes it out: the
+    initials are known, and they lead to that page rather than to another that shares the question's other words."""
+    pages = {"charts/termination-handler.md": NTH_PAGE, "ops/spot-nodes.md": SPOT_PAGE}
+    named = beside_the_quiz(fake_assistant, tmp_path, pages)
+    retrieval = named.retrieve_many([(NTH_QUESTION, "en")])[0]
+    nth = next(w for w in retrieval.analysis.words if w.text == "NTH")
+    assert nth.known
+    assert retrieval.ranked[0].key[0] == "charts/termination-handler"
+    assert "NTH" not in named.answer(NTH_QUESTION, "en").uncovered
