@@ -54,3 +54,26 @@ def test_the_initials_of_a_pages_title_name_the_page_among_others(fake_assistant
     assert nth.known
     assert retrieval.ranked[0].key[0] == "charts/termination-handler"
     assert "NTH" not in named.answer(NTH_QUESTION, "en").uncovered
+
+
+RAN_PAGE = """# Retry and notify
+
+## Backoff
+
+Each failed step is tried again after a backoff that doubles, up to five times, and the owner gets a message.
+"""
+OTHER_PAGE = """# Checkpoints
+
+## Out of memory
+
+A training job that ran out of GPU memory restarts from its last checkpoint once the batch size is lowered.
+"""
+
+
+def test_initials_that_spell_a_word_do_not_name_the_page(fake_assistant: Assistant, tmp_path: Path) -> None:
+    """"Retry and notify" shortens to "ran", a word of general language: a question that says it means the word."""
+    pages = {"ops/retry-notify.md": RAN_PAGE, "ops/checkpoints.md": OTHER_PAGE}
+    named = beside_the_quiz(fake_assistant, tmp_path, pages)
+    retrieval = named.retrieve_many([("the job ran out of memory, what now?", "en")])[0]
+    scores = {s.key[0]: s.specific for s in retrieval.ranked}
+    assert scores.get("ops/retry-notify", 0.0) == 0.0
