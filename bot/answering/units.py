@@ -19,11 +19,11 @@ from functools import lru_cache
 from sys import intern
 
 from bot.knowledge.model import Block, Question
+from bot.reading.lexicon import page_initials
 from bot.reading.terms import Analysis, Form, singular_of_name
 from bot.text.identifiers import parts
 from bot.text.normalise import fold
 from bot.text.sentences import sentences
-from bot.text.tokens import initials
 from bot.text.uncached import knowledge_tokens
 
 SHORT_SECTION_SENTENCES = 6  # a section of at most this many sentences (and no more than SHORT_SECTION_CHARS) is
@@ -460,10 +460,10 @@ def _terms_of(text: str, lang: str) -> frozenset[str]:
 def page_words(sections: Sequence[Question], name: str = "") -> frozenset[str]:
     """The terms of a page's subject: those of its name (its path: "aws-fsx-csi-driver-options", where a question
     that says "FSx CSI driver" names the page, not one of its parts), the initials of its title's words ("NTH" on
-    "AWS Node Termination Handler": `initials`), and, for a page of a few sections or more, those at least half
+    "AWS Node Termination Handler": `page_initials`), and, for a page of a few sections or more, those at least half
     of its sections use."""
     title = sections[0].path[0] if sections and sections[0].path else ""
-    named = (_terms_of(name, sections[0].lang) | initials(title)) if name and sections else frozenset()
+    named = (_terms_of(name, sections[0].lang) | page_initials(title)) if name and sections else frozenset()
     if len(sections) < PAGE_WORD_SECTIONS:
         return named
     counts: dict[str, int] = {}

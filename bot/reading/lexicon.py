@@ -19,7 +19,7 @@ import numpy as np
 
 from bot.text.identifiers import WORD
 from bot.text.normalise import fold, strip_accents
-from bot.text.tokens import STOPWORDS
+from bot.text.tokens import STOPWORDS, initials
 from bot.text.words import index_words
 
 FREQUENCIES = Path(__file__).resolve().parent.parent / "data" / "word-frequencies.npz"
@@ -29,6 +29,9 @@ GLOSSARY = Path(__file__).resolve().parent.parent / "data" / "glossary-es-en.tsv
 EVERYDAY_GLOSSARY = GLOSSARY.with_name("glossary-es-en-everyday.tsv")
 COMMON_ZIPF = 5.0  # this common or more ("set", "price", "tiempo"): specificity 0
 RARE_ZIPF = 2.5  # this rare or less, or in no word list ("karpenter", "irsa"): specificity 1
+# Less common than this (Zipf 3: once per million words) is a word of low frequency, as the scale's authors divide
+# it: initials this rare in every language spell no word a question would mean ("NTH"; not "ran", "toe").
+LOW_FREQUENCY_ZIPF = 3.0
 
 def term_key(term: str) -> int:
     """A 64-bit key for a term, the same in every process (no string is kept for it)."""
@@ -190,3 +193,12 @@ def spanish_forms(lemma: str) -> set[str]:
 
 def specificity(zipf: float) -> float:
     return min(1.0, max(0.0, (COMMON_ZIPF - zipf) / (COMMON_ZIPF - RARE_ZIPF)))
+
+
+def page_initials(title: str) -> frozenset[str]:
+    """The initials a page's readers shorten its title to (`bot.text.tokens.initials`: "NTH" for "AWS Node
+    Termination Handler"), but those that spell a word of general language ("ran" for "Retry and notify", "toe"
+    for "Trainium on EKS"): a question that writes such a word means the word, not the page."""
+    frequency = WordFrequency.bundled()
+    return frozenset(i for i in initials(title)
+                     if max(frequency.zipf(i, i, lang) for lang in STOPWORDS) < LOW_FREQUENCY_ZIPF)

@@ -22,7 +22,7 @@ import numpy as np
 from bot.knowledge import KnowledgeBase
 from bot.knowledge.chunks import Chunk
 from bot.lang import LANGUAGES, Lang
-from bot.reading.lexicon import Glossary, WordFrequency
+from bot.reading.lexicon import Glossary, WordFrequency, page_initials
 from bot.reading.terms import Analysis, Vocabulary
 from bot.reading.uncovered import read_question
 from bot.retrieval.artifacts import LoadedIndex, english_of
@@ -30,15 +30,12 @@ from bot.retrieval.knowledge_terms import KnowledgeTerms, text_key
 from bot.retrieval.lexical import LexicalIndex
 from bot.retrieval.sentence_groups import SentenceGroups
 from bot.text.normalise import fold
-from bot.text.tokens import initials, word_terms
+from bot.text.tokens import word_terms
 
 QuestionKey = tuple[str, int]
 _LONGER_WORD = re.compile(r"[^\W\d_]{3,}")  # the words `bot.text.language.edition_vocabulary` reads
 DENSE_CANDIDATES = 2048  # chunks the dense search returns (all of a knowledge this size or smaller)
 RANKED = 100  # questions and sections ranked in a retrieval, best first
-# Words of general language at most this common (Zipf 3: once per million words) are of low frequency, as the
-# scale's authors divide it; a page's initials spelling a commoner word ("ran") do not name the page.
-LOW_FREQUENCY_ZIPF = 3.0
 
 # The dense search runs one query at a time, on one thread: FAISS splits a large flat search over its OpenMP
 # threads, and on a small shared node the threads wait on each other far longer than one thread takes alone
@@ -145,15 +142,8 @@ class HybridRetriever:
             return [chunks[i] for i in _members(at, by_owner, starts)]
 
         # A page is named by its path's words and by the initials of its title ("NTH" for "AWS Node Termination
-        # Handler"): its readers shorten it so, and the page itself writes the name out. Not by initials that
-        # spell a word of general language ("ran", "toe"): a question that says it means the word.
-        frequency = self.frequency
-
-        def shortened(title: str) -> list[str]:
-            return sorted(i for i in initials(title)
-                          if max(frequency.zipf(i, i, lang) for lang in LANGUAGES) < LOW_FREQUENCY_ZIPF)
-
-        names = {d.doc_id: " ".join([page_name(d.doc_id), *shortened(d.title)])
+        # Handler": `page_initials`): its readers shorten it so, and the page itself writes the name out.
+        names = {d.doc_id: " ".join([page_name(d.doc_id), *sorted(page_initials(d.title))])
                  for d in index.knowledge.documents if d.kind == "doc"}
 
         def texts_of(key: object) -> list[tuple[str, str]]:
