@@ -29,6 +29,7 @@ from bot.knowledge.citations import Citation  # also importable from here, as be
 from bot.lang import Lang, check_lang
 from bot.messages import say
 from bot.reading.markup import ReadMessage, own_text, read_message
+from bot.reading.questions import question_parts
 from bot.reading.references import find_reference
 from bot.reading.thresholds import THRESHOLDS
 from bot.retrieval.artifacts import LoadedIndex, load_index, make_index
@@ -42,6 +43,7 @@ MAX_CITATIONS = 3
 SECTION_RATIO = 0.8  # sections of the best one's document this close to it are weighed by what they would quote
 SECTIONS_WEIGHED = 4  # of the ranked sections, the first this many are looked at
 SECTION_UNIT_WEIGHT = 0.2  # what a section's best unit would quote counts this much beside its ranking
+PART_SHOWN = 120  # characters of a question of the message named back as not answered
 SUGGEST_PROBABILITY = 0.01  # declined, the best question is still offered as the closest from this chance on
 # A declined question is told what the knowledge covers: every topic while they fit a line a person reads (the
 # quiz has 13); past that, the topics closest to the question, this many, and how many others there are. A team's
@@ -171,9 +173,39 @@ class Assistant:
         owns = {i: own for i, (text, _) in enumerate(searched) if (own := own_text(text)) and own != text}
         retrievals = self.retrieve_many([*searched, *((owns[i], searched[i][1]) for i in owns)])
         own_readings = dict(zip(owns, retrievals[len(searched):], strict=True))
-        return [self._answer(text, retrieval, keys, own_readings.get(i))
-                for i, ((text, _), retrieval, (keys, _)) in enumerate(zip(prepared, retrievals[: len(searched)],
-                                                                          referred, strict=True))]
+        answers = [self._answer(text, retrieval, keys, own_readings.get(i))
+                   for i, ((text, _), retrieval, (keys, _)) in enumerate(zip(prepared, retrievals[: len(searched)],
+                                                                             referred, strict=True))]
+        # A message of several questions that is declined as a whole may still ask one the knowledge answers.
+        parted = {i: parts for i, (text, lang) in enumerate(searched)
+                  if not answers[i].answered and not referred[i][0] and i not in owns
+                  and len(parts := question_parts(text)) > 1}
+        if parted:
+            readings = self.retrieve_many([(part, searched[i][1]) for i, parts in parted.items() for part in parts])
+            for i, parts in parted.items():
+                answers[i] = self._by_parts(parts, readings[: len(parts)]) or answers[i]
+                readings = readings[len(parts):]
+        return answers
+
+    def _by_parts(self, parts: Sequence[str], readings: Sequence[Retrieval]) -> Answer | None:
+        """The answer to a message of several questions (`question_parts`) declined as a whole, from its first
+        question, when the model finds it answered alone with at least its `second_look` probability (a part
+        answers on stronger evidence than a whole message needs, as a question ranked lower does). It opens with
+        the later questions the knowledge does not answer read alone; those answered alone are cited beside it.
+        Only the first question answers: a later one leans on what the first names ("¿Cómo activo el HPA del
+        collector? ¿Qué minReplicas recomiendan?"), and read alone it is a question about anything. And only
+        when some question is not answered alone: that is what pulled the whole under the bar. When each is
+        answered alone and the whole is not, what they ask together is what the knowledge does not answer. None
+        when the message is not answered so."""
+        alone = [self._answer(part, reading) for part, reading in zip(parts, readings, strict=True)]
+        unanswered = [part for part, answer in zip(parts, alone, strict=True) if not answer.answered]
+        if not alone[0].answered or alone[0].confidence < self.judge.model.second_look or not unanswered:
+            return None
+        answer = self._answer(parts[0], readings[0], unanswered=unanswered)
+        cited = {(c.source, c.question, c.section) for c in answer.citations}
+        others = [c for a in alone[1:] if a.answered for c in a.citations[:1]
+                  if (c.source, c.question, c.section) not in cited]
+        return replace(answer, citations=[*answer.citations, *others][: max(MAX_CITATIONS, len(answer.citations))])
 
     def referred(self, text: str, lang: Lang) -> tuple[frozenset[QuestionKey], str]:
         """The quiz questions a message names ("question 7", "the FSx question": `bot.reading.references`)
@@ -222,9 +254,10 @@ class Assistant:
         ]
 
     def _answer(self, text: str, retrieval: Retrieval, referred: frozenset[QuestionKey] = frozenset(),
-                own: Retrieval | None = None) -> Answer:
+                own: Retrieval | None = None, unanswered: Sequence[str] = ()) -> Answer:
         """The answer to a message from its retrieval; `own`: the retrieval of the person's own words, when the
-        message also holds pasted code (`bot.reading.markup.own_text`)."""
+        message also holds pasted code (`bot.reading.markup.own_text`); `unanswered`: the questions of the
+        message the knowledge does not answer (`_by_parts`), named first."""
         lang = retrieval.language
         judgement = self.judge.judge(retrieval, own)
         if referred:  # the message names the quiz question: that one answers it, as far as it goes
@@ -263,14 +296,18 @@ class Assistant:
             reference = say(lang, "section_ref", title=question.section or question.title, source=top.source)
         if question.lang != lang:
             reference = f"{reference} {say(lang, 'source_in_other_language')}"
+        topic = question.topic or question.title
         caveat = say(lang, "not_covered", terms=_join_terms(judgement.uncovered, lang),
-                     topic=question.topic or question.title) if judgement.uncovered else None
+                     topic=topic) if judgement.uncovered else None
+        if unanswered:
+            named = " ".join(say(lang, "part_not_answered", part=_shown_part(part)) for part in unanswered)
+            caveat = f"{named} {caveat or say(lang, 'on_topic', topic=topic)}"
         body = f"{caveat} {top.excerpt}" if caveat else top.excerpt
         notes = "".join(f"\n\n{say(lang, 'maintainers_note', text=note)}" for note in top.notes)
         return Answer(
             answered=True, language=lang, text=f"{body}\n\n{reference}{notes}", citations=citations,
             answer_line=question.answer_line or None, confidence=judgement.probability,
-            uncovered=list(judgement.uncovered), ranked=ranked, caveat=caveat, reference=reference,
+            uncovered=[*unanswered, *judgement.uncovered], ranked=ranked, caveat=caveat, reference=reference,
         )
 
     def _best_section_first(self, retrieval: Retrieval, quotes: dict[QuestionKey, Quote]) -> Retrieval:
@@ -420,6 +457,12 @@ class Assistant:
     def _url_of(self, question: Question) -> str | None:
         document = self.knowledge.editions(question.doc_id).get(question.lang)
         return document.source_url if document else None
+
+def _shown_part(part: str) -> str:
+    """A question of the message as named back to the person: its words, cut after `PART_SHOWN` characters."""
+    words = " ".join(part.split())
+    return words if len(words) <= PART_SHOWN else f"{words[: PART_SHOWN - 1].rstrip()}…"
+
 
 def _join_terms(terms: tuple[str, ...] | list[str], lang: str) -> str:
     quoted = [f"«{t}»" if lang == "es" else f"\u201c{t}\u201d" for t in terms]

@@ -6,11 +6,13 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from bot.reading.rules import DefinitionRules, definition_rules, points_back
+from bot.reading.rules import DefinitionRules, definition_rules, part_opening, points_back
 from bot.text.identifiers import QUERY_WORD
 from bot.text.normalise import fold, strip_accents
 
 QUESTION_END = re.compile(r"\?+(?=\s*\S)|\?+\s*$")
+QUESTION_CUT = re.compile(r"\?+(?=\s+\S)")  # where one question of a message ends and another may start
+PART_WORDS = 3  # a part of fewer words is no question of its own ("¿y en p5?"): it goes with the one before
 
 
 class Definition(NamedTuple):
@@ -58,3 +60,23 @@ def referred_to_later(tokens: Sequence[str], segments: Sequence[int], segment: i
     `segment` names is what the rest asks about (`tokens` lowercased and folded)."""
     words = list(tokens)
     return any(segments[i] > segment and points_back(words, i) for i in range(len(words)))
+
+
+def question_parts(text: str) -> list[str]:
+    """The questions a message asks one after another ("¿qué variable activa EFA en NCCL? y ¿cómo hago que
+    Karpenter no reparta los nodos en varias zonas?"), each up to its question mark. What follows the last one
+    without a question mark of its own ("Es para el informe") goes with the last; a part that points back to
+    what an earlier one names ("¿Lo puedo quitar?") or has fewer than `PART_WORDS` words, with the one before.
+    A part is read without the word that joins it on ("y ¿cómo…?"). One part, the whole message, when it asks
+    one question."""
+    cuts = [m.end() for m in QUESTION_CUT.finditer(text)]
+    pieces = [text[a:b].strip() for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
+    parts: list[str] = []
+    for i, piece in enumerate(pieces):
+        tokens = [fold(t) for t in QUERY_WORD.findall(strip_accents(piece))]
+        alone = "?" in piece or i < len(pieces) - 1
+        if parts and (not alone or len(tokens) < PART_WORDS or any(points_back(tokens, j) for j in range(len(tokens)))):
+            parts[-1] = f"{parts[-1]} {piece}"
+        elif tokens:
+            parts.append(part_opening().sub("", piece) or piece)
+    return parts if len(parts) > 1 else [text]

@@ -229,6 +229,12 @@ def segment_break() -> re.Pattern[str]:
 
 
 @cache
+def part_opening() -> re.Pattern[str]:
+    """The word that joins a question on to the one before ("and", "y", "also"), at the start of the question."""
+    return re.compile(r"^(?:(?:" + "|".join(_all("segment_after_comma")) + r")\b[\s,:]*)+", re.IGNORECASE)
+
+
+@cache
 def pointer_words() -> frozenset[str]:
     return frozenset().union(*(rules(lang).pointers for lang in LANGUAGES))
 

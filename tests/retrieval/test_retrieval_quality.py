@@ -120,11 +120,7 @@ BELOW_FLOORS = {
     "holdout-authors-y.jsonl": {"max_false_abstention": 0.09, "handled": 0.88},
     # dictated names, quoted options, wrong premises, a manager's cost and risk: measured once, then names said aloud
     "holdout-authors-aa.jsonl": {"max_false_abstention": 0.11, "handled": 0.88},
-    "holdout-authors-ab.jsonl": {"max_false_abstention": 0.13},  # things described, not named; Spark analogies
-    # a researcher's academic names ("intra-layer model parallelism"), papers cited, second questions uncovered
-    "holdout-authors-af.jsonl": {"max_false_abstention": 0.10},
-    # one partly covered line at 0.1999 against the 0.2 bar since the refit that read counterparts as such
-    "holdout-authors-u.jsonl": {"max_false_abstention": 0.10},
+    "holdout-authors-ab.jsonl": {"max_false_abstention": 0.11},  # things described, not named; Spark analogies
     # an HPC cluster's and SageMaker's names for what the quiz explains ("our PBS line", "what SageMaker called
     # checkpoint_s3_uri"), measured once before counterparts were read as such, and no better after
     "holdout-authors-ai.jsonl": {"max_false_abstention": 0.11},
