@@ -13,6 +13,9 @@ from bot.text.normalise import fold, strip_accents
 QUESTION_END = re.compile(r"\?+(?=\s*\S)|\?+\s*$")
 QUESTION_CUT = re.compile(r"\?+(?=\s+\S)")  # where one question of a message ends and another may start
 PART_WORDS = 3  # a part of fewer words is no question of its own ("¿y en p5?"): it goes with the one before
+# A message of more questions than this is read whole: each part is searched and judged (one more pass of the
+# model each), and a person asks two or three at a time, where a list of questions is a survey.
+MOST_PARTS = 4
 
 
 class Definition(NamedTuple):
@@ -68,7 +71,7 @@ def question_parts(text: str) -> list[str]:
     without a question mark of its own ("Es para el informe") goes with the last; a part that points back to
     what an earlier one names ("¿Lo puedo quitar?") or has fewer than `PART_WORDS` words, with the one before.
     A part is read without the word that joins it on ("y ¿cómo…?"). One part, the whole message, when it asks
-    one question."""
+    one question, or more than `MOST_PARTS`."""
     cuts = [m.end() for m in QUESTION_CUT.finditer(text)]
     pieces = [text[a:b].strip() for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
     parts: list[str] = []
@@ -79,4 +82,4 @@ def question_parts(text: str) -> list[str]:
             parts[-1] = f"{parts[-1]} {piece}"
         elif tokens:
             parts.append(part_opening().sub("", piece) or piece)
-    return parts if len(parts) > 1 else [text]
+    return parts if 1 < len(parts) <= MOST_PARTS else [text]

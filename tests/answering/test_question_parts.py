@@ -10,7 +10,7 @@ from dataclasses import replace
 import pytest
 
 from bot.answering.assistant import Assistant
-from bot.reading.questions import question_parts
+from bot.reading.questions import MOST_PARTS, question_parts
 from bot.slack.blocks import answer_message
 
 COVERED = "Which env var enables EFA for NCCL?"
@@ -33,6 +33,13 @@ TWO_QUESTIONS = f"{COVERED} And {OFF_TOPIC}"
 ])
 def test_a_message_is_read_as_the_questions_it_asks_one_after_another(message: str, parts: list[str]) -> None:
     assert question_parts(message) == parts
+
+
+def test_a_message_of_many_questions_is_read_whole() -> None:
+    """Each part costs a pass of the model: a wall of question marks costs one, like any message."""
+    asked = [f"what does setting number {i} of the cluster do?" for i in range(MOST_PARTS + 1)]
+    assert len(question_parts(" ".join(asked[:MOST_PARTS]))) == MOST_PARTS
+    assert question_parts(" ".join(asked)) == [" ".join(asked)]
 
 
 def test_a_declined_message_of_two_questions_is_answered_from_the_one_the_knowledge_answers(
