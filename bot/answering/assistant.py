@@ -458,6 +458,7 @@ class Assistant:
         document = self.knowledge.editions(question.doc_id).get(question.lang)
         return document.source_url if document else None
 
+
 def _shown_part(part: str) -> str:
     """A question of the message as named back to the person: its words, cut after `PART_SHOWN` characters."""
     words = " ".join(part.split())

@@ -75,10 +75,10 @@ def question_parts(text: str) -> list[str]:
     cuts = [m.end() for m in QUESTION_CUT.finditer(text)]
     pieces = [text[a:b].strip() for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
     parts: list[str] = []
-    for i, piece in enumerate(pieces):
+    for piece in pieces:  # each ends at its question mark, the last one perhaps without
         tokens = [fold(t) for t in QUERY_WORD.findall(strip_accents(piece))]
-        alone = "?" in piece or i < len(pieces) - 1
-        if parts and (not alone or len(tokens) < PART_WORDS or any(points_back(tokens, j) for j in range(len(tokens)))):
+        asks = "?" in piece
+        if parts and (not asks or len(tokens) < PART_WORDS or any(points_back(tokens, j) for j in range(len(tokens)))):
             parts[-1] = f"{parts[-1]} {piece}"
         elif tokens:
             parts.append(part_opening().sub("", piece) or piece)
