@@ -11,7 +11,9 @@ from bot.text.identifiers import QUERY_WORD
 from bot.text.normalise import fold, strip_accents
 
 QUESTION_END = re.compile(r"\?+(?=\s*\S)|\?+\s*$")
-QUESTION_CUT = re.compile(r"\?+(?=\s+\S)")  # where one question of a message ends and another may start
+# Where one question of a message ends and another may start: a run of question marks, from its first (a
+# match tried inside a run would read the rest of it again, in the square of its length).
+QUESTION_CUT = re.compile(r"(?<!\?)\?+(?=\s+\S)")
 PART_WORDS = 3  # a part of fewer words is no question of its own ("¿y en p5?"): it goes with the one before
 # A message of more questions than this is read whole: each part is searched and judged (one more pass of the
 # model each), and a person asks two or three at a time, where a list of questions is a survey.

@@ -25,7 +25,7 @@ from bot.errors import KnowledgeError
 from bot.knowledge.markdown import parse_markdown
 from bot.knowledge.parser import parse_text
 from bot.reading import markup
-from bot.reading.questions import read_definition
+from bot.reading.questions import question_parts, read_definition
 from bot.reading.references import find_reference
 from bot.reading.rules import (
     addition,
@@ -33,6 +33,7 @@ from bot.reading.rules import (
     continuation,
     is_clitic,
     names_a_quiz_question,
+    part_opening,
     segment_break,
     superlative_adjectives,
 )
@@ -269,12 +270,16 @@ QUESTIONS = (
     "a" + " " * SIZE + "what is it x", "x , " * (SIZE // 4) + "what is it", "what is a" + " exactly" * (SIZE // 8),
     "question " * (SIZE // 9) + "x", "the " + "a " * (SIZE // 2) + "x one", "la de " + "a " * (SIZE // 2) + "x",
     "the " + "a." * (SIZE // 2) + " question", "Q" * SIZE + "1", "la " * (SIZE // 3) + "pregunta",
+    "?" * SIZE + " x", "a? " * (SIZE // 3) + "x", "? " + " " * SIZE + "x", "and " * (SIZE // 4) + "x?",
+    "and also " * (SIZE // 9) + "x", "y, " * (SIZE // 3) + "x",
 )
 RULE_READERS: dict[str, Callable[[str], Any]] = {
     "read_definition": read_definition,
     "find_reference en": lambda text: find_reference(text, "en"),
     "find_reference es": lambda text: find_reference(text, "es"),
     "segment_break": lambda text: list(segment_break().finditer(text)),
+    "part_opening": lambda text: part_opening().sub("", text),
+    "question_parts": question_parts,
     "comparison": lambda text: comparison().search(text),
     "continuation": lambda text: continuation().match(text),
     "addition": lambda text: addition().search(text),
