@@ -305,7 +305,7 @@ def _weights_at(analysis: Analysis, lang: str, page_words: frozenset[str] = froz
     and its readings in `lang` (the word itself, what it stands for, its translation; each a main term, then an
     identifier's or a compound's parts)."""
     out = []
-    for word in analysis.words:
+    for word in (*analysis.words, *analysis.told):
         # Its readings in the section's language first; a name ("AccessDenied", "KMS") is the same in both.
         forms = word.forms.get(lang) or tuple(f for fs in word.forms.values() for f in fs)
         forms = _either_number(word.text, tuple(form for form in forms if form))

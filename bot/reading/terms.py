@@ -163,6 +163,9 @@ class Analysis:
     # Positions of tokens inside what the question compares with or comes from ("the EKS equivalent of X", "in X
     # we ran it on Y"): a name there the knowledge never mentions is not what is asked (`bot.reading.uncovered`).
     compared: frozenset[int] = frozenset()
+    # The ordinary words of a scenario's telling ("we'd like to select on the *major* version."): not searched
+    # with, nor weighed by the decision, but they tell a section's units apart (`bot.answering.units`).
+    told: tuple[QueryWord, ...] = ()
 
     def search_terms(self, lang: str) -> list[str]:
         """The index terms of `search_text` in `lang`: what the knowledge's chunks and sentences are matched with
@@ -321,7 +324,10 @@ class Vocabulary:
         # Pasted code, logs and link labels are context: what the knowledge has of them is evidence; the rest
         # is not what the person asks about.
         sentence_breaks = {p for p, gap in enumerate(gaps) if p and _SENTENCE_BREAK.search(gap)}
-        in_context |= _scenario(plain, matches, sentence_breaks, raw_tokens, checks, {w.position for w in words})
+        scenario = _scenario(plain, matches, sentence_breaks, raw_tokens, checks, {w.position for w in words})
+        told = tuple(w for w in words if w.position in scenario - in_context
+                     and not (w.known and w.specificity >= THRESHOLDS.specific))
+        in_context |= scenario
         words = [w for w in words if w.position not in in_context
                  or (w.known and w.specificity >= THRESHOLDS.specific)]
         definition = read_definition(question)
@@ -333,6 +339,7 @@ class Vocabulary:
             questions=max(1, len(QUESTION_END.findall(question))), context=frozenset(in_context),
             english_text=english_text, spaced=frozenset(p for p, gap in enumerate(gaps) if p and gap == " "),
             compared=frozenset(_within(matches, counterparts(), plain)),
+            told=told,
         )
 
     def _english(self, tokens: list[str], glossary: Glossary) -> dict[int, list[str]]:

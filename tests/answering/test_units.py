@@ -459,3 +459,27 @@ def test_answering_from_a_long_page_keeps_none_of_its_sections_texts(fake_assist
         assert answer.citations and answer.citations[0].source.endswith("pools.md")
     # The questions' own texts and words only: far fewer than the page's 80 sections.
     assert word_terms.cache_info().currsize < 50
+
+
+KERNEL_LABELS = """## Kernel
+
+The kernel labels of a node:
+
+| Feature | Value | Description |
+|---|---|---|
+| `kernel-version.full` | string | Full kernel version as reported by `/proc/sys/kernel/osrelease` |
+| `kernel-version.major` | string | First component of the kernel version |
+| `kernel-version.minor` | string | Second component of the kernel version |
+| `kernel-version.revision` | string | Third component of the kernel version |
+"""
+
+
+def test_the_ordinary_words_of_a_scenarios_telling_choose_between_units(fake_assistant: Assistant) -> None:
+    """"…? Our driver needs 5.10, so we select on the major version. Where does the value come from?": the sentence
+    that tells the scenario is context, not searched with, but its "major" is what tells the rows apart."""
+    asked = ("Do the labels show the kernel version of a node? Our driver needs 5.10, so we select on the major "
+             "version. Where does the value come from?")
+    analysis = fake_assistant.retriever.analyze(asked, "en")
+    assert "major" in {w.text for w in analysis.told} and "major" not in {w.text for w in analysis.words}
+    quote = choose(section(KERNEL_LABELS, "Kernel"), analysis, {}, {}, {})
+    assert "`kernel-version.major`" in quote.excerpt and "`kernel-version.minor`" not in quote.excerpt
