@@ -325,11 +325,11 @@ class Vocabulary:
         # is not what the person asks about.
         sentence_breaks = {p for p, gap in enumerate(gaps) if p and _SENTENCE_BREAK.search(gap)}
         scenario = _scenario(plain, matches, sentence_breaks, raw_tokens, checks, {w.position for w in words})
-        told = tuple(w for w in words if w.position in scenario - in_context
-                     and not (w.known and w.specificity >= THRESHOLDS.specific))
+        evidence = [w.known and w.specificity >= THRESHOLDS.specific for w in words]  # kept though context
+        told = tuple(w for w, kept in zip(words, evidence, strict=True)
+                     if w.position in scenario - in_context and not kept)
         in_context |= scenario
-        words = [w for w in words if w.position not in in_context
-                 or (w.known and w.specificity >= THRESHOLDS.specific)]
+        words = [w for w, kept in zip(words, evidence, strict=True) if w.position not in in_context or kept]
         definition = read_definition(question)
         return Analysis(
             words=tuple(words), tokens=tuple(raw_tokens), spans=tuple(m.span() for m in matches),
