@@ -20,7 +20,9 @@ from bot.knowledge import load_knowledge
 from bot.retrieval.artifacts import build_index, load_index
 from tests.conftest import KNOWLEDGE, TEST_DOCS
 
-pytestmark = pytest.mark.slow
+# The module's fixture embeds every test page with the real model (some 2,100 chunks and 3,000 sentences): on two
+# busy cores that alone can pass the suite's 300 s bound for a hang.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
 
 DOCS = TEST_DOCS
 FITTED = (DOCS / "questions.jsonl", DOCS / "questions-more.jsonl")

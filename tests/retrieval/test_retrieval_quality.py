@@ -224,6 +224,7 @@ def test_out_of_domain_questions_are_not_answered(assistant: Assistant, question
         assert topic in answer.text, f"topic {topic!r} not listed in {answer.text!r}"
 
 
+@pytest.mark.timeout(1200)  # reads every fit line, and the fitted pages with the real model
 def test_the_bundled_answerability_model_is_what_calibrate_fits_on_the_fit_set(assistant: Assistant) -> None:
     """Nobody edits the model by hand: refitting as `make calibrate` does (the quiz's fit files over the quiz, the
     docs' questions over the quiz with their pages beside it) gives the bundled weights."""
