@@ -185,8 +185,7 @@ def test_a_repository_that_cannot_be_reached_is_said_and_the_revision_served_sti
     assert metric("eksbot_knowledge_sync_failing") == 1
     assert 0 <= metric("eksbot_knowledge_sync_failing_seconds") < 60
 
-    fail(root, "Run(git fetch): exit status 128: timed out")  # the next attempt, a minute later
-    os.utime(root / ERROR_FILE, (since + 60, since + 60))
+    fail(root, "Run(git fetch): exit status 128: timed out", at=since + 60)  # the next attempt, a minute later
     wait_for(lambda: sync_state().get("error") == "error syncing repo, will retry: Run(git fetch): exit status 128: "
              "timed out", "the next failure said")
     state = sync_state()

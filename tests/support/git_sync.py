@@ -45,12 +45,15 @@ def drop(repo: Path, root: Path, sha: str) -> None:
     git("worktree", "remove", "--force", str(root / ".worktrees" / sha), cwd=repo)
 
 
-def fail(root: Path, err: str, msg: str = "error syncing repo, will retry") -> None:
+def fail(root: Path, err: str, msg: str = "error syncing repo, will retry", at: float | None = None) -> None:
     """What git-sync (`--error-file`) does when a sync fails: the error as JSON, written aside then renamed to
-    `root/<ERROR_FILE>` (again at each failed attempt)."""
+    `root/<ERROR_FILE>` (again at each failed attempt). `at`: the time the attempt is written at (its file's
+    modification time), set before the rename, so that no reader sees the new error with another time."""
     payload = {"Msg": msg, "Err": err, "Args": {"failCount": 1}}
     aside = root / "tmp-err-1"
     aside.write_text(json.dumps(payload), encoding="utf-8")
+    if at is not None:
+        os.utime(aside, (at, at))
     os.replace(aside, root / ERROR_FILE)
 
 
