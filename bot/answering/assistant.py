@@ -36,7 +36,7 @@ from bot.retrieval.artifacts import LoadedIndex, load_index, make_index
 from bot.retrieval.hybrid import HybridRetriever, QuestionKey, Retrieval, ScoredQuestion, Tuning
 from bot.retrieval.shared_vectors import SharedVectors
 from bot.text.language import detect_language
-from bot.text.normalise import fold
+from bot.text.normalise import fold, shortened
 
 RELATED_RATIO = 0.85  # other questions cited when their score is this close to the best one's
 MAX_CITATIONS = 3
@@ -300,7 +300,7 @@ class Assistant:
         caveat = say(lang, "not_covered", terms=_join_terms(judgement.uncovered, lang),
                      topic=topic) if judgement.uncovered else None
         if unanswered:
-            named = " ".join(say(lang, "part_not_answered", part=_shown_part(part)) for part in unanswered)
+            named = " ".join(say(lang, "part_not_answered", part=shortened(part, PART_SHOWN)) for part in unanswered)
             caveat = f"{named} {caveat or say(lang, 'on_topic', topic=topic)}"
         body = f"{caveat} {top.excerpt}" if caveat else top.excerpt
         notes = "".join(f"\n\n{say(lang, 'maintainers_note', text=note)}" for note in top.notes)
@@ -457,12 +457,6 @@ class Assistant:
     def _url_of(self, question: Question) -> str | None:
         document = self.knowledge.editions(question.doc_id).get(question.lang)
         return document.source_url if document else None
-
-
-def _shown_part(part: str) -> str:
-    """A question of the message as named back to the person: its words, cut after `PART_SHOWN` characters."""
-    words = " ".join(part.split())
-    return words if len(words) <= PART_SHOWN else f"{words[: PART_SHOWN - 1].rstrip()}…"
 
 
 def _join_terms(terms: tuple[str, ...] | list[str], lang: str) -> str:

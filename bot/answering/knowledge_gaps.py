@@ -25,6 +25,7 @@ from bot.lang import Lang
 from bot.reading.keys import words_key
 from bot.reading.markup import clean_question
 from bot.storage import GapRecord, GapStore
+from bot.text.normalise import shortened
 
 if TYPE_CHECKING:  # types only: recording needs no model
     from bot.answering.assistant import Answer
@@ -98,4 +99,4 @@ class KnowledgeGaps:
 
 def _stored(question: str) -> str:
     text = clean_question(question)
-    return text if len(text) <= TEXT_CHARS else text[: TEXT_CHARS - 1].rstrip() + "…"
+    return shortened(text, TEXT_CHARS)

@@ -21,6 +21,7 @@ from bot.errors import (
     UnknownAttemptError,
     UnknownTopicError,
 )
+from bot.text.normalise import shortened
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +40,7 @@ MAX_NAME = 64  # characters of a field name quoted back
 
 def _location(error: dict[str, Any]) -> str:
     name = ".".join(str(p) for p in error.get("loc", ()) if p not in ("body", "query"))
-    return name if len(name) <= MAX_NAME else name[: MAX_NAME - 1] + "…"
+    return shortened(name, MAX_NAME)
 
 
 def _reason(error: dict[str, Any]) -> str:

@@ -326,8 +326,8 @@ class Vocabulary:
         sentence_breaks = {p for p, gap in enumerate(gaps) if p and _SENTENCE_BREAK.search(gap)}
         scenario = _scenario(plain, matches, sentence_breaks, raw_tokens, checks, {w.position for w in words})
         evidence = [w.known and w.specificity >= THRESHOLDS.specific for w in words]  # kept though context
-        told = tuple(w for w, kept in zip(words, evidence, strict=True)
-                     if w.position in scenario - in_context and not kept)
+        telling = scenario - in_context  # the scenario's sentences, pasted text aside
+        told = tuple(w for w, kept in zip(words, evidence, strict=True) if w.position in telling and not kept)
         in_context |= scenario
         words = [w for w, kept in zip(words, evidence, strict=True) if w.position not in in_context or kept]
         definition = read_definition(question)
