@@ -30,12 +30,12 @@ eval:
 # Answers from documents (tests/docs): the quiz and every test page in a scratch knowledge directory, indexed
 # there, measured per source and language. questions.jsonl and questions-more.jsonl are the pages the decision
 # is fitted and tuned on, fit-b/ pages of long sections what is quoted of them is tuned on, and holdout-c/ those
-# it is fitted on since it was measured once; holdout/, holdout-b/, holdout-d/, holdout-e/, holdout-f/ and
-# holdout-g/, pages never fitted or tuned on, are reported apart.
-DOC_PAGES = public runbook holdout holdout-b holdout-c holdout-d holdout-e holdout-f holdout-g fit-b
+# it is fitted on since it was measured once; holdout/, holdout-b/, holdout-d/, holdout-e/, holdout-f/,
+# holdout-g/ and holdout-h/, pages never fitted or tuned on, are reported apart.
+DOC_PAGES = public runbook holdout holdout-b holdout-c holdout-d holdout-e holdout-f holdout-g holdout-h fit-b
 DOC_QUESTIONS = questions.jsonl questions-more.jsonl fit-b/questions.jsonl holdout/questions.jsonl \
 	holdout-b/questions.jsonl holdout-c/questions.jsonl holdout-d/questions.jsonl holdout-e/questions.jsonl \
-	holdout-f/questions.jsonl holdout-g/questions.jsonl
+	holdout-f/questions.jsonl holdout-g/questions.jsonl holdout-h/questions.jsonl
 DOCS_EKSBOT = .venv/bin/eksbot --knowledge-dir .eval-docs/knowledge --index-dir .eval-docs/index
 
 eval-docs:

@@ -2,8 +2,8 @@
 questions each answers and near-domain questions none does, measured per source and language with the real
 model (the figures are in docs/quality.md). The pages of questions.jsonl and questions-more.jsonl are those the
 decision is fitted on, fit-b/ pages of long sections that quoting is tuned on, and holdout-c/ joined them once it
-had been measured; holdout/, holdout-b/, holdout-d/, holdout-e/, holdout-f/ and holdout-g/ are never fitted or
-tuned on and are measured apart."""
+had been measured; holdout/, holdout-b/, holdout-d/, holdout-e/, holdout-f/, holdout-g/ and holdout-h/ are never
+fitted or tuned on and are measured apart."""
 
 from __future__ import annotations
 
@@ -34,6 +34,7 @@ HOLDOUT_D = DOCS / "holdout-d" / "questions.jsonl"
 HOLDOUT_E = DOCS / "holdout-e" / "questions.jsonl"
 HOLDOUT_F = DOCS / "holdout-f" / "questions.jsonl"
 HOLDOUT_G = DOCS / "holdout-g" / "questions.jsonl"
+HOLDOUT_H = DOCS / "holdout-h" / "questions.jsonl"
 # Floors with room for noise below the figures measured (docs/quality.md): a regression below them fails.
 # "quoted": the passage that answers is in what the answer quotes first.
 FIT_FLOORS = {"all": {"quoted": 0.55, "answered_right": 0.8, "declined_right": 0.65},
@@ -70,6 +71,10 @@ HOLDOUT_F_FLOORS = {"all": {"quoted": 0.6, "answered_right": 0.8, "declined_righ
 # pages"): quoted 0.500 en, 0.542 es, answered right 0.850, near-domain handled 0.875.
 HOLDOUT_G_FLOORS = {"all": {"quoted": 0.45, "answered_right": 0.78, "declined_right": 0.6, "handled": 0.75},
                     "all en": {"quoted": 0.44}, "all es": {"quoted": 0.46}, "each": {"answered_right": 0.65}}
+# The eighth, under what it measured the first time it was run (docs/quality.md, "An eighth set of held-out
+# pages"): quoted 0.583 en, 0.583 es, answered right 0.867, near-domain handled 0.875.
+HOLDOUT_H_FLOORS = {"all": {"quoted": 0.53, "answered_right": 0.8, "declined_right": 0.75, "handled": 0.75},
+                    "all en": {"quoted": 0.52}, "all es": {"quoted": 0.5}, "each": {"answered_right": 0.73}}
 # The pages of long sections quoting is tuned on (docs/quality.md, "Pages of long sections to tune quoting on"):
 # quoted 0.682 en, 0.821 es, answered right 0.903, near-domain handled 0.875.
 FIT_B_FLOORS = {"all": {"quoted": 0.66, "answered_right": 0.85, "declined_right": 0.75, "handled": 0.8},
@@ -84,7 +89,7 @@ def with_docs(tmp_path_factory: pytest.TempPathFactory, real_embedder: Embedder)
     knowledge = root / "knowledge"
     shutil.copytree(KNOWLEDGE, knowledge)
     for folder in ("public", "runbook", "holdout", "holdout-b", "holdout-c", "holdout-d", "holdout-e", "holdout-f",
-                   "holdout-g", "fit-b"):
+                   "holdout-g", "holdout-h", "fit-b"):
         shutil.copytree(DOCS / folder, knowledge / folder)
     kb = load_knowledge(knowledge)
     build_index(kb, root / "index", real_embedder)
@@ -127,12 +132,13 @@ def test_the_pages_of_long_sections_are_quoted_by_the_passage_that_answers(with_
 @pytest.mark.parametrize(("questions", "floors"), [(HOLDOUT, HOLDOUT_FLOORS), (HOLDOUT_B, HOLDOUT_B_FLOORS),
                                                    (HOLDOUT_D, HOLDOUT_D_FLOORS), (HOLDOUT_E, HOLDOUT_E_FLOORS),
                                                    (HOLDOUT_F, HOLDOUT_F_FLOORS), (HOLDOUT_G, HOLDOUT_G_FLOORS),
-                                                   (HOLDOUT_C, HOLDOUT_C_FLOORS)],
-                         ids=["holdout", "holdout-b", "holdout-d", "holdout-e", "holdout-f", "holdout-g", "holdout-c"])
+                                                   (HOLDOUT_H, HOLDOUT_H_FLOORS), (HOLDOUT_C, HOLDOUT_C_FLOORS)],
+                         ids=["holdout", "holdout-b", "holdout-d", "holdout-e", "holdout-f", "holdout-g", "holdout-h",
+                              "holdout-c"])
 def test_pages_measured_apart_are_quoted_as_well(with_docs: Assistant, questions: Path,
                                                  floors: dict[str, dict[str, float]]) -> None:
     """Each set of pages measured apart from the pages the decision was first fitted on holds its first figures:
-    six never fitted or tuned on, and holdout-c/, fitted on since it was measured once."""
+    seven never fitted or tuned on, and holdout-c/, fitted on since it was measured once."""
     summary = summarize_documents(evaluate_documents(with_docs, read_document_questions(questions)))
     folder = questions.parent
     assert {k for k in summary if not k.startswith("all")} == {
