@@ -6,7 +6,6 @@ Fast: reads files and imports the settings, loads no model.
 
 from __future__ import annotations
 
-import importlib.util
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,6 +14,7 @@ from types import ModuleType
 import pytest
 
 from bot.config import PROJECT_ROOT
+from tests.support.scripts import load_script
 
 README = PROJECT_ROOT / "README.md"
 DOCS = PROJECT_ROOT / "docs"
@@ -37,11 +37,7 @@ SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 
 
 def settings_doc() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("settings_doc", PROJECT_ROOT / "scripts" / "settings_doc.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("settings_doc")
 
 
 def documents() -> list[Path]:

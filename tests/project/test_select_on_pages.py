@@ -2,18 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
 from types import ModuleType
 
-from tests.conftest import PROJECT_ROOT
+from tests.support.scripts import load_script
 
 
 def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("select_on_pages", PROJECT_ROOT / "scripts" / "select_on_pages.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("select_on_pages")
 
 
 def test_a_page_is_measured_with_the_value_its_neighbours_chose_not_its_own_best() -> None:
