@@ -6,12 +6,13 @@ on, and the figure reported is the one of a page the choice never saw.
 For each value it prints the questions quoted over every page (the passage that answers in what the answer quotes
 first, as `eksbot eval` counts it), and the mean and worst page. Then, for each page in turn, the value that quotes
 most on the other pages (the value shipped among equals, then the closest to it) is measured on that page: summed
-over pages, that is what the choice gives on a page it never saw, beside what the shipped value gives. The
-constant is set where it is defined, so it must be read there when used (a module global, not a default argument
-or a name imported elsewhere). Run
-`make eval-docs` first: it lays out the knowledge (`.eval-docs/`) the questions are asked of. The default question
-files are those tuned on (`tests/docs/questions.jsonl`, `questions-more.jsonl`, `fit-b/`, `holdout-c/`); the
-held-out ones are for measuring the value chosen once, never for choosing it.
+over pages, that is what the choice gives on a page it never saw, beside what the shipped value gives.
+
+The constant is set where it is defined, so it must be read there when used (a module global, not a default
+argument or a name imported elsewhere). Run `make eval-docs` first: it lays out the knowledge (`.eval-docs/`) the
+questions are asked of. The default question files are those tuned on (`tests/docs/questions.jsonl`,
+`questions-more.jsonl`, `fit-b/`, `holdout-c/`); the held-out ones are for measuring the value chosen once, never
+for choosing it.
 """
 
 from __future__ import annotations
