@@ -197,13 +197,16 @@ class Assistant:
         when some question is not answered alone: that is what pulled the whole under the bar. When each is
         answered alone and the whole is not, what they ask together is what the knowledge does not answer. None
         when the message is not answered so."""
-        alone = [self._answer(part, reading) for part, reading in zip(parts, readings, strict=True)]
-        unanswered = [part for part, answer in zip(parts, alone, strict=True) if not answer.answered]
-        if not alone[0].answered or alone[0].confidence < self.judge.model.second_look or not unanswered:
+        later = [self._answer(part, reading) for part, reading in zip(parts[1:], readings[1:], strict=True)]
+        unanswered = [part for part, answer in zip(parts[1:], later, strict=True) if not answer.answered]
+        if not unanswered:
             return None
+        # Whether the first is answered alone does not depend on what it names as not answered: read once.
         answer = self._answer(parts[0], readings[0], unanswered=unanswered)
+        if not answer.answered or answer.confidence < self.judge.model.second_look:
+            return None
         cited = {(c.source, c.question, c.section) for c in answer.citations}
-        others = [c for a in alone[1:] if a.answered for c in a.citations[:1]
+        others = [c for a in later if a.answered for c in a.citations[:1]
                   if (c.source, c.question, c.section) not in cited]
         return replace(answer, citations=[*answer.citations, *others][: max(MAX_CITATIONS, len(answer.citations))])
 

@@ -78,7 +78,7 @@ def question_parts(text: str) -> list[str]:
     pieces = [text[a:b].strip() for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
     parts: list[str] = []
     for piece in pieces:  # each ends at its question mark, the last one perhaps without
-        tokens = [fold(t) for t in QUERY_WORD.findall(strip_accents(piece))]
+        tokens = QUERY_WORD.findall(fold(piece))
         asks = "?" in piece
         if parts and (not asks or len(tokens) < PART_WORDS or any(points_back(tokens, j) for j in range(len(tokens)))):
             parts[-1] = f"{parts[-1]} {piece}"
