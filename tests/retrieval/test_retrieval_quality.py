@@ -124,6 +124,10 @@ BELOW_FLOORS = {
     # an HPC cluster's and SageMaker's names for what the quiz explains ("our PBS line", "what SageMaker called
     # checkpoint_s3_uri"), measured once before counterparts were read as such, and no better after
     "holdout-authors-ai.jsonl": {"max_false_abstention": 0.11},
+    # a public agency's Spanish with no anglicism ("punto de control", "cápsulas", "procesadores gráficos") and
+    # formal British English that spells the terms out; a Brazilian's Spanish and English with Portuguese in them
+    "holdout-authors-aq.jsonl": {"max_false_abstention": 0.1},
+    "holdout-authors-ar.jsonl": {"max_false_abstention": 0.16},
 }
 
 
