@@ -39,6 +39,11 @@ _FORMATTING = re.compile(r"(?<![\w*_~`])([*_~])(?=\S)([^*_~`\n]*?\S)\1(?![\w*_~`
 PASTED_WORDS = 3  # inline code this long is pasted, not a term the person names
 _FENCED = re.compile(r"```.*?(?:```|$)", re.DOTALL)
 _CODE = re.compile(rf"{_FENCED.pattern}|`[^`]+`", re.DOTALL)
+# A comment that asks, inside pasted code ("# FIXME: minAvailable 4 but only 3 nodes -> ¿arranca con 3?", "// why
+# bf16 here?", "<!-- ¿hace falta la zona? -->"): the person's question, written where it applies. From the marker
+# of a line comment or a comment block to its question mark, within ASKING_COMMENT_CHARS.
+ASKING_COMMENT_CHARS = 300
+_ASKING_COMMENT = re.compile(rf"(?<!\S)(?:#|//|--|<!--|/\*)\s([^#`?]{{0,{ASKING_COMMENT_CHARS}}}\?)")
 _QUOTE = re.compile(r"^[ \t]*(?:>|&gt;)[ \t]?", re.MULTILINE)
 # What reads as machine output, whatever the language of the message around it.
 _PROMPT = re.compile(r"^\s*(?:[$#%]|>>>|PS [A-Z]:\\\S*>|[\w.-]+@[\w.-]+:\S*[$#])\s")  # "$ kubectl get pods"
@@ -102,9 +107,25 @@ def reading_text(text: str) -> str:
 
 def context_spans(text: str) -> list[tuple[int, int]]:
     """Where `text` holds pasted code: fenced blocks (an unclosed one runs to the end), and inline code or link
-    labels of several words. One or two words in backticks (`save_total_limit`) are the person's own term."""
-    return [m.span() for m in _CODE.finditer(text)
-            if m.group(0).startswith("```") or len(m.group(0).split()) >= PASTED_WORDS]
+    labels of several words. One or two words in backticks (`save_total_limit`) are the person's own term, and so
+    is a comment inside a fenced block that asks (`_ASKING_COMMENT`): a reviewer's "# ¿esto debería ser stage 3?"
+    is the question, the code around it the context."""
+    spans: list[tuple[int, int]] = []
+    for match in _CODE.finditer(text):
+        code = match.group(0)
+        if not code.startswith("```"):
+            if len(code.split()) >= PASTED_WORDS:
+                spans.append(match.span())
+            continue
+        start = match.start()
+        for asked in _ASKING_COMMENT.finditer(code):
+            begin, end = (match.start() + i for i in asked.span(1))
+            if begin > start:
+                spans.append((start, begin))
+            start = end
+        if start < match.end():
+            spans.append((start, match.end()))
+    return spans
 
 
 def own_text(text: str) -> str:

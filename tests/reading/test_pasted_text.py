@@ -165,6 +165,37 @@ def test_a_quoted_line_beside_the_persons_own_words_is_context_unless_it_asks() 
     assert own_text(asking) == asking
 
 
+@pytest.mark.parametrize(("message", "question"), [
+    ("```yaml\nspec:\n  minAvailable: 4\n# FIXME: minAvailable 4 but only 3 nodes -> does the job start?\n```",
+     "FIXME: minAvailable 4 but only 3 nodes -> does the job start?"),
+    ("```python\nmodel = model.to(torch.bfloat16)  // TODO: ¿por qué bf16 y no fp16?\n```",
+     "TODO: ¿por qué bf16 y no fp16?"),
+    ("```xml\n<nodeSelector/> <!-- ¿hace falta la zona aquí? -->\n```", "¿hace falta la zona aquí?"),
+    ("```bash\n-- is this the right variable?\nexport FI_PROVIDER=efa\n```\nLGTM otherwise",
+     "is this the right variable? LGTM otherwise"),
+])
+def test_a_comment_that_asks_inside_pasted_code_is_the_persons_own_words(message: str, question: str) -> None:
+    """A reviewer writes the question where it applies, as a comment in the code she pastes."""
+    assert own_text(clean_question(message)) == question
+
+
+@pytest.mark.parametrize("message", [
+    "```yaml\nsuccessfulJobsHistoryLimit: 5  # Optional. Default: 100. How many completed jobs are kept.\n```",
+    "```\n#include <nccl.h>\ncurl 'http://host/a#b?c=1'\nx = a ? b : c\n```",  # no comment that asks
+])
+def test_code_whose_comments_do_not_ask_is_all_context(message: str) -> None:
+    assert own_text(clean_question(message)) == ""
+
+
+def test_an_unknown_thing_asked_about_in_a_code_comment_is_named_as_not_covered(fake_assistant: Assistant) -> None:
+    asked = "```yaml\nkind: Job\nspec:\n  minAvailable: 4\n# can Zorblax do this gang scheduling instead?\n```"
+    words, uncovered = read(fake_assistant, asked)
+    assert uncovered == ["Zorblax"] and "gang" in words
+    told = "```yaml\nkind: Job\nspec:\n  minAvailable: 4  # managed by Zorblax, do not edit\n```\nwhy pending?"
+    words, uncovered = read(fake_assistant, told)
+    assert uncovered == [] and "Zorblax" not in words  # a comment that tells is pasted, as the code is
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(("log", "question"), [
     ('Traceback (most recent call last):\n  File "/srv/ft.py", line 41, in <module>\n    model(batch)\n'

@@ -128,7 +128,9 @@ BELOW_FLOORS = {
     # formal British English that spells the terms out; a Brazilian's Spanish and English with Portuguese in them
     "holdout-authors-aq.jsonl": {"max_false_abstention": 0.1},
     "holdout-authors-ar.jsonl": {"max_false_abstention": 0.16},
-    "holdout-authors-at.jsonl": {"handled": 0.82},  # a reviewer's questions in code comments, inside pasted code
+    # a reviewer's questions in code comments, inside pasted code (0.829 as first measured, then a comment that asks
+    # read as the person's own words)
+    "holdout-authors-at.jsonl": {"handled": 0.88},
 }
 
 
