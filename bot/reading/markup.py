@@ -117,12 +117,11 @@ def context_spans(text: str) -> list[tuple[int, int]]:
             if len(code.split()) >= PASTED_WORDS:
                 spans.append(match.span())
             continue
-        start = match.start()
-        for asked in _ASKING_COMMENT.finditer(code):
-            begin, end = (match.start() + i for i in asked.span(1))
-            if begin > start:
-                spans.append((start, begin))
-            start = end
+        offset = start = match.start()
+        for asked in _ASKING_COMMENT.finditer(code):  # the code up to each such comment, then after it
+            if offset + asked.start(1) > start:
+                spans.append((start, offset + asked.start(1)))
+            start = offset + asked.end(1)
         if start < match.end():
             spans.append((start, match.end()))
     return spans
