@@ -1,4 +1,5 @@
-"""Write bot/data/word-frequencies.npz: how common each word is in general Spanish and English.
+"""Write bot/data/word-frequencies.npz: how common each word is in general Spanish and English, and in
+Portuguese, whose everyday words Spanish speakers mix into their questions ("treinamento", "então").
 
 The answerability check weighs a question's words by how specific they are: "IRSA" or "DCGM" name a
 thing the knowledge may not cover, "how" or "set up" do not. The table comes from the `wordfreq`
@@ -30,7 +31,7 @@ from bot.reading.lexicon import term_key  # noqa: E402
 
 OUT = Path(__file__).resolve().parent.parent / "bot" / "data" / "word-frequencies.npz"
 MIN_ZIPF = 2.5
-STEMMERS = {"es": "spanish", "en": "english"}
+STEMMERS = {"es": "spanish", "en": "english", "pt": "portuguese"}
 
 
 def main() -> None:

@@ -32,6 +32,9 @@ RARE_ZIPF = 2.5  # this rare or less, or in no word list ("karpenter", "irsa"): 
 # Less common than this (Zipf 3: once per million words) is a word of low frequency, as the scale's authors divide
 # it: initials this rare in every language spell no word a question would mean ("NTH"; not "ran", "toe").
 LOW_FREQUENCY_ZIPF = 3.0
+# Languages no question is read in whose everyday words a Spanish speaker mixes into one ("treinamento",
+# "alguma coisa"): such a word is an ordinary word, never the name of a thing the knowledge does not cover.
+NEIGHBOUR_LANGUAGES = ("pt",)
 
 def term_key(term: str) -> int:
     """A 64-bit key for a term, the same in every process (no string is kept for it)."""
@@ -47,7 +50,7 @@ class WordFrequency:
         self._tables = {
             (lang, kind): (array("Q", arrays[f"{lang}_{kind}_keys"].astype(np.uint64).tobytes()),
                            arrays[f"{lang}_{kind}_zipf"].astype(np.uint8).tobytes())
-            for lang in STOPWORDS for kind in ("w", "s", "l")
+            for lang in (*STOPWORDS, *NEIGHBOUR_LANGUAGES) for kind in ("w", "s", "l")
         }
         # The same memory as numpy arrays, for looking many words up at once (`words_zipf`).
         self._arrays = {name: (np.frombuffer(keys, dtype=np.uint64), np.frombuffer(zipfs, dtype=np.uint8))
@@ -63,6 +66,12 @@ class WordFrequency:
         """How common `word` (folded), its stem or its lemma (an inflected form: "priorice", of "priorizar") is
         in general `lang`; 0.0 when no list has it."""
         return max(self._lookup(lang, "w", word), self._lookup(lang, "s", stem), self._lookup(lang, "l", word)) / 10
+
+    def neighbour_zipf(self, word: str) -> float:
+        """How common `word` (folded) or the word it is a form of is in the most common of the
+        `NEIGHBOUR_LANGUAGES` (stems aside: a short stem of one language is another's word)."""
+        return max(max(self._lookup(lang, "w", word), self._lookup(lang, "l", word))
+                   for lang in NEIGHBOUR_LANGUAGES) / 10
 
     def words_zipf(self, keys: np.ndarray, lang: str) -> np.ndarray:
         """How common each word (by its `term_key`, uint64) or the word it is a form of is in general `lang`,

@@ -42,6 +42,9 @@ def test_word_frequencies_come_from_the_bundled_table() -> None:
     assert frequency.zipf("entrenamiento", "entren", "es") > 4.0
     assert frequency.zipf("karpenter", "karpent", "en") == 0.0
     assert specificity(7.0) == 0.0 and specificity(0.0) == 1.0
+    # Portuguese is a neighbouring language, looked up apart: never a language a question is read in
+    assert frequency.neighbour_zipf("treinamento") > 4.0 and frequency.zipf("treinamento", "treinament", "es") == 0
+    assert frequency.neighbour_zipf("karpenter") == 0.0
 
 
 def test_chat_abbreviations_read_as_what_they_stand_for(fake_assistant: Assistant) -> None:
@@ -244,6 +247,24 @@ def test_an_ordinary_spanish_word_in_an_english_question_is_read_as_spanish(fake
     assert not memoria.named and known(fake_assistant, memoria)
     assert not uncovered.uncovered_terms(a, fake_assistant.retriever.vocabulary)
     assert word(read(fake_assistant, "how do I enable Zeppelin checkpointing?", "en"), "Zeppelin").named
+
+
+@pytest.mark.parametrize(("question", "lang", "terms"), [
+    ("Então, pra treinar o modelo de 200B que o chefe quer, solo data parallel não alcança, né?", "es", []),
+    ("EBS gp3 sirve para datos de treinamento distribuido? ou seja, el access mode es ReadWriteOnce?", "es", []),
+    ("FSx for Lustre é o recomendado, beleza. E o Mountpoint for S3? é mais barato pro nosso caso?", "es",
+     ["Mountpoint for S3"]),
+    # a capital inside the sentence is still a name, however common the word is in Portuguese
+    ("How do I run Tempo on the training cluster?", "en", ["Tempo"]),
+])
+def test_everyday_words_of_a_neighbouring_language_name_nothing(
+    fake_assistant: Assistant, question: str, lang: str, terms: list[str]
+) -> None:
+    """A Spanish speaker's message with Portuguese in it ("treinamento", "alguma coisa", "pra esse"): those words are
+    ordinary words, never things the knowledge does not cover; a thing named among them still is."""
+    a = read(fake_assistant, question, lang)
+    assert uncovered.uncovered_terms(a, fake_assistant.retriever.vocabulary) == terms
+    assert not any(w.named for w in a.words if w.text.lower() in {"treinar", "treinamento", "chefe", "nosso"})
 
 
 def test_a_word_only_a_wrong_option_writes_is_offered_not_known(fake_assistant: Assistant) -> None:

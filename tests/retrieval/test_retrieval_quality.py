@@ -125,9 +125,11 @@ BELOW_FLOORS = {
     # checkpoint_s3_uri"), measured once before counterparts were read as such, and no better after
     "holdout-authors-ai.jsonl": {"max_false_abstention": 0.11},
     # a public agency's Spanish with no anglicism ("punto de control", "cápsulas", "procesadores gráficos") and
-    # formal British English that spells the terms out; a Brazilian's Spanish and English with Portuguese in them
+    # formal British English that spells the terms out
     "holdout-authors-aq.jsonl": {"max_false_abstention": 0.1},
-    "holdout-authors-ar.jsonl": {"max_false_abstention": 0.16},
+    # a Brazilian's Spanish and English with Portuguese in them (0.154 as first measured, then Portuguese words read
+    # as everyday words)
+    "holdout-authors-ar.jsonl": {"max_false_abstention": 0.1},
     # a reviewer's questions in code comments, inside pasted code (0.829 as first measured, then a comment that asks
     # read as the person's own words)
     "holdout-authors-at.jsonl": {"handled": 0.88},
