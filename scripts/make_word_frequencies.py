@@ -27,7 +27,7 @@ from simplemma.strategies.dictionaries import DefaultDictionaryFactory
 from wordfreq import get_frequency_dict
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from bot.reading.lexicon import term_key  # noqa: E402
+from bot.reading.lexicon import NEIGHBOUR_LANGUAGES, term_key  # noqa: E402
 
 OUT = Path(__file__).resolve().parent.parent / "bot" / "data" / "word-frequencies.npz"
 MIN_ZIPF = 2.5
@@ -57,7 +57,9 @@ def main() -> None:
             if zipf < MIN_ZIPF or not folded.isalpha() or folded in words or stem(folded) in stems:
                 continue
             lemmas[folded] = max(lemmas.get(folded, 0.0), zipf)
-        for kind, table in (("w", words), ("s", stems), ("l", lemmas)):
+        tables = (("w", words), ("l", lemmas)) if lang in NEIGHBOUR_LANGUAGES else (
+            ("w", words), ("s", stems), ("l", lemmas))  # a neighbouring language's stems are never looked up
+        for kind, table in tables:
             keys = np.array([term_key(term) for term in table], dtype=np.uint64)
             zipfs = np.array([round(z * 10) for z in table.values()], dtype=np.uint8)
             order = np.argsort(keys)

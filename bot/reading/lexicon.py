@@ -47,10 +47,12 @@ class WordFrequency:
 
     def __init__(self, arrays: dict[str, np.ndarray]) -> None:
         # array('Q') and bytes: compact, and bisect on them is faster than numpy on one scalar at a time.
+        # Words, stems and inflections; of a neighbouring language no stems (`neighbour_zipf`)
+        kinds = {**dict.fromkeys(STOPWORDS, ("w", "s", "l")), **dict.fromkeys(NEIGHBOUR_LANGUAGES, ("w", "l"))}
         self._tables = {
             (lang, kind): (array("Q", arrays[f"{lang}_{kind}_keys"].astype(np.uint64).tobytes()),
                            arrays[f"{lang}_{kind}_zipf"].astype(np.uint8).tobytes())
-            for lang in (*STOPWORDS, *NEIGHBOUR_LANGUAGES) for kind in ("w", "s", "l")
+            for lang, lang_kinds in kinds.items() for kind in lang_kinds
         }
         # The same memory as numpy arrays, for looking many words up at once (`words_zipf`).
         self._arrays = {name: (np.frombuffer(keys, dtype=np.uint64), np.frombuffer(zipfs, dtype=np.uint8))

@@ -434,11 +434,12 @@ class Vocabulary:
             if slip is not None:
                 readings.append(slip[0])
                 zipf = slip[1]
-        if len(readings) == 1 and not extra and not identifier and (opens or raw.islower()) and not written:
-            # A word no common one of the question's languages, but of a neighbouring language ("treinamento",
-            # "coisa", "esse"), is as common as it is there: an everyday word, not a name.
-            neighbour = frequency.neighbour_zipf(folded) if zipf < NAMED_ZIPF else 0.0
-            zipf = max(zipf, neighbour) if neighbour >= NAMED_ZIPF else zipf
+        if (zipf < NAMED_ZIPF and len(readings) == 1 and not extra and not identifier and (opens or raw.islower())
+                and not written):
+            # Common in none of the question's languages but in a neighbouring one ("treinamento", "coisa", "esse"):
+            # as common as it is there, an everyday word and no name.
+            neighbour = frequency.neighbour_zipf(folded)
+            zipf = neighbour if neighbour >= NAMED_ZIPF else zipf
         readings += english or []  # an English equivalent finds the English edition's word
         forms = {
             lang: tuple(dict.fromkeys(
