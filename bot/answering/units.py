@@ -184,9 +184,14 @@ def choose(question: Question, analysis: Analysis, sentence_sims: Mapping[str, f
         chosen.append(scored[1][2])
     chosen += _complements(chosen, [u for _, _, u in scored], weights, words, heading)
     chosen += _parts(chosen, [u for _, _, u in scored], placed, analysis, words, heading)
-    # The code block shown is the best unit's, else the first of the others' in the section's order.
+    # The code block shown is the best unit's, else the first of the others' in the section's order; when several
+    # lead-ins are quoted, each with the block it introduces ("To list the jobs …:", "To list the pods …:"), their
+    # blocks are shown together in the same order: a lead-in is never quoted over another one's code.
     code = next((u.code for u in [chosen[0], *sorted(chosen[1:], key=lambda u: u.order)] if u.code is not None), None)
     chosen.sort(key=lambda u: u.order)
+    introduced = [u.code for u in chosen if u.kind == "code" and u.code is not None and u.lines]
+    if len(introduced) > 1:
+        code = _together(introduced)
     if code is None:  # a paragraph or list that leads into code right after it
         for unit in chosen:
             after = next((u for u in units if u.order == unit.order + 1), None)

@@ -206,14 +206,63 @@ def test_the_ordinary_words_of_what_is_asked_choose_between_units_under_the_head
     assert "no longer supported" not in quote.excerpt and "master" not in quote.code.text
 
 
-def test_the_code_shown_is_the_best_units_when_a_unit_before_it_is_quoted_too() -> None:
+def test_each_lead_in_quoted_shows_the_code_it_introduces_in_the_pages_order() -> None:
     """A question of two parts quotes the unit that answers its main part and, before it in the page, one that
-    answers the other: both are quoted in the page's order, and the code block shown is the main one's."""
+    answers the other: both are quoted in the page's order, each lead-in with the code block it introduces."""
     page = OPERATOR_RELEASES.replace("- Latest development build", "- Latest development build, rebuilt nightly")
     asked = analysis_of(("releas", 0.8), ("version", 0.5), ("night", 0.5))
     quote = choose(section(page, "Installing the operator"), asked, {}, {}, {})
     assert quote.excerpt.index("rebuilt nightly") < quote.excerpt.index("Release version")
-    assert quote.code is not None and "v1.4.0" in quote.code.text
+    assert quote.code is not None and quote.code.text.index("master") < quote.code.text.index("v1.4.0")
+
+
+LISTING = """## Running an example
+
+To list all the jobs that belong to a JobSet, you can use a command like this:
+
+```shell
+kubectl get jobs --selector=jobset.sigs.k8s.io/jobset-name=pytorch
+```
+
+The output is similar to
+
+```
+NAME                COMPLETIONS   DURATION   AGE
+pytorch-workers-0   0/4           6m12s      6m12s
+```
+
+To list all the pods that belong to a JobSet, you can use a command like this:
+
+```shell
+kubectl get pods --selector=jobset.sigs.k8s.io/jobset-name=pytorch
+```
+
+The output is similar to
+
+```
+NAME                        READY   STATUS    RESTARTS   AGE
+pytorch-workers-0-0-tcngx   1/1     Running   0          13s
+```
+"""
+
+
+def test_two_lead_ins_about_as_close_are_each_quoted_with_their_own_command() -> None:
+    """"kubectl command to list all the jobs of a jobset?": the lead-in of the jobs' command and the one of the
+    pods' command are about as close, and both are quoted; the command under each is shown, never the pods' one
+    alone under the jobs' lead-in."""
+    question = section(LISTING, "Running an example")
+    sims = {"To list all the jobs that belong to a JobSet, you can use a command like this:": 0.62,
+            "To list all the pods that belong to a JobSet, you can use a command like this:": 0.64}
+    quote = choose(question, analysis_of(("list", 0.2), ("jobset", 0.9)), sims, {}, {})
+    assert quote.excerpt.index("all the jobs") < quote.excerpt.index("all the pods")
+    assert quote.code is not None
+    assert quote.code.text.index("get jobs") < quote.code.text.index("get pods")
+    assert "COMPLETIONS" not in quote.code.text  # an output the question does not ask about
+    # Clearly the closer one alone: its lead-in and its command, not the other's.
+    sims["To list all the pods that belong to a JobSet, you can use a command like this:"] = 0.3
+    quote = choose(question, analysis_of(("list", 0.2), ("jobset", 0.9)), sims, {}, {})
+    assert "all the pods" not in quote.excerpt and quote.code is not None
+    assert "get jobs" in quote.code.text and "get pods" not in quote.code.text
 
 
 def test_a_row_is_quoted_as_the_table_shows_it_a_cell_under_no_header_alone_and_no_empty_cell() -> None:
