@@ -485,6 +485,8 @@ class Vocabulary:
 def _within(matches: list[re.Match[str]], patterns: Sequence[re.Pattern[str]], text: str) -> set[int]:
     """The tokens inside a match of one of `patterns` ("in plain terms", "is that right")."""
     spans = [m.span() for pattern in patterns for m in pattern.finditer(text)]
+    if not spans:  # most messages: none of the phrases
+        return set()
     return {p for p, m in enumerate(matches) if any(a <= m.start() < b for a, b in spans)}
 
 
