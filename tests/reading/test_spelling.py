@@ -57,3 +57,24 @@ def test_a_started_server_builds_the_misspelling_index_off_the_request_path(sett
         while not services.database.ready and time.monotonic() < deadline:
             time.sleep(0.02)
         services.close()
+
+
+def test_strings_sharing_a_key_only_add_candidates_the_distance_rules_out(monkeypatch) -> None:
+    """The index keeps a hash of each deletion, not the string: two strings with one key find each other's words,
+    and the edit distance (or, for an ending, the word itself) keeps only the word meant."""
+    import bot.reading.spelling as spelling_module
+
+    monkeypatch.setattr(spelling_module, "_key", lambda text: 7 if text.startswith("k") else 11)  # most share one
+    terms = spelling("karpenter", "kubernetes", "slurmdbd")
+    assert terms.spelling.closest("karpeter") == "karpenter"
+    assert terms.spelling.closest("kubernets") == "kubernetes"
+    assert terms.spelling.closest("kxyzwvuts") is None
+    assert terms.spelling.ending("dbd") is None  # every ending shares a key: none is told apart, none is guessed
+
+
+def test_the_misspelling_index_of_many_words_finds_each_one_misspelt() -> None:
+    words = [f"{stem}{suffix}" for stem in ("karpent", "schedul", "checkpo", "nodepoo") for suffix in ("erab", "ixo")]
+    terms = spelling(*words)
+    for word in words:
+        slipped = word[:3] + word[4:]  # one letter dropped
+        assert terms.spelling.closest(slipped) == word, slipped
