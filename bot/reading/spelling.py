@@ -39,13 +39,11 @@ class Spelling:
         with self._lock:
             if self._built:
                 return
-            deletions, endings = _Table.Builder(), _Table.Builder()
+            deletions, endings = array("Q"), array("Q")
             for number, word in enumerate(self._words):
-                for variant in _deletions(word, _max_distance(word)):
-                    deletions.add(variant, number)
-                for start in range(3, len(word) - 2):
-                    endings.add(word[start:], number)
-            self._index, self._endings = deletions.table(), endings.table()
+                deletions.extend(_entry(variant, number) for variant in _deletions(word, _max_distance(word)))
+                endings.extend(_entry(word[start:], number) for start in range(3, len(word) - 2))
+            self._index, self._endings = _Table(deletions), _Table(endings)
             self._built = True
 
     def ending(self, word: str) -> str | None:
@@ -79,46 +77,33 @@ NUMBER_BITS = 24  # a word's number in the low bits of a table's entry (16 milli
 
 
 class _Table:
-    """Strings -> the numbers of the words that have them, as one sorted array of 64-bit entries: a string's hash
-    (in this process) in the high bits, a word's number in the low ones. A tenth of the memory of a dict of the
-    strings (at 10,000 sections of docs, hundreds of thousands of deletions), and a build that sorts in place. A
-    hash shared by two strings only adds a candidate, which the edit distance then rules out."""
+    """Strings -> the numbers of the words that have them, as one sorted array of 64-bit entries (`_entry`): a
+    string's hash (in this process) in the high bits, a word's number in the low ones. A tenth of the memory of a
+    dict of the strings (at 10,000 sections of docs, hundreds of thousands of deletions). A hash shared by two
+    strings only adds a candidate, which the edit distance then rules out."""
 
     def __init__(self, entries: array[int] | None = None) -> None:
-        self._entries = array("Q") if entries is None else entries  # sorted
-        self._sorted = np.frombuffer(self._entries, dtype=np.uint64)  # the same memory, searched many keys at once
+        """`entries` are sorted where they are (no copy of them is made) and kept."""
+        self._sorted = np.frombuffer(array("Q") if entries is None else entries, dtype=np.uint64)
+        self._sorted.sort()
 
     def get(self, texts: Iterable[str]) -> set[int]:
         """The numbers of the words that have any of `texts` (a misspelt word's deletions: most have none)."""
-        low = np.array([_key(text) << NUMBER_BITS for text in texts], dtype=np.uint64)
+        low = np.array([_entry(text, 0) for text in texts], dtype=np.uint64)
         starts = np.searchsorted(self._sorted, low)
         ends = np.searchsorted(self._sorted, low + np.uint64(1 << NUMBER_BITS))
         found = ends > starts
-        return {entry & _NUMBER for start, end in zip(starts[found].tolist(), ends[found].tolist(), strict=True)
-                for entry in self._entries[start:end]}
-
-    class Builder:
-        """The entries, as compact as the table, until they are sorted into one."""
-
-        def __init__(self) -> None:
-            self._entries = array("Q")
-
-        def add(self, text: str, number: int) -> None:
-            self._entries.append(_key(text) << NUMBER_BITS | number)
-
-        def table(self) -> _Table:
-            """The table, sorted where the entries were added (no copy of them is made)."""
-            entries, self._entries = self._entries, array("Q")
-            np.frombuffer(entries, dtype=np.uint64).sort()  # in place; a key's words in their numbers' order
-            return _Table(entries)
+        return {number for start, end in zip(starts[found].tolist(), ends[found].tolist(), strict=True)
+                for number in (self._sorted[start:end] & np.uint64(_NUMBER)).tolist()}
 
 
 _NUMBER = (1 << NUMBER_BITS) - 1
 
 
-def _key(text: str) -> int:
-    """A string's key: its hash, in the bits above a word's number, one to spare (the next key's first entry)."""
-    return hash(text) & ((1 << (63 - NUMBER_BITS)) - 1)
+def _entry(text: str, number: int) -> int:
+    """A table's entry for a string and a word's number: the string's hash above the number, with one bit to spare
+    (so that the next hash's first entry is a 64-bit number too)."""
+    return (hash(text) & ((1 << (63 - NUMBER_BITS)) - 1)) << NUMBER_BITS | number
 
 
 def _max_distance(word: str) -> int:

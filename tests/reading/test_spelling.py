@@ -64,7 +64,12 @@ def test_strings_sharing_a_key_only_add_candidates_the_distance_rules_out(monkey
     and the edit distance (or, for an ending, the word itself) keeps only the word meant."""
     import bot.reading.spelling as spelling_module
 
-    monkeypatch.setattr(spelling_module, "_key", lambda text: 7 if text.startswith("k") else 11)  # most share one
+    entry = spelling_module._entry
+
+    def shared(text: str, number: int) -> int:  # every string has one of two keys
+        return entry("k" if text.startswith("k") else "x", number)
+
+    monkeypatch.setattr(spelling_module, "_entry", shared)
     terms = spelling("karpenter", "kubernetes", "slurmdbd")
     assert terms.spelling.closest("karpeter") == "karpenter"
     assert terms.spelling.closest("kubernets") == "kubernetes"
