@@ -174,9 +174,7 @@ def choose(question: Question, analysis: Analysis, sentence_sims: Mapping[str, f
         for unit in units:
             text = _quoted(unit, sentence_sims, weights, question.lang) if unit.kind == "list" else _joined_lines(
                 unit.lines)
-            if text and not any(text in line for line in lines):
-                lines = [line for line in lines if line not in text]
-                lines.append(text)
+            lines = _adding(lines, text)
         return Quote("\n".join(lines), _together(codes), best_score)
     chosen = [scored[0][2]]
     if len(scored) > 1 and scored[1][0] >= scored[0][0] - SECOND_UNIT and not (
@@ -203,10 +201,18 @@ def choose(question: Question, analysis: Analysis, sentence_sims: Mapping[str, f
         # A row after another row of its table is quoted without the sentence that introduces the table again.
         again = unit.kind == "row" and any(u.kind == "row" and u.lines == unit.lines for u in chosen[:i])
         text = unit.shown if again else _quoted(unit, sentence_sims, weights, question.lang)
-        if text and not any(text in q for q in quoted):
-            quoted = [q for q in quoted if q not in text]
-            quoted.append(text)
+        quoted = _adding(quoted, text)
     return Quote("\n".join(quoted), code, best_score)
+
+
+def _adding(quoted: list[str], text: str) -> list[str]:
+    """The texts quoted with `text` added, each said once: not when one quoted already holds it, and in place of
+    those it holds. Read apart from line breaks: a short paragraph is a unit of its own, its sentences one line,
+    and the lead-in of the list after it, one line each."""
+    flat = " ".join(text.split())
+    if not flat or any(flat in " ".join(q.split()) for q in quoted):
+        return quoted
+    return [*(q for q in quoted if " ".join(q.split()) not in flat), text]
 
 
 def _complements(chosen: list[Unit], ranked: list[Unit], weights: Sequence[tuple[float, tuple[Form, ...]]],
@@ -378,8 +384,9 @@ def _quoted(unit: Unit, sentence_sims: Mapping[str, float],
     lead-in; a table row after the sentence that introduces the table."""
     if unit.kind == "row":
         return " ".join(filter(None, (_joined_lines(unit.lines), unit.shown)))
-    if unit.kind == "code":
-        return _joined_lines(unit.lines)
+    if unit.kind == "code":  # its lead-in: the sentences before it, and the step of a list it stands under
+        first = next((i for i, line in enumerate(unit.lines) if _is_item(line)), len(unit.lines))
+        return "\n".join(filter(None, (_joined_lines(unit.lines[:first]), *unit.lines[first:])))
     if unit.kind == "list":
         first = next((i for i, line in enumerate(unit.lines) if _is_item(line)), len(unit.lines))
         lead, items = list(unit.lines[:first]), _item_groups(unit.lines[first:])

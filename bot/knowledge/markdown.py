@@ -529,13 +529,7 @@ def _blocks(tokens: list[Token], i: int, line: int) -> tuple[list[Block], int]:
         return ([Block("text", text, line)] if text else []), i + 3
     if token.type in ("bullet_list_open", "ordered_list_open"):
         end = _closing(tokens, i)
-        inside = tokens[i:end + 1]
-        items = _list_items(inside)
-        blocks = [Block("list", "\n".join(items), line)] if items else []
-        # Code inside list items (a numbered step with its YAML) follows the list as blocks of its own.
-        for code in (t for t in inside if t.type in ("fence", "code_block")):
-            blocks += _code(code, line + (code.map[0] - token.map[0] if code.map and token.map else 0))
-        return blocks, end + 1
+        return _list_blocks(tokens[i:end + 1], line), end + 1
     if token.type == "table_open":
         end = _closing(tokens, i)
         rows = _table_rows(tokens[i:end + 1])
@@ -562,9 +556,15 @@ def _closing(tokens: list[Token], i: int) -> int:
     return len(tokens) - 1
 
 
-def _list_items(tokens: list[Token]) -> list[str]:
-    """One line per item ("- text" or "1. text"), nested items indented."""
-    items: list[str] = []
+def _list_blocks(tokens: list[Token], line: int) -> list[Block]:
+    """A list's blocks: its items, one line each ("- text" or "1. text", nested items indented), and the code written
+    inside an item as a block of its own right after the text that leads into it. The items after the code are a
+    list again, and so is an item's text after its code ("Second, select one of the pods by running:"): "3. Drain
+    the node:" stays over its `kubectl drain`, as the page shows it."""
+    blocks: list[Block] = []
+    lines: list[str] = []
+    start = tokens[0].map[0] if tokens and tokens[0].map else 0
+    at = line
     counters: list[int | None] = []  # per open list: the last number given, None for a bullet list
     fresh = False
     for token in tokens:
@@ -574,16 +574,28 @@ def _list_items(tokens: list[Token]) -> list[str]:
             counters.pop()
         elif token.type == "list_item_open":
             fresh = True
+        elif token.type in ("fence", "code_block"):
+            if lines:
+                blocks.append(Block("list", "\n".join(lines), at))
+                lines = []
+            blocks += _code(token, line + (token.map[0] - start if token.map else 0))
         elif token.type == "inline" and (text := _inline_text(token)):
+            if not lines:
+                at = line + (token.map[0] - start if token.map else 0)
+            indent = "  " * (len(counters) - 1)
             if fresh:
                 number = counters[-1]
                 if number is not None:
                     counters[-1] = number = number + 1
-                items.append(f"{'  ' * (len(counters) - 1)}{'-' if number is None else f'{number}.'} {text}")
+                lines.append(f"{indent}{'-' if number is None else f'{number}.'} {text}")
                 fresh = False
+            elif not lines:  # an item's text after its code block
+                lines.append(f"{indent}{text}")
             else:
-                items[-1] += f" {text}"
-    return items
+                lines[-1] += f" {text}"
+    if lines:
+        blocks.append(Block("list", "\n".join(lines), at))
+    return blocks
 
 
 def _table_rows(tokens: list[Token]) -> list[tuple[str, ...]]:

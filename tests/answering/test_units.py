@@ -532,3 +532,72 @@ def test_the_ordinary_words_of_a_scenarios_telling_choose_between_units(fake_ass
     assert "major" in {w.text for w in analysis.told} and "major" not in {w.text for w in analysis.words}
     quote = choose(section(KERNEL_LABELS, "Kernel"), analysis, {}, {}, {})
     assert "`kernel-version.major`" in quote.excerpt and "`kernel-version.minor`" not in quote.excerpt
+
+
+PROCEDURE = """## Draining a node
+
+Timing matters here. Drain the node while the pod still runs on it.
+
+1. Create the job:
+
+   ```sh
+   kubectl create -f job.yaml
+   ```
+
+2. Find the node it runs on:
+
+   ```sh
+   node=$(kubectl get pods -l job-name=trainer -o jsonpath='{.items[0].spec.nodeName}')
+   ```
+
+3. Drain the node to evict the pod:
+
+   ```sh
+   kubectl drain nodes/$node --ignore-daemonsets --grace-period=0
+   ```
+
+4. Check that the job's failure count did not go up:
+
+   ```sh
+   kubectl get jobs -l job-name=trainer -o yaml
+   ```
+
+5. Uncordon the node:
+
+   ```sh
+   kubectl uncordon nodes/$node
+   ```
+"""
+
+
+def test_the_step_that_answers_is_quoted_with_its_own_command() -> None:
+    """Steps of a procedure each hold their command: the step asked about is quoted with the command it introduces,
+    not with the procedure's first one."""
+    quote = choose(section(PROCEDURE, "Draining a node"), analysis_of(("drain", 0.6), ("evict", 0.6)), {}, {}, {})
+    assert "3. Drain the node to evict the pod:" in quote.excerpt
+    assert quote.code is not None and "kubectl create" not in quote.code.text
+    assert "kubectl drain nodes/$node --ignore-daemonsets --grace-period=0" in quote.code.text
+
+
+CHECKS = """## Before a long run
+
+Check the quota first. A run over quota waits in the queue without a word.
+
+- `kubectl describe quota -n train` shows what the namespace still has
+- `kubectl get pods -n train` shows the pods still pending
+- `kubectl get events -n train` shows why a pod waits
+
+Runs of more than a day need a reservation. Ask for one in the platform channel a week ahead, with the number of
+GPUs and the dates. The platform team confirms within two days, and cancels a reservation unused for six hours.
+
+Checkpoints go to the team's bucket every hour. A run that cannot write them stops after three failed attempts,
+so check the bucket's permissions before a long run, with a short job that writes one file.
+"""
+
+
+def test_a_short_paragraph_before_a_list_is_said_once_when_both_are_quoted() -> None:
+    """A paragraph of two sentences before a list is a unit of its own and the list's lead-in: quoted as both, it
+    is said once, not once per line break."""
+    quote = choose(section(CHECKS, "Before a long run"), analysis_of(("quota", 0.8), ("wait", 0.6)), {}, {}, {})
+    assert quote.excerpt.count("Check the quota first.") == 1, quote.excerpt
+    assert "`kubectl describe quota -n train`" in quote.excerpt

@@ -319,17 +319,62 @@ def test_code_blocks_keep_language_and_content(
     assert contains in code[0].text
 
 
-def test_yaml_in_a_numbered_list_item_is_a_code_block_after_the_list(docs_kb: KnowledgeBase) -> None:
+def test_yaml_in_a_numbered_list_item_is_a_code_block_right_after_its_item(docs_kb: KnowledgeBase) -> None:
     q = section(doc(docs_kb, VOLCANO), f"{VOLCANO_TITLE} › 3 User Guide › 3.3 Deploy Workloads Using Network "
                 "Topology Aware Scheduling › 3.3.1 Deploying Using Volcano Job With Network Topology Constraints "
                 "Configured")
     assert [(b.kind, b.lang, b.line) for b in q.blocks] == [("list", None, 162), ("code", "yaml", 163),
-                                                             ("code", "shell", 190)]
+                                                             ("list", None, 189), ("code", "shell", 190),
+                                                             ("list", None, 202)]
     assert q.blocks[0].text.startswith("1. Create a Volcano job where each Pod requests the full CPU resources")
-    assert "\n2. The scheduling result is as follows:" in q.blocks[0].text
+    assert q.blocks[2].text == "2. The scheduling result is as follows:"  # numbered as on the page
     assert "```" not in q.blocks[0].text and "apiVersion" not in q.blocks[0].text
     lines = (DOCS / "public" / "volcano-network-topology-aware-scheduling.md").read_text(encoding="utf-8")
     assert q.blocks[1].text == "\n".join(line[3:] for line in lines.split("\n")[163:187])  # list indent removed
+
+
+STEPS = """# Node maintenance
+
+1. Find the node:
+
+   ```sh
+   kubectl get pods -o wide
+   ```
+
+2. Drain it. First cordon it:
+
+   ```sh
+   kubectl cordon $node
+   ```
+
+   Then evict its pods:
+
+   ```sh
+   kubectl drain $node --ignore-daemonsets
+   ```
+
+3. Check the job.
+4. Uncordon the node:
+
+   ```sh
+   kubectl uncordon $node
+   ```
+"""
+
+
+def test_each_step_of_a_procedure_stands_over_its_own_command(tmp_path: Path) -> None:
+    """A numbered procedure whose steps hold their commands reads as the page shows it: each step (or the text of a
+    step after one of its commands) right before the command it introduces, the steps numbered as written."""
+    from bot.knowledge.markdown import parse_markdown
+
+    (q,) = parse_markdown(STEPS, tmp_path / "maintenance.md", doc_id="maintenance", source="maintenance.md").questions
+    assert [(b.kind, b.text) for b in q.blocks] == [
+        ("list", "1. Find the node:"), ("code", "kubectl get pods -o wide"),
+        ("list", "2. Drain it. First cordon it:"), ("code", "kubectl cordon $node"),
+        ("list", "Then evict its pods:"), ("code", "kubectl drain $node --ignore-daemonsets"),
+        ("list", "3. Check the job.\n4. Uncordon the node:"), ("code", "kubectl uncordon $node"),
+    ]
+    assert [b.line for b in q.blocks if b.kind == "code"] == [5, 11, 17, 24]  # each where the page writes it
 
 
 @pytest.mark.parametrize(("doc_id", "path", "rows"), [
