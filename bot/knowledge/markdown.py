@@ -81,6 +81,16 @@ _SHORTCODE_TEXT = re.compile(r"""\btext\s*+=\s*+["']([^"']+)["']""")  # `{{< glo
 _SHORTCODE_FILE = re.compile(r"""\bfile\s*+=\s*+["']([^"']+)["']""")  # `{{% code_sample file="…/job.yaml" %}}`
 _SHORTCODE_ARGUMENT = re.compile(r"""^\s*+["']([^"']+)["']""")  # `{{% heading "prerequisites" %}}`
 _SHORTCODE_KIND = re.compile(r"^\s*+([A-Za-z]++)")  # `{{% notice tip %}}`
+# Jekyll (GitHub Pages): `{% highlight scala %}` … `{% endhighlight %}` is a code block; `{% link path %}` the path it
+# links to; any other Liquid tag (`{% include toc.html %}`) and a kramdown attribute list (`{: .note }`,
+# `{:target="_blank"}`) show nothing.
+_LIQUID_HIGHLIGHT = re.compile(
+    r"^(?P<indent>[ \t]*+)\{%-?[ \t]*+highlight[ \t]++(?P<lang>[\w+#.-]++)[^%\n]*+-?%\}[ \t]*+$")
+_LIQUID_END_HIGHLIGHT = re.compile(r"^(?P<indent>[ \t]*+)\{%-?[ \t]*+endhighlight[ \t]*+-?%\}[ \t]*+$")
+_LIQUID_FENCE = "{%"  # the fence a `{% highlight %}` block is open with
+_LIQUID_LINK = re.compile(r"(?<!\{)\{%-?[ \t]*+link[ \t]++([^\s%]++)[ \t]*+-?%\}(?!\})")
+_LIQUID_TAG = re.compile(r"(?<!\{)\{%[^%\n]*+%\}(?!\})")  # not a Hugo shortcode's `{{% … %}}`
+_KRAMDOWN_ATTRIBUTES = re.compile(r"\{:[^{}\n]*+\}")
 _HEADER_END = re.compile(r"\}\s*+/?>")  # the end of a component's `header={…}`: `}>` or `} />`
 _HTML_HEADING = re.compile(r"<h([1-6])\b", re.IGNORECASE)
 _TAG = re.compile(r"</?[A-Za-z][^<>]*+>")
@@ -247,6 +257,14 @@ class _PlainLines:
             self.options = False
         if self.fence is None and (myst := self._myst(line)) is not None:
             return myst
+        if self.fence == _LIQUID_FENCE:
+            if end := _LIQUID_END_HIGHLIGHT.match(line):
+                self.fence = None
+                return f"{end['indent']}```"
+            return line
+        if self.fence is None and (highlight := _LIQUID_HIGHLIGHT.match(line)):
+            self.fence = _LIQUID_FENCE
+            return f"{highlight['indent']}```{highlight['lang']}"
         opened = FENCE_LINE.match(line)
         if self.fence is not None:
             if opened and opened.group(1)[0] == self.fence[0] and len(opened.group(1)) >= len(self.fence):
@@ -367,6 +385,8 @@ def _plain_line(line: str) -> str:
         return f"{'#' * int(level.group(1)) if level else '##'} {text}" if text else ""
     if _is_component_line(line):
         return ""  # <Tabs>, </CollapsibleContent>, <div align="center">: structure, no text
+    if "{%" in line or "{:" in line:
+        line = _KRAMDOWN_ATTRIBUTES.sub("", _LIQUID_TAG.sub("", _LIQUID_LINK.sub(r"\1", line)))
     return _without_shortcodes(line) if "{{" in line else line
 
 

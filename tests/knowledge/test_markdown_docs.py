@@ -797,6 +797,45 @@ def test_placeholders_stay_as_written_while_html_tags_and_components_go(tmp_path
     ]
 
 
+JEKYLL = """# Fair scheduling
+
+To enable the fair scheduler, set `spark.scheduler.mode` to `FAIR`:
+
+{% highlight scala %}
+val conf = new SparkConf()
+conf.set("spark.scheduler.mode", "FAIR")
+{% endhighlight %}
+
+See the [configuration reference]({% link reference/configuration.md %}) and our chart's
+[README](https://example.com/charts/README.md){:target="_blank"}.
+{: .note }
+
+{% include toc.html %}
+"""
+
+
+def test_a_jekyll_pages_markup_shows_as_the_published_page_does(tmp_path: Path) -> None:
+    """A GitHub Pages site's Markdown: `{% highlight %}` is a code block in its language, a `{% link %}` is the
+    page it links to, and kramdown's attribute lists and other Liquid tags show nothing."""
+    from bot.knowledge.markdown import parse_markdown
+
+    (q,) = parse_markdown(JEKYLL, tmp_path / "fair.md", doc_id="fair", source="fair.md").questions
+    assert [(b.kind, b.lang) for b in q.blocks] == [("text", None), ("code", "scala"), ("text", None)]
+    assert q.blocks[1].text == 'val conf = new SparkConf()\nconf.set("spark.scheduler.mode", "FAIR")'
+    assert q.blocks[2].text == "See the configuration reference and our chart's README."
+
+
+@pytest.mark.parametrize("page", ["holdout-h/lakefs-deploy-aws.md", "fit-b/spark-job-scheduling.md",
+                                  "holdout-g/nfd-feature-labels.md", "holdout-f/deepspeed-getting-started.md"])
+def test_no_jekyll_markup_is_left_in_a_published_pages_text(page: str, tmp_path: Path) -> None:
+    from bot.knowledge.markdown import parse_markdown
+
+    document = parse_markdown((DOCS / page).read_text(encoding="utf-8"), tmp_path / Path(page).name,
+                              doc_id="page", source=page)
+    texts = [b.text for q in document.questions for b in q.blocks if b.kind != "code"]
+    assert texts and not [t for t in texts if "{%" in t or "{:" in t]
+
+
 # -- every page of the evaluation sets, and where each question's answer is -----------------------------------
 
 QUESTION_FILES = sorted(DOCS.glob("questions*.jsonl")) + sorted(DOCS.glob("*/questions.jsonl"))
