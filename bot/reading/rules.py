@@ -103,6 +103,7 @@ class LanguageRules:
     asked_versions: tuple[str, ...] = ()  # "which X version", "qué versión mínima de X": a version asked for
     asked_defaults: tuple[str, ...] = ()  # "the default expireAfter", "X por defecto": a default value asked for
     spelled: SpelledRules = field(default_factory=SpelledRules)  # "n c c l", "te pe ocho": a name said aloud
+    prefixes: tuple[str, ...] = ()  # "mis", "pre": a prefix and a common word make an ordinary word ("misconfigured")
 
 
 def slang(lang: str, word: str) -> str | None:
@@ -353,6 +354,7 @@ def rules(lang: str) -> LanguageRules:
             asked_versions=tuple(str(p) for p in data.get("asked_versions", {}).get("patterns", ())),
             asked_defaults=tuple(str(p) for p in data.get("asked_defaults", {}).get("patterns", ())),
             spelled=_spelled(data.get("spelled", {})),
+            prefixes=tuple(fold(str(p)) for p in data.get("derivations", {}).get("prefixes", ())),
             examples={name: tuple(section.get("examples", ())) for name, section in data.items()
                       if isinstance(section, dict)},
         )

@@ -57,6 +57,9 @@ from bot.text.normalise import fold, strip_accents
 from bot.text.tokens import ALL_STOPWORDS, tokens, word_terms
 
 NAMED_ZIPF = 3.2  # rarer than this: not a common word (a typo of a knowledge word may be meant)
+EMPHASIS_ZIPF = 4.5  # a word in capitals this common, of at least EMPHASIS_LENGTH letters, is said loud ("EXCEPT")
+EMPHASIS_LENGTH = 5
+DERIVED_MIN_LENGTH = 5  # the word after a prefix ("configured" of "misconfigured") has at least this many letters
 CAPITALISED_NAMED_ZIPF = 5.0  # a capitalised word inside a sentence, rarer than this, is part of a name
 NUMBER_SPECIFICITY = 0.3
 STEM_MIN_LENGTH = 6  # shorter words are looked up as written, not by stem
@@ -458,7 +461,14 @@ class Vocabulary:
             spec = specificity(zipf)
         capitalised = not opens and raw[:1].isupper() and zipf < CAPITALISED_NAMED_ZIPF  # "S3 Connector"
         quantity = folded.isdigit() or bool(_QUANTITY.match(folded)) or quiz_number  # "64", "120B", "400gbps"
-        named = not quantity and (identifier or _is_acronym(raw) or capitalised or zipf < RARE_ZIPF)
+        # An ordinary word written in capitals for emphasis ("EXCEPT") is no acronym. Nor does a rare word the
+        # knowledge writes, made of a prefix and a common word ("misconfigured", "preprocesado"), name a thing: it
+        # is matched like any other word, never taken for a neighbouring feature's name. One it never writes
+        # ("overfitting") is still said to be not covered.
+        acronym = _is_acronym(raw) and not (len(folded) >= EMPHASIS_LENGTH and zipf >= EMPHASIS_ZIPF)
+        rare = zipf < RARE_ZIPF and not (written and not identifier and (opens or raw.islower())
+                                         and derived_zipf(folded, langs, frequency) >= NAMED_ZIPF)
+        named = not quantity and (identifier or acronym or capitalised or rare)
         where = self._where(forms)
         offered = not where.ids.size and any(_form_in(form, self.offered.get(lang, frozenset()))
                                              for lang, lang_forms in forms.items() for form in lang_forms)
@@ -580,6 +590,13 @@ def _word_zipf(word: str, langs: list[str], frequency: WordFrequency) -> float:
         stem = stems[0][0] if stems and len(word) >= STEM_MIN_LENGTH else "\x00"
         best = max(best, frequency.zipf(word, stem, lang))
     return best
+
+
+def derived_zipf(folded: str, langs: list[str], frequency: WordFrequency) -> float:
+    """How common the word after one of the languages' prefixes is (`Rules.prefixes`: "misconfigured" ->
+    "configured"), at least `DERIVED_MIN_LENGTH` letters of it; 0.0 when the word has no such prefix."""
+    return max((_word_zipf(folded[len(prefix):], [lang], frequency) for lang in langs for prefix in rules(lang).prefixes
+                if folded.startswith(prefix) and len(folded) - len(prefix) >= DERIVED_MIN_LENGTH), default=0.0)
 
 
 def _is_common(folded: str, langs: list[str], frequency: WordFrequency) -> bool:
