@@ -104,6 +104,7 @@ class LanguageRules:
     asked_defaults: tuple[str, ...] = ()  # "the default expireAfter", "X por defecto": a default value asked for
     spelled: SpelledRules = field(default_factory=SpelledRules)  # "n c c l", "te pe ocho": a name said aloud
     prefixes: tuple[str, ...] = ()  # "mis", "pre": a prefix and a common word make an ordinary word ("misconfigured")
+    cognates: tuple[tuple[str, str], ...] = ()  # ("cia", "se"): a word's ending and its English cognate's ("licencia")
 
 
 def slang(lang: str, word: str) -> str | None:
@@ -203,6 +204,16 @@ def comparison() -> re.Pattern[str]:
     """A question that weighs two things against each other or offers them as alternatives ("vs", "or",
     "diferencia entre", "o")."""
     return re.compile(r"\b(?:" + "|".join(_all("comparison")) + r")\b", re.IGNORECASE)
+
+
+COGNATE_STEM = 3  # letters a word keeps before the ending its cognate changes
+
+
+def cognates(word: str, lang: str) -> list[str]:
+    """The English cognates a folded word's ending may give (`Rules.cognates`: "licencia" -> "licency", "licence",
+    "license"), longest ending first; which of them is a word is for the caller to say."""
+    return list(dict.fromkeys(word[: -len(ending)] + english for ending, english in rules(lang).cognates
+                              if word.endswith(ending) and len(word) - len(ending) >= COGNATE_STEM))
 
 
 def superlative_adjectives(word: str) -> list[str]:
@@ -355,6 +366,7 @@ def rules(lang: str) -> LanguageRules:
             asked_defaults=tuple(str(p) for p in data.get("asked_defaults", {}).get("patterns", ())),
             spelled=_spelled(data.get("spelled", {})),
             prefixes=tuple(fold(str(p)) for p in data.get("derivations", {}).get("prefixes", ())),
+            cognates=tuple((fold(str(a)), fold(str(b))) for a, b in data.get("cognates", {}).get("endings", ())),
             examples={name: tuple(section.get("examples", ())) for name, section in data.items()
                       if isinstance(section, dict)},
         )

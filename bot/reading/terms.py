@@ -39,6 +39,7 @@ from bot.reading.postings import KeySet, Postings, union_ids
 from bot.reading.questions import QUESTION_END, read_definition, referred_to_later
 from bot.reading.rules import (
     claim_checks,
+    cognates,
     comparison,
     counterparts,
     frame_phrases,
@@ -61,6 +62,7 @@ EMPHASIS_ZIPF = 4.5  # a word in capitals this common, of at least EMPHASIS_LENG
 EMPHASIS_LENGTH = 5
 DERIVED_MIN_LENGTH = 5  # the word after a prefix ("configured" of "misconfigured") has at least this many letters
 CAPITALISED_NAMED_ZIPF = 5.0  # a capitalised word inside a sentence, rarer than this, is part of a name
+COGNATE_MIN_LENGTH = 6  # a shorter Spanish word is read as an English cognate never ("casa" is no "case")
 NUMBER_SPECIFICITY = 0.3
 STEM_MIN_LENGTH = 6  # shorter words are looked up as written, not by stem
 READ_CACHE = 4096  # words kept once read (each with the sections it is in), the least recently asked dropped first
@@ -283,7 +285,8 @@ class Vocabulary:
         segments = tuple(sum(1 for b in breaks if b <= m.start()) for m in matches)
         displayed = [_token(m, shown) for m in QUERY_WORD.finditer(plain)]
         joined = self._compounds(raw_tokens)
-        english = self._english(raw_tokens, glossary) if glossary is not None and lang == "es" else {}
+        english = (self._english(raw_tokens, glossary, cognate=frequency) if glossary is not None and lang == "es"
+                   else {})
         # Said in English, a word the glossary of technical questions lacks is read with everyday Spanish's
         # ("sigue", "a mano"): what the embedding model reads, not a word matched with the knowledge's.
         said = ({**self._english(raw_tokens, Glossary.everyday()), **english}
@@ -345,10 +348,13 @@ class Vocabulary:
             told=told,
         )
 
-    def _english(self, tokens: list[str], glossary: Glossary) -> dict[int, list[str]]:
+    def _english(self, tokens: list[str], glossary: Glossary, *, cognate: WordFrequency | None = None
+                 ) -> dict[int, list[str]]:
         """English equivalents of a Spanish question's words, by token: an expression ("ancho de banda")
         goes to its last word, its other words to none (an empty list); an English word in the Spanish
-        question ("data parallelism") gets none."""
+        question ("data parallelism") gets none. With `cognate` (English's word frequencies), a word the glossary
+        lacks is read as its English cognate ("licencia": "license", `bot.reading.rules.cognates`) that the knowledge
+        writes in English, the most common in English of those its endings give."""
         folded = [fold(t) for t in tokens]
         out: dict[int, list[str]] = {}
         covered: set[int] = set()
@@ -369,6 +375,10 @@ class Vocabulary:
             if word in english and word not in spanish:
                 continue  # already English
             found = [gloss for gloss in glossary.word(word) if fold(gloss) != word]
+            if not found and cognate is not None and len(word) >= COGNATE_MIN_LENGTH:
+                written = [c for c in cognates(word, "es") if self._known(c, ["en"])]
+                # as common as the word itself (never its stem: "redundance" is as common as "redundancy" by it)
+                found = [max(written, key=lambda c: cognate.zipf(c, "\x00", "en"))] if written else []
             if found:
                 out[i] = found
         return out

@@ -16,6 +16,7 @@ from bot.reading.questions import definition_subject, referred_to_later
 from bot.reading.references import find_reference
 from bot.reading.rules import (
     alias_words,
+    cognates,
     continuation,
     defining_verbs,
     name_connectors,
@@ -121,6 +122,26 @@ def test_each_prefix_example_is_a_prefix_and_a_common_word(lang: str, example: d
     text, after = str(example["text"]), str(example["word"])
     assert any(text == prefix + after for prefix in rules(lang).prefixes)
     assert derived_zipf(text, [lang], WordFrequency.bundled()) >= NAMED_ZIPF
+
+
+COGNATES = [example for example in rules("es").examples["cognates"]]
+
+
+@pytest.mark.parametrize("example", COGNATES, ids=[str(e["text"]) for e in COGNATES])
+def test_each_cognate_example_is_given_by_its_endings(example: dict[str, object]) -> None:
+    assert str(example["cognate"]) in cognates(str(example["text"]), "es")
+
+
+def test_a_spanish_word_no_glossary_has_is_read_as_the_english_cognate_the_knowledge_writes(
+        fake_assistant: Assistant) -> None:
+    """"persistencia" and "redundancia" are in neither glossary; the quiz's English edition writes "persistence" and
+    "redundancy": the Spanish question finds them. A cognate the knowledge never writes is no reading
+    ("parabilidad" gives "parability")."""
+    read = {w.text: w for w in fake_assistant.retriever.analyze(
+        "¿qué dice de la persistencia y la redundancia de los checkpoints?", "es").words}
+    assert "persistence" in read["persistencia"].readings
+    assert "redundancy" in read["redundancia"].readings
+    assert all(not w.readings for w in fake_assistant.retriever.analyze("¿y la parabilidad?", "es").words)
 
 
 READINGS = [(lang, cls, example) for lang in ("en", "es") for cls in ("chat_abbreviations", "slang", "frame_words")
