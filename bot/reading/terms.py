@@ -266,8 +266,11 @@ class Vocabulary:
         (`bot.reading.spelled`), never as a function word ("a tee" is not "at")."""
         return spelled_names(question, lang, lambda name: name not in ALL_STOPWORDS and self.writes(name))
 
-    def analyze(self, question: str, lang: str, frequency: WordFrequency, glossary: Glossary | None = None
-                ) -> Analysis:
+    def analyze(self, question: str, lang: str, frequency: WordFrequency, glossary: Glossary | None = None,
+                *, cognates: bool = False) -> Analysis:
+        """Read a question's words. `cognates`: a Spanish word neither glossary has is read as the English cognate the
+        knowledge writes (`_english`), for a knowledge with pages written only in English: where every section has a
+        Spanish edition, the Spanish word itself finds it."""
         langs = [lang] if lang == "en" else self.languages  # Spanish questions borrow English terms
         words: list[QueryWord] = []
         search: list[str] = []
@@ -285,8 +288,8 @@ class Vocabulary:
         segments = tuple(sum(1 for b in breaks if b <= m.start()) for m in matches)
         displayed = [_token(m, shown) for m in QUERY_WORD.finditer(plain)]
         joined = self._compounds(raw_tokens)
-        english = (self._english(raw_tokens, glossary, cognate=frequency) if glossary is not None and lang == "es"
-                   else {})
+        english = (self._english(raw_tokens, glossary, cognate=frequency if cognates else None)
+                   if glossary is not None and lang == "es" else {})
         # Said in English, a word the glossary of technical questions lacks is read with everyday Spanish's
         # ("sigue", "a mano"): what the embedding model reads, not a word matched with the knowledge's.
         said = ({**self._english(raw_tokens, Glossary.everyday()), **english}

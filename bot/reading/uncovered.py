@@ -33,21 +33,22 @@ DEFAULT_STATED = re.compile(r"\b(?:defaults?|defaulted|por defecto|predeterminad
 
 
 def read_question(vocabulary: Vocabulary, question: str, language: str, frequency: WordFrequency,
-                  glossary: Glossary | None = None) -> Analysis:
+                  glossary: Glossary | None = None, *, cognates: bool = False) -> Analysis:
     """Read a clean question: its content words, their specificity, and the text to search with.
 
     A named thing the knowledge never mentions, asked about beside one it explains ("MPIJob or PyTorchJob?"),
     is set aside (`set_aside`): the rest is read again, and is what gets searched and judged; the named things
-    are kept as `Analysis.set_aside`.
+    are kept as `Analysis.set_aside`. `cognates`: a Spanish word no glossary has is read as its English cognate
+    (`Vocabulary.analyze`).
     """
     question = vocabulary.said_aloud(question, language)  # "n c c l" is NCCL, for all that follows
-    analysis = vocabulary.analyze(question, language, frequency, glossary)
+    analysis = vocabulary.analyze(question, language, frequency, glossary, cognates=cognates)
     aside = set_aside(analysis, vocabulary)
     if not aside.named:
         return analysis
     rest = remainder(analysis, question, aside)
     terms = tuple(uncovered_terms(analysis, vocabulary, only=set(aside.named)))
-    return replace(vocabulary.analyze(rest, language, frequency, glossary), set_aside=terms)
+    return replace(vocabulary.analyze(rest, language, frequency, glossary, cognates=cognates), set_aside=terms)
 
 
 @dataclass(frozen=True)

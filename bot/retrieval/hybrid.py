@@ -197,7 +197,8 @@ class HybridRetriever:
         """Read a clean question with this knowledge's words (`bot.reading.uncovered.read_question`): its content
         words, their specificity, and the text to search with, a named thing the knowledge never mentions asked
         about beside one it explains set aside."""
-        return read_question(self.vocabulary, question, language, self.frequency, self.glossary)
+        return read_question(self.vocabulary, question, language, self.frequency, self.glossary,
+                             cognates=self._reads_in_english)
 
     def _per_question_max(self, values: np.ndarray) -> np.ndarray:
         """The largest value of each question's chunks (chunks grouped by question once, at load)."""

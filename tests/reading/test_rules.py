@@ -25,6 +25,7 @@ from bot.reading.rules import (
 )
 from bot.reading.terms import QueryWord
 from bot.text.normalise import fold
+from tests.support.extra_knowledge import beside_the_quiz
 
 EXAMPLES = [(lang, example) for lang in ("en", "es") for example in rules(lang).examples["quiz_reference"]]
 
@@ -132,16 +133,27 @@ def test_each_cognate_example_is_given_by_its_endings(example: dict[str, object]
     assert str(example["cognate"]) in cognates(str(example["text"]), "es")
 
 
-def test_a_spanish_word_no_glossary_has_is_read_as_the_english_cognate_the_knowledge_writes(
-        fake_assistant: Assistant) -> None:
-    """"persistencia" and "redundancia" are in neither glossary; the quiz's English edition writes "persistence" and
-    "redundancy": the Spanish question finds them. A cognate the knowledge never writes is no reading
-    ("parabilidad" gives "parability")."""
-    read = {w.text: w for w in fake_assistant.retriever.analyze(
+RETENTION_PAGE = """# Checkpoint retention
+
+Checkpoints of the shared bucket are kept for 30 days. Their persistence beyond that needs a ticket, and the
+redundancy of the bucket is three copies in one region.
+"""
+
+
+def test_a_spanish_word_no_glossary_has_is_read_as_the_english_cognate_a_page_writes(fake_assistant: Assistant,
+                                                                                     tmp_path: Path) -> None:
+    """Beside a page written only in English, "persistencia" and "redundancia" (in neither glossary) are read as
+    "persistence" and "redundancy", which the page writes, and the Spanish question finds it. A cognate the
+    knowledge never writes is no reading ("parabilidad"), and over the quiz alone, which has a Spanish edition of
+    every question, a Spanish word is read as written."""
+    with_page = beside_the_quiz(fake_assistant, tmp_path, {"retention.md": RETENTION_PAGE})
+    read = {w.text: w for w in with_page.retriever.analyze(
         "¿qué dice de la persistencia y la redundancia de los checkpoints?", "es").words}
-    assert "persistence" in read["persistencia"].readings
-    assert "redundancy" in read["redundancia"].readings
-    assert all(not w.readings for w in fake_assistant.retriever.analyze("¿y la parabilidad?", "es").words)
+    assert "persistence" in read["persistencia"].readings and "redundancy" in read["redundancia"].readings
+    assert any(isinstance(key, tuple) and key[0] == "retention" for key in read["redundancia"].where)
+    assert all(not w.readings for w in with_page.retriever.analyze("¿y la parabilidad?", "es").words)
+    quiz_alone = {w.text: w for w in fake_assistant.retriever.analyze("¿y la redundancia?", "es").words}
+    assert not quiz_alone["redundancia"].readings
 
 
 READINGS = [(lang, cls, example) for lang in ("en", "es") for cls in ("chat_abbreviations", "slang", "frame_words")
