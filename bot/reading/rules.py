@@ -210,8 +210,8 @@ COGNATE_STEM = 3  # letters a word keeps before the ending its cognate changes
 
 
 def cognates(word: str, lang: str) -> list[str]:
-    """The English cognates a folded word's ending may give (`Rules.cognates`: "licencia" -> "licency", "licence",
-    "license"), longest ending first; which of them is a word is for the caller to say."""
+    """The English cognates a folded word's ending may give (`LanguageRules.cognates`: "licencia" -> "licence",
+    "licency", "license"), longest ending first; which of them is a word is for the caller to say."""
     return list(dict.fromkeys(word[: -len(ending)] + english for ending, english in rules(lang).cognates
                               if word.endswith(ending) and len(word) - len(ending) >= COGNATE_STEM))
 

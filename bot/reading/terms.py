@@ -606,7 +606,7 @@ def _word_zipf(word: str, langs: list[str], frequency: WordFrequency) -> float:
 
 
 def derived_zipf(folded: str, langs: list[str], frequency: WordFrequency) -> float:
-    """How common the word after one of the languages' prefixes is (`Rules.prefixes`: "misconfigured" ->
+    """How common the word after one of the languages' prefixes is (`LanguageRules.prefixes`: "misconfigured" ->
     "configured"), at least `DERIVED_MIN_LENGTH` letters of it; 0.0 when the word has no such prefix."""
     return max((_word_zipf(folded[len(prefix):], [lang], frequency) for lang in langs for prefix in rules(lang).prefixes
                 if folded.startswith(prefix) and len(folded) - len(prefix) >= DERIVED_MIN_LENGTH), default=0.0)
