@@ -384,11 +384,11 @@ def _quoted(unit: Unit, sentence_sims: Mapping[str, float],
     lead-in; a table row after the sentence that introduces the table."""
     if unit.kind == "row":
         return " ".join(filter(None, (_joined_lines(unit.lines), unit.shown)))
-    if unit.kind == "code":  # its lead-in: the sentences before it, and the step of a list it stands under
-        first = next((i for i, line in enumerate(unit.lines) if _is_item(line)), len(unit.lines))
+    # The sentences before the first item lead in; a code block's lead-in is them, and the step it stands under.
+    first = next((i for i, line in enumerate(unit.lines) if _is_item(line)), len(unit.lines))
+    if unit.kind == "code":
         return "\n".join(filter(None, (_joined_lines(unit.lines[:first]), *unit.lines[first:])))
     if unit.kind == "list":
-        first = next((i for i, line in enumerate(unit.lines) if _is_item(line)), len(unit.lines))
         lead, items = list(unit.lines[:first]), _item_groups(unit.lines[first:])
         whole = "\n".join([*lead, *(line for item in items for line in item)])
         if not items or (len(items) <= LIST_ITEMS and len(whole) <= UNIT_CHARS):

@@ -584,6 +584,10 @@ def _list_blocks(tokens: list[Token], line: int) -> list[Block]:
     blocks: list[Block] = []
     lines: list[str] = []
     start = tokens[0].map[0] if tokens and tokens[0].map else 0
+
+    def line_of(token: Token) -> int:
+        return line + (token.map[0] - start if token.map else 0)
+
     at = line
     counters: list[int | None] = []  # per open list: the last number given, None for a bullet list
     fresh = False
@@ -598,10 +602,10 @@ def _list_blocks(tokens: list[Token], line: int) -> list[Block]:
             if lines:
                 blocks.append(Block("list", "\n".join(lines), at))
                 lines = []
-            blocks += _code(token, line + (token.map[0] - start if token.map else 0))
+            blocks += _code(token, line_of(token))
         elif token.type == "inline" and (text := _inline_text(token)):
             if not lines:
-                at = line + (token.map[0] - start if token.map else 0)
+                at = line_of(token)
             indent = "  " * (len(counters) - 1)
             if fresh:
                 number = counters[-1]
