@@ -79,6 +79,18 @@ def test_a_frame_in_the_other_language_frames_too(fake_assistant: Assistant) -> 
     assert "cristiano" not in english and "BF16" in english
 
 
+@pytest.mark.parametrize(("text", "lang"), [
+    ("A student asked me whether EFA needs a security group rule. What do I tell him?", "en"),
+    ("Un alumno me preguntó si EFA necesita una regla en el security group. ¿Qué le digo?", "es"),
+])
+def test_a_question_someone_asked_is_the_question(fake_assistant: Assistant, text: str, lang: str) -> None:
+    """"What do I tell him?" asks nothing of its own: what the student asked is the question, and who asked it and
+    who is told are neither its subject nor what it asks."""
+    words, uncovered = read(fake_assistant, text, lang)
+    assert "EFA" in words and uncovered == []
+    assert not {"student", "alumno", "him", "digo", "tell"} & set(words)
+
+
 def test_a_question_of_its_own_after_a_claim_keeps_the_claim_as_context(fake_assistant: Assistant) -> None:
     words, _ = read(fake_assistant, "Me dicen que Zorblax es muy lento. ¿Cómo pido EFA en el pod?", "es")
     assert "Zorblax" not in words and "EFA" in words
