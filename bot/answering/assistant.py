@@ -289,7 +289,8 @@ class Assistant:
             if s.score >= RELATED_RATIO * best.score
         ]
         vector = retrieval.vector
-        citations = [self._citation(lang, vector, s, retrieval, quotes.get(s.key)) for s in [best, *related]]
+        citations = self._quoted_beside(
+            [self._citation(lang, vector, s, retrieval, quotes.get(s.key)) for s in [best, *related]], lang)
         question = self.knowledge.question(best.key[0], best.key[1], lang)
         top = citations[0]
         if question.answer:
@@ -305,7 +306,8 @@ class Assistant:
         if unanswered:
             named = " ".join(say(lang, "part_not_answered", part=shortened(part, PART_SHOWN)) for part in unanswered)
             caveat = f"{named} {caveat or say(lang, 'on_topic', topic=topic)}"
-        body = f"{caveat} {top.excerpt}" if caveat else top.excerpt
+        quoted = top.excerpt + "".join(f"\n\n{b.section}:\n{b.excerpt}" for b in top.beside)
+        body = f"{caveat} {quoted}" if caveat else quoted
         notes = "".join(f"\n\n{say(lang, 'maintainers_note', text=note)}" for note in top.notes)
         return Answer(
             answered=True, language=lang, text=f"{body}\n\n{reference}{notes}", citations=citations,
@@ -457,9 +459,33 @@ class Assistant:
             lang=question.lang, notes=tuple(self.knowledge.notes_on(doc_id, number, lang)),
         )
 
+    def _quoted_beside(self, citations: list[Citation], lang: str) -> list[Citation]:
+        """The citations with the first section after the top one that is of the same part of its page (a parent
+        and its subsection, two subsections of one section: `same_part`) quoted beside it, under its own heading,
+        rather than only named: weighed about as close (`RELATED_RATIO`), the one may state the rule and the
+        other its details, and the person reads both without opening the page."""
+        top = citations[0]
+        if not top.section:
+            return citations
+        path = self.knowledge.question(top.doc_id, top.question, lang).path
+        for other in citations[1:]:
+            if (other.doc_id == top.doc_id and other.section and other.excerpt and other.excerpt != top.excerpt
+                    and same_part(path, self.knowledge.question(other.doc_id, other.question, lang).path)):
+                return [replace(top, beside=(other,)), *(c for c in citations[1:] if c is not other)]
+        return citations
+
     def _url_of(self, question: Question) -> str | None:
         document = self.knowledge.editions(question.doc_id).get(question.lang)
         return document.source_url if document else None
+
+
+def same_part(path: Sequence[str], other: Sequence[str]) -> bool:
+    """Whether two sections' heading paths are of the same part of a page: one holds the other (a section and its
+    subsection), or both stand right under the same heading (two subsections of one section, or two sections of
+    a page under its title)."""
+    shorter = min(len(path), len(other))
+    return tuple(path[:shorter]) == tuple(other[:shorter]) or (
+        len(path) == len(other) and tuple(path[:-1]) == tuple(other[:-1]))
 
 
 def _join_terms(terms: tuple[str, ...] | list[str], lang: str) -> str:

@@ -94,6 +94,12 @@ class CitationOut(BaseModel):
                     "language when there is one in it, else in the other; empty when there are none.",
         examples=[["Current Slinky releases name these kinds NodeSet and Cluster, in the slinky.slurm.net group."]],
     )
+    beside: list[CitationOut] = Field(
+        default_factory=list, examples=[[]],
+        description="On the first citation of an answer from a document: the section of the same part of its page "
+                    "(its parent or a subsection, or a section under the same heading) weighed about as close and "
+                    "quoted with it under its own heading, in the same shape; empty otherwise.",
+    )
 
 
 class AnswerOut(BaseModel):

@@ -38,13 +38,11 @@ def render_answer(console: Console, answer: Answer) -> None:
         parts.append(Text(printable(answer.caveat), style="yellow"))
     # The answer's text ends with the maintainers' notes: they are shown once, after the reference.
     parts.append(Text(printable(top.excerpt or answer.text.removesuffix(notes_suffix(answer.language, top.notes)))))
-    if top.snippet:  # the excerpt may end on the sentence that introduces it
-        code, left = cut_snippet(printable(top.snippet), SNIPPET_LINES, SNIPPET_CHARS)
-        parts.append(Syntax(code, top.snippet_lang or "text", theme="ansi_dark", word_wrap=True))
-        if left:
-            more = (say(answer.language, "more_lines_section", count=left, title=top.title) if top.section
-                    else say(answer.language, "more_lines", count=left, number=top.question))
-            parts.append(Text(printable(more), style="dim"))
+    parts += snippet_parts(answer.language, top)
+    for beside in top.beside:  # a section of the same part of the page, quoted under its own heading
+        parts.append(Text("\n" + printable(beside.section), style="bold"))
+        parts.append(Text(printable(beside.excerpt)))
+        parts += snippet_parts(answer.language, beside)
     if answer.reference:
         parts.append(Text("\n" + printable(answer.reference)))
     parts.extend(maintainers_note(answer.language, note) for note in top.notes)
@@ -61,6 +59,20 @@ def render_answer(console: Console, answer: Answer) -> None:
     if cites.plain:
         parts.append(cites)
     console.print(Panel(Group(*parts), border_style="green", title=escape(printable(answer.answer_line or ""))))  # type: ignore[arg-type]
+
+
+def snippet_parts(lang: str, citation: Citation) -> list[object]:
+    """A citation's snippet (the excerpt may end on the sentence that introduces it), cut at a sensible line when
+    long, with a note of what is left out."""
+    if not citation.snippet:
+        return []
+    code, left = cut_snippet(printable(citation.snippet), SNIPPET_LINES, SNIPPET_CHARS)
+    parts: list[object] = [Syntax(code, citation.snippet_lang or "text", theme="ansi_dark", word_wrap=True)]
+    if left:
+        more = (say(lang, "more_lines_section", count=left, title=citation.title) if citation.section
+                else say(lang, "more_lines", count=left, number=citation.question))
+        parts.append(Text(printable(more), style="dim"))
+    return parts
 
 
 def notes_suffix(lang: str, notes: Sequence[str]) -> str:

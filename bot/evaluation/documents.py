@@ -197,7 +197,9 @@ def evaluate_documents(assistant: Assistant, questions: list[DocQuestion], batch
 
 def _result(question: DocQuestion, answer: Answer) -> DocResult:
     top = answer.citations[0] if answer.citations and answer.answered else None
-    passage = "\n".join(part for part in (top.excerpt, top.snippet or "") if part) if top else ""
+    # What the answer quotes first: the top citation's excerpt and snippet, and those of the section quoted beside it.
+    passage = "\n".join(part for c in ([top, *top.beside] if top else []) for part in (c.excerpt, c.snippet or "")
+                        if part)
     return DocResult(question, answer.answered, answer.confidence, top.source if top else None,
                      top.section if top else None, passage,
                      tuple(answer.uncovered) if answer.answered and answer.caveat else (),

@@ -30,6 +30,9 @@ class Citation:
     url: str | None = None  # where readers find the source, when it says
     lang: str = field(default="", compare=False)  # the language the cited text is written in
     notes: tuple[str, ...] = ()  # maintainers' notes on the cited question or section, in the reader's language
+    # Sections of the same part of the page, weighed about as close, quoted with this one under their own headings:
+    # a rule stated in a section and its details in a subsection, or two subsections of one section.
+    beside: tuple[Citation, ...] = ()
 
     def __post_init__(self) -> None:
         # The URL comes from whoever wrote the knowledge (front matter, sources.yaml): every surface shows it
@@ -42,7 +45,7 @@ class Citation:
             "question": self.question, "title": self.title, "excerpt": self.excerpt,
             "snippet": bounded_snippet(self.snippet) if self.snippet else self.snippet,
             "source": self.source, "score": self.score, "doc": self.doc_id, "section": self.section,
-            "url": self.url, "notes": list(self.notes),
+            "url": self.url, "notes": list(self.notes), "beside": [c.to_dict() for c in self.beside],
         }
 
 

@@ -213,6 +213,11 @@ def answer_message(answer: Answer, *, question: str | None = None) -> Message:
     if top.excerpt:
         blocks.append(section(escape(top.excerpt)))
     blocks += snippet_blocks(top, lang)
+    for beside in top.beside:  # a section of the same part of the page, quoted under its own heading
+        blocks.append(context(f"📖 {cited_section(beside)}"))
+        if beside.excerpt:
+            blocks.append(section(escape(beside.excerpt)))
+        blocks += snippet_blocks(beside, lang)
     blocks += note_blocks(top.notes, lang)
     lines = [] if top.section else [cite(lang, top)]
     if answer.answer_line:
@@ -237,7 +242,8 @@ def answer_message(answer: Answer, *, question: str | None = None) -> Message:
         buttons.append(button(t(lang, "quiz_me"), QUIZ_ME_ACTION, feedback))
     blocks += actions("answer_actions", buttons)
     cited = top.section or t(lang, "question_n", number=top.question) + f": {top.title}"
-    parts = [answer.caveat or "", top.excerpt, cited, answer.answer_line or ""]
+    parts = [answer.caveat or "", top.excerpt, *(f"{b.section}: {b.excerpt}" for b in top.beside), cited,
+             answer.answer_line or ""]
     return message(escape("\n".join(p for p in parts if p)), blocks)
 
 

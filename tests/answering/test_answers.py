@@ -11,7 +11,8 @@ from tests.conftest import KNOWLEDGE
 pytestmark = pytest.mark.slow
 
 ANSWER_KEYS = {"answered", "language", "text", "citations", "confidence", "uncovered", "suggestion"}
-CITATION_KEYS = {"question", "title", "excerpt", "snippet", "source", "score", "doc", "section", "url", "notes"}
+CITATION_KEYS = {"question", "title", "excerpt", "snippet", "source", "score", "doc", "section", "url", "notes",
+                 "beside"}
 EFA_ES = "¿Qué variables de entorno necesito para que NCCL use EFA?"
 EFA_EN = "Which environment variables make NCCL use EFA?"
 

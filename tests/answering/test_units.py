@@ -601,3 +601,75 @@ def test_a_short_paragraph_before_a_list_is_said_once_when_both_are_quoted() -> 
     quote = choose(section(CHECKS, "Before a long run"), analysis_of(("quota", 0.8), ("wait", 0.6)), {}, {}, {})
     assert quote.excerpt.count("Check the quota first.") == 1, quote.excerpt
     assert "`kubectl describe quota -n train`" in quote.excerpt
+
+
+GANG_QUEUES = """---
+title: Gang queues
+---
+
+## Queues for gang apps
+
+A queue that runs gang apps must use the FIFO sorting policy. Set it in the queue's properties:
+
+```yaml
+queues:
+  - name: gang
+    properties:
+      application.sort.policy: fifo
+```
+
+### Why the FIFO sorting policy
+
+With fair sorting, the queue reserves part of the resources for several gang apps at once: each app holds
+placeholders on some nodes, none has enough to start, and the cluster is segmented until the placeholders time out.
+
+## Placeholder timeouts
+
+A placeholder that cannot be placed is released after `placeholderTimeoutInSeconds`, 15 minutes by default.
+"""
+
+
+def test_a_rule_and_its_reason_in_a_subsection_are_quoted_together_under_their_headings(
+        fake_assistant: Assistant, tmp_path: Path) -> None:
+    """"Why FIFO for gang apps?": the section states the rule and its subsection the reason, about as close; the
+    answer quotes both, each under its heading path, and names neither again among the page's other sections.
+    Another section of the page that is not of that part (the placeholders' timeout) is never quoted beside."""
+    import io
+
+    from rich.console import Console
+
+    from bot.cli.render import render_answer
+
+    assistant = beside_the_quiz(fake_assistant, tmp_path, {"team/gang-queues.md": GANG_QUEUES})
+    answer = assistant.answer("why must a queue running gang apps use the FIFO sorting policy rather than fair?",
+                              "en")
+    assert answer.answered, answer.text
+    top = answer.citations[0]
+    assert top.source == "team/gang-queues.md" and len(top.beside) == 1
+    quoted = [top, *top.beside]
+    assert {c.section.rsplit(" › ", 1)[-1] for c in quoted} == {"Queues for gang apps", "Why the FIFO sorting policy"}
+    assert "must use the FIFO sorting policy" in top.excerpt + top.beside[0].excerpt
+    assert "the cluster is segmented" in top.excerpt + top.beside[0].excerpt
+    assert all(c.section not in {q.section for q in quoted} for c in answer.citations[1:])
+    assert "Placeholder timeouts" not in {c.section.rsplit(" › ", 1)[-1] for c in quoted}
+    assert top.beside[0].excerpt in answer.text  # said in the answer's text too (HTTP, the fallback of a message)
+    assert top.to_dict()["beside"] == [top.beside[0].to_dict()]  # in the answer's JSON (HTTP, `ask --json`)
+    out = io.StringIO()
+    render_answer(Console(file=out, width=300, color_system=None), answer)
+    shown = out.getvalue()
+    assert shown.index(top.excerpt.split("\n")[0][:40]) < shown.index(top.beside[0].section)
+    assert shown.index(top.beside[0].section) < shown.index(top.beside[0].excerpt.split("\n")[0][:40])
+
+
+@pytest.mark.parametrize(("path", "other", "same"), [
+    (("Page", "Queues"), ("Page", "Queues", "Why FIFO"), True),  # a section and its subsection
+    (("Page", "Queues", "Why FIFO"), ("Page", "Queues"), True),
+    (("Page", "Queues", "Why FIFO"), ("Page", "Queues", "Timeouts"), True),  # under the same heading
+    (("Page", "Queues"), ("Page", "Timeouts"), True),  # two sections of the page under its title
+    (("Page", "Queues", "Why FIFO"), ("Page", "Timeouts", "Defaults"), False),  # under different headings
+    (("Page", "Queues", "Why FIFO"), ("Page", "Timeouts"), False),
+])
+def test_sections_of_the_same_part_of_a_page(path: tuple[str, ...], other: tuple[str, ...], same: bool) -> None:
+    from bot.answering.assistant import same_part
+
+    assert same_part(path, other) is same

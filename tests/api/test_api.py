@@ -21,7 +21,8 @@ from tests.support.api_helpers import client_for, running_server, wait_ready
 
 EFA_ES = "¿Qué variables de entorno necesito para que NCCL use EFA?"
 EFA_EN = "How do I request EFA devices in a pod spec?"
-CITATION_KEYS = {"question", "title", "excerpt", "snippet", "source", "score", "doc", "section", "url", "notes"}
+CITATION_KEYS = {"question", "title", "excerpt", "snippet", "source", "score", "doc", "section", "url", "notes",
+                 "beside"}
 
 
 @pytest.mark.slow

@@ -271,6 +271,25 @@ def test_an_answer_from_a_page_shows_where_first_then_the_quote_then_more_of_the
     assert actions == ["feedback_up", "feedback_down"]  # a section offers no quiz
 
 
+def test_a_section_quoted_beside_the_first_shows_under_its_own_heading_with_its_code() -> None:
+    """A rule in a section and its details in a subsection: the second is quoted after the first (and its code),
+    under its own heading path, escaped, and not named again among the other sections of the page."""
+    child = replace(doc_citation(section=f"{QUOTA_PATH} › For <team> namespaces", number=8,
+                                 snippet="kubectl get quota"),
+                    excerpt="Each train-<team> namespace has its own ResourceQuota.")
+    top = replace(doc_citation(snippet="kubectl describe quota"), beside=(child,))
+    message = blocks.answer_message(doc_answer(top))
+    check_limits(message)
+    texts = [b["text"]["text"] if b["type"] == "section" else b["elements"][0]["text"] for b in message["blocks"]
+             if b["type"] in ("section", "context")]
+    first = texts.index("Open a ticket in #ml-platform.")
+    heading = texts.index(f"📖 {QUOTA_PATH} › For &lt;team&gt; namespaces")
+    assert first < heading and texts[heading + 1] == "Each train-&lt;team&gt; namespace has its own ResourceQuota."
+    assert "kubectl describe quota" in texts[first + 1] and "kubectl get quota" in texts[heading + 2]
+    assert "Más en esta página" not in all_texts(message) and "More in this page" not in all_texts(message)
+    assert "Each train-&lt;team&gt; namespace" in message["text"]
+
+
 @pytest.mark.parametrize(("lang", "note"), [("en", "… 24 more lines in the section “Requesting a quota increase”"),
                                             ("es", "… 24 líneas más en la sección «Requesting a quota increase»")])
 def test_a_cut_snippet_of_a_section_says_what_is_left_in_the_section(lang: Lang, note: str) -> None:
