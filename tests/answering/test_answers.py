@@ -7,12 +7,11 @@ import pytest
 from bot.answering.assistant import Answer, Assistant
 from bot.errors import InputError
 from tests.conftest import KNOWLEDGE
+from tests.support.shapes import CITATION_KEYS
 
 pytestmark = pytest.mark.slow
 
 ANSWER_KEYS = {"answered", "language", "text", "citations", "confidence", "uncovered", "suggestion"}
-CITATION_KEYS = {"question", "title", "excerpt", "snippet", "source", "score", "doc", "section", "url", "notes",
-                 "beside"}
 EFA_ES = "¿Qué variables de entorno necesito para que NCCL use EFA?"
 EFA_EN = "Which environment variables make NCCL use EFA?"
 

@@ -18,11 +18,10 @@ from bot.api import create_app
 from bot.config import Settings
 from bot.services import Services
 from tests.support.api_helpers import client_for, running_server, wait_ready
+from tests.support.shapes import CITATION_KEYS
 
 EFA_ES = "¿Qué variables de entorno necesito para que NCCL use EFA?"
 EFA_EN = "How do I request EFA devices in a pod spec?"
-CITATION_KEYS = {"question", "title", "excerpt", "snippet", "source", "score", "doc", "section", "url", "notes",
-                 "beside"}
 
 
 @pytest.mark.slow

@@ -24,6 +24,7 @@ from bot.retrieval.artifacts import build_index
 from tests.conftest import KNOWLEDGE
 from tests.support.cli_helpers import run
 from tests.support.fakes import FakeEmbedder
+from tests.support.shapes import CITATION_KEYS
 
 EFA_EN = "Which environment variable enables EFA for NCCL?"
 BAD_QUIZ = """---
@@ -64,8 +65,7 @@ def check_answer_json(stdout: str) -> dict[str, object]:
     assert isinstance(data["confidence"], float) and 0.0 <= data["confidence"] <= 1.0
     assert isinstance(data["uncovered"], list)
     for citation in data["citations"]:
-        assert set(citation) == {"question", "title", "excerpt", "snippet", "source", "score", "doc", "section",
-                                 "url", "notes"}
+        assert set(citation) == CITATION_KEYS
         assert type(citation["question"]) is int
         assert isinstance(citation["title"], str) and isinstance(citation["excerpt"], str)
         assert citation["snippet"] is None or isinstance(citation["snippet"], str)
