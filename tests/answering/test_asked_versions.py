@@ -48,6 +48,9 @@ def with_operator(fake_assistant: Assistant, tmp_path: Path) -> Assistant:
     ("Which Helm chart version should we pin to upgrade the Acme training operator?", "Upgrades",
      "Helm chart version"),
     ("What is the default backoffLimit of an Acme training job?", "Retries", "default backoffLimit"),
+    # Asked as whether there is one, or as what a thing uses by default: the same.
+    ("Is there a default for backoffLimit on Acme training jobs?", "Retries", "default for backoffLimit"),
+    ("How many retries does an Acme training job get by default?", "Retries", "retries"),
 ])
 def test_a_value_the_quoted_section_does_not_state_is_named_as_not_covered(
         with_operator: Assistant, question: str, section: str, named: str) -> None:
