@@ -249,3 +249,23 @@ def test_what_the_person_tells_as_background_weighs_less_than_what_they_ask(fake
     whole = Assistant(fake_assistant.index, fake_assistant.embedder, model=fake_assistant.judge.model,
                       tuning=replace(retriever.tuning, context_weight=1.0))
     assert whole.retriever.specific_shares(analysis)[place[bf16_question]] > halved > 0
+
+
+@pytest.mark.parametrize(("text", "lang", "asked"), [
+    ("Summary: DeepSpeed config for a 70B fine-tune\nDescription: which ZeRO stage offloads both the optimizer states "
+     "and the parameters to CPU?\nPriority: P2\nComponent: ml-platform", "en", "ZeRO"),
+    ("Summary: Crear partición gpu-h100 en Slinky\nDescripción: ¿qué CRD define el grupo de nodos de la partición? "
+     "¿SlurmPartition o cuál?\nPrioridad: P3\nComponente: ml-platform", "es", "SlurmPartition"),
+    ("PFB my env:\n```\nexport FI_PROVIDER=efa\n```\nwhich NCCL_PROTO goes with EFA? need it for the RCA by EOD", "en",
+     "NCCL_PROTO"),
+])
+def test_a_tickets_form_and_the_workplaces_abbreviations_are_not_what_is_asked(
+        fake_assistant: Assistant, text: str, lang: str, asked: str) -> None:
+    """A ticket's field labels and the fields that only file it (priority, component), and "PFB", "RCA", "EOD",
+    are neither searched with nor named as what the knowledge does not cover: the answer would open with "The
+    knowledge base says nothing about “P2”"."""
+    words, uncovered = read(fake_assistant, text, lang)
+    assert asked in words
+    assert not {"Description", "Descripcion", "Priority", "Prioridad", "P2", "P3", "Component", "Componente",
+                "ml-platform", "PFB", "RCA", "EOD"} & set(words)
+    assert uncovered == []
