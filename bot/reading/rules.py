@@ -102,6 +102,7 @@ class LanguageRules:
     name_connectors: frozenset[str] = frozenset()  # "for": a name goes on past it ("Mountpoint for S3")
     asked_versions: tuple[str, ...] = ()  # "which X version", "qué versión mínima de X": a version asked for
     asked_defaults: tuple[str, ...] = ()  # "the default expireAfter", "X por defecto": a default value asked for
+    asked_upgrades: tuple[str, ...] = ()  # "how do I upgrade X", "cómo actualizo X a una versión nueva"
     spelled: SpelledRules = field(default_factory=SpelledRules)  # "n c c l", "te pe ocho": a name said aloud
     prefixes: tuple[str, ...] = ()  # "mis", "pre": a prefix and a common word make an ordinary word ("misconfigured")
     cognates: tuple[tuple[str, str], ...] = ()  # ("cia", "se"): a word's ending and its English cognate's ("licencia")
@@ -185,6 +186,13 @@ def asked_defaults() -> tuple[re.Pattern[str], ...]:
     """What asks for a default value ("what's the default consolidateAfter", "¿el drift viene activado por
     defecto?"), in every language: patterns whose group `what` is the default as named."""
     return tuple(re.compile(p, re.IGNORECASE) for p in _all("asked_defaults"))
+
+
+@cache
+def asked_upgrades() -> tuple[re.Pattern[str], ...]:
+    """What asks how to upgrade a thing ("how do we upgrade Volcano", "¿cómo actualizo KAITO a una versión
+    nueva?"), in every language: patterns whose group `what` is the upgrade as named."""
+    return tuple(re.compile(p, re.IGNORECASE) for p in _all("asked_upgrades"))
 
 
 @cache
@@ -364,6 +372,7 @@ def rules(lang: str) -> LanguageRules:
             name_connectors=frozenset(fold(str(w)) for w in data.get("name_connectors", {}).get("words", ())),
             asked_versions=tuple(str(p) for p in data.get("asked_versions", {}).get("patterns", ())),
             asked_defaults=tuple(str(p) for p in data.get("asked_defaults", {}).get("patterns", ())),
+            asked_upgrades=tuple(str(p) for p in data.get("asked_upgrades", {}).get("patterns", ())),
             spelled=_spelled(data.get("spelled", {})),
             prefixes=tuple(fold(str(p)) for p in data.get("derivations", {}).get("prefixes", ())),
             cognates=tuple((fold(str(a)), fold(str(b))) for a, b in data.get("cognates", {}).get("endings", ())),

@@ -17,7 +17,14 @@ from operator import and_
 from bot.reading.lexicon import Glossary, WordFrequency
 from bot.reading.postings import KeySet
 from bot.reading.questions import referred_to_later
-from bot.reading.rules import asked_defaults, asked_versions, coordination_words, is_clitic, name_connectors
+from bot.reading.rules import (
+    asked_defaults,
+    asked_upgrades,
+    asked_versions,
+    coordination_words,
+    is_clitic,
+    name_connectors,
+)
 from bot.reading.terms import Analysis, QueryWord, Vocabulary
 from bot.reading.thresholds import THRESHOLDS
 from bot.text.normalise import fold
@@ -30,6 +37,8 @@ NAME_GOES_ON = 2  # words of a name past what asks for a version ("versión del 
 VERSION_STATED = re.compile(r"(?<![\w.])v?\d+(?:\.(?:\d+|x)){1,2}(?![\w.]*[a-wyz])(?!\.?\d)", re.IGNORECASE)
 # A default as passages state one: "defaults to 30s", "by default", "por defecto", a heading "Default quota".
 DEFAULT_STATED = re.compile(r"\b(?:defaults?|defaulted|por defecto|predeterminad[oa]s?|de serie)\b", re.IGNORECASE)
+# An upgrade as passages speak of one: "upgrade", "upgrading", "update the chart", "actualizar", "migrate to v1".
+UPGRADE_STATED = re.compile(r"\b(?:upgrad\w*|updat\w*|actualiz\w*|migrat\w*|migra\w*)\b", re.IGNORECASE)
 
 
 def read_question(vocabulary: Vocabulary, question: str, language: str, frequency: WordFrequency,
@@ -265,7 +274,8 @@ def unstated_values(analysis: Analysis, texts: Iterable[str], headings: Iterable
     `texts` (its chunks, without a quiz question's wrong options); and a default it asks for (`asked_defaults`:
     "what's the default expireAfter…", "¿TF32 está activado por defecto?") that neither `texts` nor `headings` (its
     heading path: "Default quota per team") speak of. As the person named it, with its accents; read on their own
-    words, not on what they pasted."""
+    words, not on what they pasted. And how to upgrade a thing (`asked_upgrades`: "how do we upgrade Volcano?"),
+    when neither its text nor its heading path speaks of upgrading, updating or migrating."""
     own = [p for p in range(len(analysis.tokens)) if p not in analysis.context]
     if not own:
         return []
@@ -275,7 +285,8 @@ def unstated_values(analysis: Analysis, texts: Iterable[str], headings: Iterable
         text = f"{text} {analysis.tokens[p]}" if text else analysis.tokens[p]
     # Per kind of value: what asks for it, how a passage states it, and whether a heading may state it (a
     # heading's numbers, "3.3 Deploy Workloads", are no versions).
-    kinds = ((asked_versions(), VERSION_STATED, False), (asked_defaults(), DEFAULT_STATED, True))
+    kinds = ((asked_versions(), VERSION_STATED, False), (asked_defaults(), DEFAULT_STATED, True),
+             (asked_upgrades(), UPGRADE_STATED, True))
     asked = [(found, stated, in_headings) for patterns, stated, in_headings in kinds
              if (found := next((m for pattern in patterns if (m := pattern.search(text))), None)) is not None]
     if not asked:

@@ -79,12 +79,18 @@ def test_a_default_the_section_names_in_its_heading_answers_without_a_caveat(wit
 # ("v2.10", "1.35+"; an address or a section number is none), a default (in the text or in the heading).
 Passages = list[tuple[list[str], list[str]]]
 KINDS: dict[str, tuple[Passages, Passages]] = {
-    "asked_versions": ([(["Nothing here says which release."], []),
-                        (["The pod at 192.168.0.10 runs on node p4d.24xlarge."], [])],
-                       [(["Supported from v2.10 and after."], []), (["Supported on 1.35+ clusters."], [])]),
+    # (Each speaks of upgrading: "how do I upgrade the operator to a new version?" asks how to upgrade, not which.)
+    "asked_versions": ([(["Nothing here says which release to upgrade to."], []),
+                        (["Upgrade the pod at 192.168.0.10 on node p4d.24xlarge."], [])],
+                       [(["Upgrades are supported from v2.10 and after."], []),
+                        (["Upgrading is supported on 1.35+ clusters."], [])]),
     "asked_defaults": ([(["It is set per NodePool."], [])],
                        [(["It defaults to 30 seconds."], []), (["Viene desactivado por defecto."], []),
                         (["Four jobs at once."], ["Runbook › Default quota per team"])]),
+    "asked_upgrades": ([(["Install the chart with helm install."], [])],
+                       [(["Upgrade the operator with its Helm chart."], []),
+                        (["Actualiza el chart con helm upgrade."], []),
+                        (["Run helm install."], ["Runbook › Upgrading"])]),
 }
 EXAMPLES = [(kind, lang, example) for kind in KINDS for lang in ("en", "es") for example in rules(lang).examples[kind]]
 
@@ -100,3 +106,14 @@ def test_each_asked_value_example_is_read_as_its_file_says(fake_assistant: Assis
     for texts, headings in stated:
         assert unstated_values(analysis, texts, headings) == [], texts
 
+
+
+def test_an_upgrade_the_quoted_section_speaks_of_answers_without_a_caveat(with_operator: Assistant) -> None:
+    """"How do we upgrade X?" of a section on upgrading X answers as it is; of a passage that never speaks of
+    upgrading, it opens by saying the knowledge does not cover the upgrade (`asked_upgrades`)."""
+    answer = with_operator.answer("How do we upgrade the Acme training operator?")
+    assert answer.answered and answer.citations[0].section.endswith("Upgrades")
+    assert answer.uncovered == []
+    analysis = with_operator.retriever.analyze("How do we upgrade the Acme training operator?", "en")
+    assert unstated_values(analysis, ["Each team namespace can run four Acme training jobs at once."],
+                           ["Acme training operator › Default quota"]) == ["upgrade the Acme training operator"]
