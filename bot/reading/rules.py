@@ -8,6 +8,7 @@ code. A file that cannot be read, or a pattern that does not compile, stops the 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -100,9 +101,9 @@ class LanguageRules:
     defining_verbs: frozenset[str] = frozenset()
     alias_words: frozenset[str] = frozenset()
     name_connectors: frozenset[str] = frozenset()  # "for": a name goes on past it ("Mountpoint for S3")
-    asked_versions: tuple[str, ...] = ()  # "which X version", "qué versión mínima de X": a version asked for
-    asked_defaults: tuple[str, ...] = ()  # "the default expireAfter", "X por defecto": a default value asked for
-    asked_upgrades: tuple[str, ...] = ()  # "how do I upgrade X", "cómo actualizo X a una versión nueva"
+    # Per kind of value asked for (`ASKED_KINDS`), the patterns that ask for it: "which X version", "the default
+    # expireAfter", "cómo actualizo X a una versión nueva"
+    asked: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     spelled: SpelledRules = field(default_factory=SpelledRules)  # "n c c l", "te pe ocho": a name said aloud
     prefixes: tuple[str, ...] = ()  # "mis", "pre": a prefix and a common word make an ordinary word ("misconfigured")
     cognates: tuple[tuple[str, str], ...] = ()  # ("cia", "se"): a word's ending and its English cognate's ("licencia")
@@ -174,25 +175,17 @@ def counterparts() -> tuple[re.Pattern[str], ...]:
     return tuple(p for lang in LANGUAGES for p in rules(lang).counterparts)
 
 
-@cache
-def asked_versions() -> tuple[re.Pattern[str], ...]:
-    """What asks for a version ("which Neuron SDK version", "qué versión mínima de Volcano"), in every language
-    (people mix them): patterns whose group `what` is the version as named."""
-    return tuple(re.compile(p, re.IGNORECASE) for p in _all("asked_versions"))
+# The kinds of value a question may ask for that a passage must state (`bot.reading.uncovered.unstated_values`): a
+# version ("which Neuron SDK version"), a default ("what's the default consolidateAfter", "¿viene activado por
+# defecto?"), how to upgrade a thing ("how do we upgrade Volcano", "¿cómo actualizo KAITO a una versión nueva?").
+ASKED_KINDS = ("asked_versions", "asked_defaults", "asked_upgrades")
 
 
 @cache
-def asked_defaults() -> tuple[re.Pattern[str], ...]:
-    """What asks for a default value ("what's the default consolidateAfter", "¿el drift viene activado por
-    defecto?"), in every language: patterns whose group `what` is the default as named."""
-    return tuple(re.compile(p, re.IGNORECASE) for p in _all("asked_defaults"))
-
-
-@cache
-def asked_upgrades() -> tuple[re.Pattern[str], ...]:
-    """What asks how to upgrade a thing ("how do we upgrade Volcano", "¿cómo actualizo KAITO a una versión
-    nueva?"), in every language: patterns whose group `what` is the upgrade as named."""
-    return tuple(re.compile(p, re.IGNORECASE) for p in _all("asked_upgrades"))
+def asked_patterns(kind: str) -> tuple[re.Pattern[str], ...]:
+    """What asks for a kind of value (one of `ASKED_KINDS`), in every language (people mix them): patterns whose
+    group `what` is the value as named."""
+    return tuple(re.compile(p, re.IGNORECASE) for lang in LANGUAGES for p in rules(lang).asked.get(kind, ()))
 
 
 @cache
@@ -370,9 +363,7 @@ def rules(lang: str) -> LanguageRules:
             defining_verbs=frozenset(fold(str(w)) for w in data["defining_sentences"]["verbs"]),
             alias_words=frozenset(fold(str(w)) for w in data["defining_sentences"]["alias_words"]),
             name_connectors=frozenset(fold(str(w)) for w in data.get("name_connectors", {}).get("words", ())),
-            asked_versions=tuple(str(p) for p in data.get("asked_versions", {}).get("patterns", ())),
-            asked_defaults=tuple(str(p) for p in data.get("asked_defaults", {}).get("patterns", ())),
-            asked_upgrades=tuple(str(p) for p in data.get("asked_upgrades", {}).get("patterns", ())),
+            asked={kind: tuple(str(p) for p in data.get(kind, {}).get("patterns", ())) for kind in ASKED_KINDS},
             spelled=_spelled(data.get("spelled", {})),
             prefixes=tuple(fold(str(p)) for p in data.get("derivations", {}).get("prefixes", ())),
             cognates=tuple((fold(str(a)), fold(str(b))) for a, b in data.get("cognates", {}).get("endings", ())),

@@ -17,14 +17,7 @@ from operator import and_
 from bot.reading.lexicon import Glossary, WordFrequency
 from bot.reading.postings import KeySet
 from bot.reading.questions import referred_to_later
-from bot.reading.rules import (
-    asked_defaults,
-    asked_upgrades,
-    asked_versions,
-    coordination_words,
-    is_clitic,
-    name_connectors,
-)
+from bot.reading.rules import asked_patterns, coordination_words, is_clitic, name_connectors
 from bot.reading.terms import Analysis, QueryWord, Vocabulary
 from bot.reading.thresholds import THRESHOLDS
 from bot.text.normalise import fold
@@ -269,8 +262,8 @@ def _kinds(passage: str, head: str, *, before: bool) -> int:
 
 
 def unstated_values(analysis: Analysis, texts: Iterable[str], headings: Iterable[str] = ()) -> list[str]:
-    """A version the question asks for (`bot.reading.rules.asked_versions`: "which Neuron SDK version…",
-    "¿qué versión mínima de Volcano…?") that the cited passage does not state: no version number in any of
+    """A version the question asks for (`bot.reading.rules.asked_patterns`, `asked_versions`: "which Neuron SDK
+    version…", "¿qué versión mínima de Volcano…?") that the cited passage does not state: no version number in any of
     `texts` (its chunks, without a quiz question's wrong options); and a default it asks for (`asked_defaults`:
     "what's the default expireAfter…", "¿TF32 está activado por defecto?") that neither `texts` nor `headings` (its
     heading path: "Default quota per team") speak of. As the person named it, with its accents; read on their own
@@ -285,8 +278,9 @@ def unstated_values(analysis: Analysis, texts: Iterable[str], headings: Iterable
         text = f"{text} {analysis.tokens[p]}" if text else analysis.tokens[p]
     # Per kind of value: what asks for it, how a passage states it, and whether a heading may state it (a
     # heading's numbers, "3.3 Deploy Workloads", are no versions).
-    kinds = ((asked_versions(), VERSION_STATED, False), (asked_defaults(), DEFAULT_STATED, True),
-             (asked_upgrades(), UPGRADE_STATED, True))
+    kinds = ((asked_patterns("asked_versions"), VERSION_STATED, False),
+             (asked_patterns("asked_defaults"), DEFAULT_STATED, True),
+             (asked_patterns("asked_upgrades"), UPGRADE_STATED, True))
     asked = [(found, stated, in_headings) for patterns, stated, in_headings in kinds
              if (found := next((m for pattern in patterns if (m := pattern.search(text))), None)) is not None]
     if not asked:

@@ -215,8 +215,7 @@ def answer_message(answer: Answer, *, question: str | None = None) -> Message:
     blocks += snippet_blocks(top, lang)
     for beside in top.beside:  # a section of the same part of the page, quoted under its own heading
         blocks.append(context(f"📖 {cited_section(beside)}"))
-        if beside.excerpt:
-            blocks.append(section(escape(beside.excerpt)))
+        blocks.append(section(escape(beside.excerpt)))  # never empty: `Assistant._quoted_beside`
         blocks += snippet_blocks(beside, lang)
     blocks += note_blocks(top.notes, lang)
     lines = [] if top.section else [cite(lang, top)]
