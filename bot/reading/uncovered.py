@@ -32,6 +32,10 @@ VERSION_STATED = re.compile(r"(?<![\w.])v?\d+(?:\.(?:\d+|x)){1,2}(?![\w.]*[a-wyz
 DEFAULT_STATED = re.compile(r"\b(?:defaults?|defaulted|por defecto|predeterminad[oa]s?|de serie)\b", re.IGNORECASE)
 # An upgrade as passages speak of one: "upgrade", "upgrading", "update the chart", "actualizar", "migrate to v1".
 UPGRADE_STATED = re.compile(r"\b(?:upgrad\w*|updat\w*|actualiz\w*|migrat\w*|migra\w*)\b", re.IGNORECASE)
+# An install as passages speak of one: "install", "helm install", "instalar", "deploy the chart", "kubectl apply -f",
+# an add-on created ("eksctl create addon", "aws eks create-addon").
+INSTALL_STATED = re.compile(r"\b(?:install\w*|instal\w*|deploy\w*|despleg\w*|desplieg\w*|kubectl\s+(?:apply|create)|"
+                            r"create[\s-]addon)\b", re.IGNORECASE)
 
 
 def read_question(vocabulary: Vocabulary, question: str, language: str, frequency: WordFrequency,
@@ -268,7 +272,8 @@ def unstated_values(analysis: Analysis, texts: Iterable[str], headings: Iterable
     "what's the default expireAfter…", "¿TF32 está activado por defecto?") that neither `texts` nor `headings` (its
     heading path: "Default quota per team") speak of. As the person named it, with its accents; read on their own
     words, not on what they pasted. And how to upgrade a thing (`asked_upgrades`: "how do we upgrade Volcano?"),
-    when neither its text nor its heading path speaks of upgrading, updating or migrating."""
+    when neither its text nor its heading path speaks of upgrading, updating or migrating; how to install one
+    (`asked_installs`: "how do I install the EFA device plugin?"), when neither speaks of installing or deploying."""
     own = [p for p in range(len(analysis.tokens)) if p not in analysis.context]
     if not own:
         return []
@@ -280,7 +285,8 @@ def unstated_values(analysis: Analysis, texts: Iterable[str], headings: Iterable
     # heading's numbers, "3.3 Deploy Workloads", are no versions).
     kinds = ((asked_patterns("asked_versions"), VERSION_STATED, False),
              (asked_patterns("asked_defaults"), DEFAULT_STATED, True),
-             (asked_patterns("asked_upgrades"), UPGRADE_STATED, True))
+             (asked_patterns("asked_upgrades"), UPGRADE_STATED, True),
+             (asked_patterns("asked_installs"), INSTALL_STATED, True))
     asked = [(found, stated, in_headings) for patterns, stated, in_headings in kinds
              if (found := next((m for pattern in patterns if (m := pattern.search(text))), None)) is not None]
     if not asked:

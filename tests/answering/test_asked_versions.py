@@ -1,7 +1,8 @@
-"""A question that asks for a version or a default is answered with what the knowledge says, and told when the
-passage it quotes states none: "which Helm chart version…" of a section that names none opens with "The knowledge
-base says nothing about “Helm chart version”", where a section that states "1.29 or later" answers without it;
-"what's the default backoffLimit…" of a section that says no default, the same. Fake embedder."""
+"""A question that asks for a version, a default, or how to upgrade or install a thing is answered with what the
+knowledge says, and told when the passage it quotes states none: "which Helm chart version…" of a section that names
+none opens with "The knowledge base says nothing about “Helm chart version”", where a section that states "1.29 or
+later" answers without it; "what's the default backoffLimit…" of a section that says no default, the same. Fake
+embedder."""
 
 from __future__ import annotations
 
@@ -51,6 +52,9 @@ def with_operator(fake_assistant: Assistant, tmp_path: Path) -> Assistant:
     # Asked as whether there is one, or as what a thing uses by default: the same.
     ("Is there a default for backoffLimit on Acme training jobs?", "Retries", "default for backoffLimit"),
     ("How many retries does an Acme training job get by default?", "Retries", "retries"),
+    # How to install a thing, of a section that speaks of upgrading it only.
+    ("How do I install the Acme training operator with its Helm chart?", "Upgrades",
+     "install the Acme training operator"),
 ])
 def test_a_value_the_quoted_section_does_not_state_is_named_as_not_covered(
         with_operator: Assistant, question: str, section: str, named: str) -> None:
@@ -91,6 +95,11 @@ KINDS: dict[str, tuple[Passages, Passages]] = {
                        [(["Upgrade the operator with its Helm chart."], []),
                         (["Actualiza el chart con helm upgrade."], []),
                         (["Run helm install."], ["Runbook › Upgrading"])]),
+    "asked_installs": ([(["Upgrade the operator with its Helm chart."], [])],
+                       [(["helm install volcano volcano-sh/volcano -n volcano-system"], []),
+                        (["Despliega el chart en el namespace del equipo."], []),
+                        (["kubectl apply -f https://example.com/plugin.yaml"], []),
+                        (["Run the chart."], ["Runbook › Installation"])]),
 }
 EXAMPLES = [(kind, lang, example) for kind in KINDS for lang in ("en", "es") for example in rules(lang).examples[kind]]
 
