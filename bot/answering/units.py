@@ -43,6 +43,10 @@ SECOND_UNIT = 0.08  # a second unit this close to the best one is quoted as well
 # values switch queue-processor mode on and name the SQS queue?" asks about two rows of a table, "does it drain
 # on spot interruptions, and on rebalance recommendations?" about two of its parameters.
 COMPLEMENT = 0.25
+# A code block holding at least this share of its terms (and this many) from what the person pasted shows what they
+# pasted: the unit after it is quoted as well (`_after_echo`).
+ECHO_SHARE = 0.5
+ECHO_TERMS = 4
 PART_FOUND = 0.5  # a unit holding this share of one question's words of a message of several may answer it
 ROWS_QUOTED = 3  # rows of one table quoted at most (each answering a part of the question the others do not)
 LEAST_SPECIFIC = 0.05  # every word counts a little, so that a question of ordinary words still tells units apart
@@ -177,7 +181,9 @@ def choose(question: Question, analysis: Analysis, sentence_sims: Mapping[str, f
             lines = _adding(lines, text)
         return Quote("\n".join(lines), _together(codes), best_score)
     chosen = [scored[0][2]]
-    if len(scored) > 1 and scored[1][0] >= scored[0][0] - SECOND_UNIT and not (
+    # What follows a symptom the person pasted is quoted with it; else a second unit about as close.
+    chosen += _after_echo(chosen, [u for _, _, u in scored], analysis, question.lang)
+    if len(chosen) == 1 and len(scored) > 1 and scored[1][0] >= scored[0][0] - SECOND_UNIT and not (
             scored[0][2].kind == scored[1][2].kind == "row"):  # rows of one table look alike: the best says it
         chosen.append(scored[1][2])
     chosen += _complements(chosen, [u for _, _, u in scored], weights, words, heading)
@@ -213,6 +219,27 @@ def _adding(quoted: list[str], text: str) -> list[str]:
     if not flat or any(flat in " ".join(q.split()) for q in quoted):
         return quoted
     return [*(q for q in quoted if " ".join(q.split()) not in flat), text]
+
+
+def _after_echo(chosen: list[Unit], ranked: list[Unit], analysis: Analysis, lang: str) -> list[Unit]:
+    """When the best unit's code block is what the person pasted (an error, a command's output), the best ranked
+    unit after it that is not: the page shows the symptom, and what follows says what causes it or what to do ("you
+    might see the following error: …", then "This occurs because …", "To address this, …"). Within the room
+    `_has_room` leaves."""
+    best = chosen[0]
+    if best.code is None or not analysis.context:
+        return []
+    pasted = frozenset(t for p in analysis.context for t in knowledge_tokens(analysis.tokens[p], lang))
+
+    def echoes(unit: Unit) -> bool:
+        shown = set(knowledge_tokens(unit.code.text, lang)) if unit.code is not None else set()
+        return len(shown & pasted) >= max(ECHO_TERMS, ECHO_SHARE * len(shown))
+
+    if not echoes(best):
+        return []
+    after = next((u for u in ranked if u.order > best.order and u not in chosen and not echoes(u)
+                  and u.kind in ("paragraph", "list", "code")), None)
+    return [after] if after is not None and _has_room(after, chosen) else []
 
 
 def _complements(chosen: list[Unit], ranked: list[Unit], weights: Sequence[tuple[float, tuple[Form, ...]]],

@@ -673,3 +673,56 @@ def test_sections_of_the_same_part_of_a_page(path: tuple[str, ...], other: tuple
     from bot.answering.assistant import same_part
 
     assert same_part(path, other) is same
+
+
+SYMPTOM = """## Permission denied when running the wrapper
+
+When running the `trainctl` wrapper on hosts with SELinux enforcing, you might see the following error:
+
+```console
+$ sudo trainctl run --gpus=all --rm trainer:latest check
+/bin/trainctl: line 34: /bin/runner: Permission denied
+```
+
+The audit log shows the denial as well:
+
+```console
+SELinux is preventing /usr/bin/bash from entrypoint access on the file /usr/bin/runner.
+```
+
+This occurs because the wrapper forwards its arguments to the runner executable, which the policy does not allow.
+
+To address this, call the runner directly with the GPU runtime:
+
+```console
+$ sudo runner run --gpus=all --runtime=gpu --rm trainer:latest check
+```
+
+Alternatively, generate a local policy module as the audit log suggests:
+
+```console
+$ ausearch -c 'trainctl' --raw | audit2allow -M my-trainctl
+$ semodule -X 300 -i my-trainctl.pp
+```
+"""
+
+
+def test_the_symptom_a_person_pasted_is_quoted_with_what_the_page_says_after_it(fake_assistant: Assistant) -> None:
+    """A pasted error the page shows as its symptom: what follows it (the cause, the fix) is quoted with it, not
+    more of the symptom; a question that pastes nothing is quoted by its best unit alone."""
+    asked = ("```\n$ sudo trainctl run --gpus=all --rm trainer:latest check\n/bin/trainctl: line 34: /bin/runner: "
+             "Permission denied\n```\nplain runner works on this box. any fix that keeps SELinux on?")
+    # As close as the page's sentences are to the question (the model's closeness; the fake embedder has none).
+    sims = {"When running the `trainctl` wrapper on hosts with SELinux enforcing, you might see the following "
+            "error:": 0.7,
+            "This occurs because the wrapper forwards its arguments to the runner executable, which the policy does "
+            "not allow.": 0.6, "To address this, call the runner directly with the GPU runtime:": 0.5}
+    quote = choose(section(SYMPTOM, "Permission denied when running the wrapper"),
+                   fake_assistant.retriever.analyze(asked, "en"), sims, {}, {})
+    assert "you might see the following error:" in quote.excerpt
+    assert "This occurs because the wrapper forwards its arguments" in quote.excerpt
+    assert "The audit log shows the denial as well" not in quote.excerpt
+    plain = choose(section(SYMPTOM, "Permission denied when running the wrapper"),
+                   fake_assistant.retriever.analyze("which error does the trainctl wrapper print?", "en"), sims, {},
+                   {})
+    assert "you might see the following error:" in plain.excerpt and "This occurs" not in plain.excerpt
