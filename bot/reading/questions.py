@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from bot.reading.rules import DefinitionRules, definition_rules, part_opening, points_back
+from bot.reading.rules import DefinitionRules, clause_cut, definition_rules, part_opening, points_back
 from bot.text.identifiers import QUERY_WORD
 from bot.text.normalise import fold, strip_accents
 
@@ -14,6 +14,7 @@ QUESTION_END = re.compile(r"\?+(?=\s*\S)|\?+\s*$")
 # Where one question of a message ends and another may start: a run of question marks, from its first (a
 # match tried inside a run would read the rest of it again, in the square of its length).
 QUESTION_CUT = re.compile(r"(?<!\?)\?+(?=\s+\S)")
+SENTENCE_START = re.compile(r"(?:^|[.?!;:¿]\s*)(?=[^.?!;:¿]*$)")  # where the last sentence of a text starts
 PART_WORDS = 3  # a part of fewer words is no question of its own ("¿y en p5?"): it goes with the one before
 # A message of more questions than this is read whole: each part is searched and judged (one more pass of the
 # model each), and a person asks two or three at a time, where a list of questions is a survey.
@@ -72,16 +73,31 @@ def question_parts(text: str) -> list[str]:
     Karpenter no reparta los nodos en varias zonas?"), each up to its question mark. What follows the last one
     without a question mark of its own ("Es para el informe") goes with the last; a part that points back to
     what an earlier one names ("¿Lo puedo quitar?") or has fewer than `PART_WORDS` words, with the one before.
-    A part is read without the word that joins it on ("y ¿cómo…?"). One part, the whole message, when it asks
-    one question, or more than `MOST_PARTS`."""
-    cuts = [m.end() for m in QUESTION_CUT.finditer(text)]
-    pieces = [text[a:b].strip() for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
+    A question joined on ("What does slurmdbd do, and how should we back up its MariaDB?", "… ok. But when a node
+    dies, how does the job resume?": `clause_cut`) is a part of its own though it points back to what the first
+    names: read alone, it is what the knowledge may not answer, and the first is answered alone. Not when what
+    comes before it in its sentence is a few words ("¿Cuántas réplicas y qué tamaño…?" asks one question of two
+    things). A part is
+    read without the word that joins it on ("y ¿cómo…?"). One part, the whole message, when it asks one question,
+    or more than `MOST_PARTS`."""
+    clauses = {m.start() for m in clause_cut().finditer(text)
+               if not 0 < _sentence_words(text[: m.start()]) < PART_WORDS}
+    cuts = sorted({m.end() for m in QUESTION_CUT.finditer(text)} | clauses)
+    pieces = [(text[a:b].strip(), a in clauses) for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)
+              if text[a:b].strip()]
     parts: list[str] = []
-    for piece in pieces:  # each ends at its question mark, the last one perhaps without
+    for piece, joined in pieces:  # each ends at its question mark or where a question is joined on
         tokens = QUERY_WORD.findall(fold(piece))
         asks = "?" in piece
-        if parts and (not asks or len(tokens) < PART_WORDS or any(points_back(tokens, j) for j in range(len(tokens)))):
+        if parts and (not asks or len(tokens) < PART_WORDS or (not joined and any(
+                points_back(tokens, j) for j in range(len(tokens))))):
             parts[-1] = f"{parts[-1]} {piece}"
         elif tokens:
             parts.append(part_opening().sub("", piece) or piece)
     return parts if 1 < len(parts) <= MOST_PARTS else [text]
+
+
+def _sentence_words(text: str) -> int:
+    """The words of the last sentence of `text` (from its last ".", "?", "¿" or the like)."""
+    start = SENTENCE_START.search(text)
+    return len(QUERY_WORD.findall(fold(text[start.end() if start else 0:])))

@@ -93,6 +93,7 @@ class LanguageRules:
     comparison: tuple[str, ...]  # "vs", "diferencia entre"
     segment_after_comma: tuple[str, ...]  # ", and …", ", pero …": a clause that goes on to another question
     segment_anywhere: tuple[str, ...]  # "plus …", "y también …"
+    question_words: tuple[str, ...]  # "how", "cómo": what opens a question of its own after "and", "y"
     superlatives: SuperlativeRules | None  # Spanish "-ísimo"; None in a language without such a form
     definitions: dict[str, Any]  # what makes "what is X?", as read from the file (see `definition_rules`)
     examples: dict[str, tuple[dict[str, object], ...]]  # class -> its example sentences
@@ -243,6 +244,16 @@ def segment_break() -> re.Pattern[str]:
 
 
 @cache
+def clause_cut() -> re.Pattern[str]:
+    """Where a message goes on to a question of its own: before the word that joins it on (`segments`'
+    `after_comma`, with or without a comma, or opening a sentence) when one of `question_words` follows and a "?"
+    comes after ("…, and how should we back it up?", "¿Para qué sirve BioNeMo y qué licencia necesito?", "… ok.
+    But when a node dies, how does the job resume?")."""
+    return re.compile(r"(?<=[\s,])(?=(?:" + "|".join(_all("segment_after_comma")) + r")\s+(?:"
+                      + "|".join(_all("question_words")) + r")\b[^?]*\?)", re.IGNORECASE)
+
+
+@cache
 def part_opening() -> re.Pattern[str]:
     """The word that joins a question on to the one before ("and", "y", "also"), at the start of the question."""
     return re.compile(r"^(?:(?:" + "|".join(_all("segment_after_comma")) + r")\b[\s,:]*)+", re.IGNORECASE)
@@ -355,6 +366,7 @@ def rules(lang: str) -> LanguageRules:
             comparison=tuple(str(p) for p in data["comparison"]["patterns"]),
             segment_after_comma=tuple(str(p) for p in data["segments"]["after_comma"]),
             segment_anywhere=tuple(str(p) for p in data["segments"]["anywhere"]),
+            question_words=tuple(str(p) for p in data["segments"].get("question_words", ())),
             superlatives=SuperlativeRules(
                 pattern=re.compile(data["superlatives"]["pattern"]),
                 stem_changes=tuple((str(a), str(b)) for a, b in data["superlatives"]["stem_changes"]),

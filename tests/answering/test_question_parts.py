@@ -30,6 +30,17 @@ TWO_QUESTIONS = f"{COVERED} And {OFF_TOPIC}"
      ["Why does the example mount an emptyDir on /tmp/ray? Can I remove it?"]),
     ("Does EFA work on p5? or not?", ["Does EFA work on p5? or not?"]),
     ("What is EFA?", ["What is EFA?"]),
+    # A question joined on inside a sentence is one of its own, though it points back to what the first names.
+    ("What does slurmdbd do in Slinky, and how should we back up its MariaDB with AWS Backup?",
+     ["What does slurmdbd do in Slinky,", "how should we back up its MariaDB with AWS Backup?"]),
+    ("¿Para qué sirve BioNeMo y qué licencia de NVIDIA AI Enterprise necesito para usarlo?",
+     ["¿Para qué sirve BioNeMo", "qué licencia de NVIDIA AI Enterprise necesito para usarlo?"]),
+    ("Checkpoint every 500 steps, ok. But when a node dies, how does the job resume from the last one?",
+     ["Checkpoint every 500 steps, ok.", "when a node dies, how does the job resume from the last one?"]),
+    # Not two things asked in one question, nor a question of things joined by "and".
+    ("¿Cuántas réplicas y qué tamaño de instancia hacen falta para un 70B?",
+     ["¿Cuántas réplicas y qué tamaño de instancia hacen falta para un 70B?"]),
+    ("which storage for checkpoints and datasets?", ["which storage for checkpoints and datasets?"]),
 ])
 def test_a_message_is_read_as_the_questions_it_asks_one_after_another(message: str, parts: list[str]) -> None:
     assert question_parts(message) == parts
@@ -53,6 +64,16 @@ def test_a_declined_message_of_two_questions_is_answered_from_the_one_the_knowle
     assert answer.uncovered == [OFF_TOPIC]
     assert answer.caveat and answer.text.startswith(answer.caveat) and f"\u201c{OFF_TOPIC}\u201d" in answer.caveat
     assert answer.confidence == fake_assistant.answer(COVERED).confidence
+
+
+def test_a_question_joined_on_in_the_same_sentence_is_named_as_not_answered(fake_assistant: Assistant) -> None:
+    """"Which env var enables EFA for NCCL, and how do we book…?" is answered as the first question, opening with
+    the second, where the whole sentence was declined."""
+    message = f"{COVERED[:-1]}, and {OFF_TOPIC}"
+    assert not fake_assistant.judge.judge(fake_assistant.retrieve_many([(message, "en")])[0]).answerable
+    answer = fake_assistant.answer(message)
+    assert answer.answered and answer.citations[0].question == 5
+    assert answer.uncovered == [OFF_TOPIC]
 
 
 def test_a_part_answers_only_on_stronger_evidence_than_a_whole_message_needs(fake_assistant: Assistant) -> None:
