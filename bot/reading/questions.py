@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -14,7 +15,8 @@ QUESTION_END = re.compile(r"\?+(?=\s*\S)|\?+\s*$")
 # Where one question of a message ends and another may start: a run of question marks, from its first (a
 # match tried inside a run would read the rest of it again, in the square of its length).
 QUESTION_CUT = re.compile(r"(?<!\?)\?+(?=\s+\S)")
-SENTENCE_START = re.compile(r"(?:^|[.?!;:¿]\s*)(?=[^.?!;:¿]*$)")  # where the last sentence of a text starts
+SENTENCE_END = re.compile(r"[?!;¿]|[.:](?=\s)")  # where a sentence ends ("p5.48xlarge" ends none)
+SENTENCE_REACH = 80  # characters read back from a question joined on, for the words before it in its sentence
 PART_WORDS = 3  # a part of fewer words is no question of its own ("¿y en p5?"): it goes with the one before
 # A message of more questions than this is read whole: each part is searched and judged (one more pass of the
 # model each), and a person asks two or three at a time, where a list of questions is a survey.
@@ -80,8 +82,10 @@ def question_parts(text: str) -> list[str]:
     things). A part is
     read without the word that joins it on ("y ¿cómo…?"). One part, the whole message, when it asks one question,
     or more than `MOST_PARTS`."""
-    clauses = {m.start() for m in clause_cut().finditer(text)
-               if not 0 < _sentence_words(text[: m.start()]) < PART_WORDS}
+    asked = text.rfind("?")  # a question joined on is asked: a "?" comes after it
+    ends = [m.end() for m in SENTENCE_END.finditer(text)]
+    clauses = {m.start() for m in clause_cut().finditer(text, 0, max(asked, 0))
+               if not 0 < _words_before(text, ends, m.start()) < PART_WORDS}
     cuts = sorted({m.end() for m in QUESTION_CUT.finditer(text)} | clauses)
     pieces = [(text[a:b].strip(), a in clauses) for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)
               if text[a:b].strip()]
@@ -97,7 +101,8 @@ def question_parts(text: str) -> list[str]:
     return parts if 1 < len(parts) <= MOST_PARTS else [text]
 
 
-def _sentence_words(text: str) -> int:
-    """The words of the last sentence of `text` (from its last ".", "?", "¿" or the like)."""
-    start = SENTENCE_START.search(text)
-    return len(QUERY_WORD.findall(fold(text[start.end() if start else 0:])))
+def _words_before(text: str, ends: list[int], at: int) -> int:
+    """The words before `at` in its sentence (from the last of `ends`, where sentences end, before it), counted
+    over the last `SENTENCE_REACH` characters at most: enough to tell a few words from a question's worth."""
+    start = ends[i - 1] if (i := bisect_right(ends, at)) else 0
+    return len(QUERY_WORD.findall(fold(text[max(start, at - SENTENCE_REACH):at])))

@@ -246,11 +246,11 @@ def segment_break() -> re.Pattern[str]:
 @cache
 def clause_cut() -> re.Pattern[str]:
     """Where a message goes on to a question of its own: before the word that joins it on (`segments`'
-    `after_comma`, with or without a comma, or opening a sentence) when one of `question_words` follows and a "?"
-    comes after ("…, and how should we back it up?", "¿Para qué sirve BioNeMo y qué licencia necesito?", "… ok.
-    But when a node dies, how does the job resume?")."""
+    `after_comma`, with or without a comma, or opening a sentence) when one of `question_words` follows ("…, and
+    how should we back it up?", "¿Para qué sirve BioNeMo y qué licencia necesito?", "… ok. But when a node dies,
+    how does the job resume?"); `bot.reading.questions.question_parts` cuts there when a "?" comes after."""
     return re.compile(r"(?<=[\s,])(?=(?:" + "|".join(_all("segment_after_comma")) + r")\s+(?:"
-                      + "|".join(_all("question_words")) + r")\b[^?]*\?)", re.IGNORECASE)
+                      + "|".join(_all("question_words")) + r")\b)", re.IGNORECASE)
 
 
 @cache

@@ -271,7 +271,8 @@ QUESTIONS = (
     "question " * (SIZE // 9) + "x", "the " + "a " * (SIZE // 2) + "x one", "la de " + "a " * (SIZE // 2) + "x",
     "the " + "a." * (SIZE // 2) + " question", "Q" * SIZE + "1", "la " * (SIZE // 3) + "pregunta",
     "?" * SIZE + " x", "a? " * (SIZE // 3) + "x", "? " + " " * SIZE + "x", "and " * (SIZE // 4) + "x?",
-    "and also " * (SIZE // 9) + "x", "y, " * (SIZE // 3) + "x",
+    "and also " * (SIZE // 9) + "x", "y, " * (SIZE // 3) + "x", "x and how " * (SIZE // 10) + "x?",
+    "y cómo " * (SIZE // 7) + "x", "a. " * (SIZE // 3) + "and how x?",
 )
 RULE_READERS: dict[str, Callable[[str], Any]] = {
     "read_definition": read_definition,
