@@ -44,7 +44,7 @@ SECOND_UNIT = 0.08  # a second unit this close to the best one is quoted as well
 # on spot interruptions, and on rebalance recommendations?" about two of its parameters.
 COMPLEMENT = 0.25
 # A code block holding at least this share of its terms (and this many) from what the person pasted shows what they
-# pasted: the unit after it is quoted as well (`_after_echo`).
+# pasted: the best ranked unit after it that does not is quoted as well (`_after_echo`).
 ECHO_SHARE = 0.5
 ECHO_TERMS = 4
 PART_FOUND = 0.5  # a unit holding this share of one question's words of a message of several may answer it

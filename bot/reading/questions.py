@@ -79,9 +79,8 @@ def question_parts(text: str) -> list[str]:
     dies, how does the job resume?": `clause_cut`) is a part of its own though it points back to what the first
     names: read alone, it is what the knowledge may not answer, and the first is answered alone. Not when what
     comes before it in its sentence is a few words ("¿Cuántas réplicas y qué tamaño…?" asks one question of two
-    things). A part is
-    read without the word that joins it on ("y ¿cómo…?"). One part, the whole message, when it asks one question,
-    or more than `MOST_PARTS`."""
+    things). A part is read without the word that joins it on ("y ¿cómo…?"). One part, the whole message, when it
+    asks one question, or more than `MOST_PARTS`."""
     asked = text.rfind("?")  # a question joined on is asked: a "?" comes after it
     ends = [m.end() for m in SENTENCE_END.finditer(text)]
     clauses = {m.start() for m in clause_cut().finditer(text, 0, max(asked, 0))
