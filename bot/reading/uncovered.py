@@ -17,7 +17,7 @@ from operator import and_
 from bot.reading.lexicon import Glossary, WordFrequency
 from bot.reading.postings import KeySet
 from bot.reading.questions import referred_to_later
-from bot.reading.rules import asked_patterns, coordination_words, is_clitic, name_connectors
+from bot.reading.rules import ASKED_KINDS, asked_patterns, coordination_words, is_clitic, name_connectors
 from bot.reading.terms import Analysis, QueryWord, Vocabulary
 from bot.reading.thresholds import THRESHOLDS
 from bot.text.normalise import fold
@@ -36,6 +36,10 @@ UPGRADE_STATED = re.compile(r"\b(?:upgrad\w*|updat\w*|actualiz\w*|migrat\w*|migr
 # an add-on created ("eksctl create addon", "aws eks create-addon").
 INSTALL_STATED = re.compile(r"\b(?:install\w*|instal\w*|deploy\w*|despleg\w*|desplieg\w*|kubectl\s+(?:apply|create)|"
                             r"create[\s-]addon)\b", re.IGNORECASE)
+# Per kind of value a question asks for (`bot.reading.rules.ASKED_KINDS`): how a passage states it, and whether its
+# heading path may state it (a heading's numbers, "3.3 Deploy Workloads", are no versions).
+STATED = {"asked_versions": (VERSION_STATED, False), "asked_defaults": (DEFAULT_STATED, True),
+          "asked_upgrades": (UPGRADE_STATED, True), "asked_installs": (INSTALL_STATED, True)}
 
 
 def read_question(vocabulary: Vocabulary, question: str, language: str, frequency: WordFrequency,
@@ -281,14 +285,8 @@ def unstated_values(analysis: Analysis, texts: Iterable[str], headings: Iterable
     for p in own:
         starts.append(len(text) + (1 if text else 0))
         text = f"{text} {analysis.tokens[p]}" if text else analysis.tokens[p]
-    # Per kind of value: what asks for it, how a passage states it, and whether a heading may state it (a
-    # heading's numbers, "3.3 Deploy Workloads", are no versions).
-    kinds = ((asked_patterns("asked_versions"), VERSION_STATED, False),
-             (asked_patterns("asked_defaults"), DEFAULT_STATED, True),
-             (asked_patterns("asked_upgrades"), UPGRADE_STATED, True),
-             (asked_patterns("asked_installs"), INSTALL_STATED, True))
-    asked = [(found, stated, in_headings) for patterns, stated, in_headings in kinds
-             if (found := next((m for pattern in patterns if (m := pattern.search(text))), None)) is not None]
+    asked = [(found, *STATED[kind]) for kind in ASKED_KINDS
+             if (found := next((m for p in asked_patterns(kind) if (m := p.search(text))), None)) is not None]
     if not asked:
         return []
     texts, headings = list(texts), list(headings)

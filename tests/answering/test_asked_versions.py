@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from bot.answering.assistant import Assistant
-from bot.reading.rules import rules
-from bot.reading.uncovered import unstated_values
+from bot.reading.rules import ASKED_KINDS, rules
+from bot.reading.uncovered import STATED, unstated_values
 from tests.support.extra_knowledge import beside_the_quiz
 
 OPERATOR = """---
@@ -101,6 +101,10 @@ KINDS: dict[str, tuple[Passages, Passages]] = {
                         (["kubectl apply -f https://example.com/plugin.yaml"], []),
                         (["Run the chart."], ["Runbook › Installation"])]),
 }
+def test_every_kind_of_value_asked_for_says_how_a_passage_states_it() -> None:
+    assert set(STATED) == set(ASKED_KINDS) == set(KINDS)
+
+
 EXAMPLES = [(kind, lang, example) for kind in KINDS for lang in ("en", "es") for example in rules(lang).examples[kind]]
 
 
