@@ -277,7 +277,9 @@ def unstated_values(analysis: Analysis, texts: Iterable[str], headings: Iterable
     heading path: "Default quota per team") speak of. As the person named it, with its accents; read on their own
     words, not on what they pasted. And how to upgrade a thing (`asked_upgrades`: "how do we upgrade Volcano?"),
     when neither its text nor its heading path speaks of upgrading, updating or migrating; how to install one
-    (`asked_installs`: "how do I install the EFA device plugin?"), when neither speaks of installing or deploying."""
+    (`asked_installs`: "how do I install the EFA device plugin?"), when neither speaks of installing or deploying.
+    Each, too, when the passage states one but not of the thing asked about (`_of_the_thing`): "helm install" of
+    another chart does not say how to install the KAITO workspace controller."""
     own = [p for p in range(len(analysis.tokens)) if p not in analysis.context]
     if not own:
         return []
@@ -293,9 +295,27 @@ def unstated_values(analysis: Analysis, texts: Iterable[str], headings: Iterable
     out: list[str] = []
     for found, stated, in_headings in asked:
         where = [*texts, *headings] if in_headings else texts
-        if not any(stated.search(t) for t in where) and (named := _as_named(analysis, own, starts, found)):
+        if (not any(stated.search(t) for t in where) or not _of_the_thing(analysis, starts, own, found,
+                                                                           [*texts, *headings])) and (
+                named := _as_named(analysis, own, starts, found)):
             out.append(named)
     return out
+
+
+def _of_the_thing(analysis: Analysis, starts: list[int], own: list[int], found: re.Match[str],
+                  where: list[str]) -> bool:
+    """Whether the passage speaks of the thing whose value is asked for: of the names the question gives it ("the
+    KAITO workspace controller", "Neuron SDK"), the passage or its heading path writes one, as written or as it
+    stands for ("k8s": Kubernetes). True when the question names none (the passage's own subject: "how do I install
+    it?")."""
+    begin, end = found.span("what")
+    inside = {own[i] for i, at in enumerate(starts) if begin <= at < end}
+    names = [w for w in analysis.words if w.position in inside and w.named and " " not in w.text]
+    if not names:
+        return True
+    passage = " ".join(fold(t) for t in where)
+    return any(re.search(rf"(?<![\w.-]){re.escape(fold(reading))}(?![\w-])", passage)
+               for w in names for reading in (w.text, *w.readings))
 
 
 def _as_named(analysis: Analysis, own: list[int], starts: list[int], found: re.Match[str]) -> str:

@@ -116,8 +116,11 @@ def test_each_asked_value_example_is_read_as_its_file_says(fake_assistant: Assis
     unstated, stated = KINDS[kind]
     for texts, headings in unstated:
         assert unstated_values(analysis, texts, headings) == expected, texts
+    # A passage that states the value under a heading naming the thing asked about ("EFA device plugin" for "install
+    # the EFA device plugin"; the heading's words of the kind itself left out, so that it is the text that states it).
+    thing = STATED[kind][0].sub("", str(example["asks"] or ""))
     for texts, headings in stated:
-        assert unstated_values(analysis, texts, headings) == [], texts
+        assert unstated_values(analysis, texts, [*headings, thing]) == [], texts
 
 
 
@@ -130,3 +133,26 @@ def test_an_upgrade_the_quoted_section_speaks_of_answers_without_a_caveat(with_o
     analysis = with_operator.retriever.analyze("How do we upgrade the Acme training operator?", "en")
     assert unstated_values(analysis, ["Each team namespace can run four Acme training jobs at once."],
                            ["Acme training operator › Default quota"]) == ["upgrade the Acme training operator"]
+
+
+@pytest.mark.parametrize(("question", "named"), [
+    ("How do I install the Zephyr scheduler on EKS?", "install the Zephyr scheduler"),
+    ("Which NCCL version is baked into the image?", "NCCL version"),
+    ("¿Cómo se instala el Zephyr scheduler?", "instala el Zephyr scheduler"),
+])
+def test_a_value_stated_of_another_thing_is_named_as_not_covered(fake_assistant: Assistant, question: str,
+                                                                  named: str) -> None:
+    """A passage that states an install or a version, but of another thing than the one asked about ("helm install"
+    of the Acme operator, asked how to install the Zephyr scheduler), does not answer it; under a heading that names
+    the thing, or naming it as it stands for ("k8s": Kubernetes), it does."""
+    analysis = fake_assistant.retriever.analyze(question, fake_assistant.language_of(question))
+    elsewhere = (["Install it with helm install acme acme/operator, version 2.4.1."], ["Acme operator › Installation"])
+    assert unstated_values(analysis, *elsewhere) == [named]
+    thing = named.split()[-2] if "Zephyr" in named else "NCCL"
+    assert unstated_values(analysis, elsewhere[0], [f"{thing} › Installation"]) == []
+
+
+def test_a_thing_named_as_it_stands_for_is_the_thing_the_passage_names(fake_assistant: Assistant) -> None:
+    analysis = fake_assistant.retriever.analyze("What's the minimum k8s version the chart needs?", "en")
+    assert unstated_values(analysis, ["Kubernetes 1.23+ and Helm 3.8+."], ["Chart › Prerequisites"]) == []
+    assert unstated_values(analysis, ["Helm 3.8+."], ["Chart › Prerequisites"]) == ["minimum k8s version"]
