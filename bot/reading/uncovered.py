@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from functools import reduce
 from operator import and_
 
+from bot.lang import LANGUAGES
 from bot.reading.lexicon import Glossary, WordFrequency
 from bot.reading.postings import KeySet
 from bot.reading.questions import referred_to_later
@@ -22,6 +23,7 @@ from bot.reading.terms import Analysis, QueryWord, Vocabulary
 from bot.reading.thresholds import THRESHOLDS
 from bot.text.normalise import fold
 from bot.text.tokens import ALL_STOPWORDS
+from bot.text.uncached import knowledge_tokens
 
 CONJUNCT_REACH = 3  # tokens between a coordinator and the head of each side ("X vs the new Y")
 NAME_GOES_ON = 2  # words of a name past what asks for a version ("versión del Neuron" + "SDK")
@@ -295,27 +297,33 @@ def unstated_values(analysis: Analysis, texts: Iterable[str], headings: Iterable
     out: list[str] = []
     for found, stated, in_headings in asked:
         where = [*texts, *headings] if in_headings else texts
-        if (not any(stated.search(t) for t in where) or not _of_the_thing(analysis, starts, own, found,
+        if (not any(stated.search(t) for t in where) or not _of_the_thing(analysis, starts, own, found, stated,
                                                                            [*texts, *headings])) and (
                 named := _as_named(analysis, own, starts, found)):
             out.append(named)
     return out
 
 
-def _of_the_thing(analysis: Analysis, starts: list[int], own: list[int], found: re.Match[str],
+def _of_the_thing(analysis: Analysis, starts: list[int], own: list[int], found: re.Match[str], stated: re.Pattern[str],
                   where: list[str]) -> bool:
-    """Whether the passage speaks of the thing whose value is asked for: of the names the question gives it ("the
+    """Whether the passage speaks of the thing whose value is asked for. Of the names the question gives it ("the
     KAITO workspace controller", "Neuron SDK"), the passage or its heading path writes one, as written or as it
-    stands for ("k8s": Kubernetes). True when the question names none (the passage's own subject: "how do I install
-    it?")."""
+    stands for ("k8s": Kubernetes); a thing named in ordinary words ("the default collection interval", "what
+    memory limit does the chart set by default") is written by every one of them. True when the question names none
+    (the passage's own subject: "how do I install it?")."""
     begin, end = found.span("what")
     inside = {own[i] for i, at in enumerate(starts) if begin <= at < end}
-    names = [w for w in analysis.words if w.position in inside and w.named and " " not in w.text]
-    if not names:
-        return True
+    words = [w for w in analysis.words if w.position in inside and " " not in w.text and not stated.search(w.text)]
+    names = [w for w in words if w.named]
     passage = " ".join(fold(t) for t in where)
-    return any(re.search(rf"(?<![\w.-]){re.escape(fold(reading))}(?![\w-])", passage)
-               for w in names for reading in (w.text, *w.readings))
+    if names:
+        return any(re.search(rf"(?<![\w.-]){re.escape(fold(reading))}(?![\w-])", passage)
+                   for w in names for reading in (w.text, *w.readings))
+    plain = [w for w in words if w.specificity > 0]  # a word the knowledge writes everywhere tells nothing
+    if not plain:
+        return True
+    terms = {t for lang in LANGUAGES for t in knowledge_tokens(passage, lang)}
+    return all(any(form[0] in terms for forms in w.forms.values() for form in forms if form) for w in plain)
 
 
 def _as_named(analysis: Analysis, own: list[int], starts: list[int], found: re.Match[str]) -> str:

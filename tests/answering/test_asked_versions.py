@@ -83,11 +83,12 @@ def test_a_default_the_section_names_in_its_heading_answers_without_a_caveat(wit
 # ("v2.10", "1.35+"; an address or a section number is none), a default (in the text or in the heading).
 Passages = list[tuple[list[str], list[str]]]
 KINDS: dict[str, tuple[Passages, Passages]] = {
-    # (Each speaks of upgrading: "how do I upgrade the operator to a new version?" asks how to upgrade, not which.)
-    "asked_versions": ([(["Nothing here says which release to upgrade to."], []),
-                        (["Upgrade the pod at 192.168.0.10 on node p4d.24xlarge."], [])],
-                       [(["Upgrades are supported from v2.10 and after."], []),
-                        (["Upgrading is supported on 1.35+ clusters."], [])]),
+    # (Each speaks of upgrading the operator: "how do I upgrade the operator to a new version?" asks how to upgrade
+    # it, not which.)
+    "asked_versions": ([(["Nothing here says which release to upgrade the operator to."], []),
+                        (["Upgrade the operator pod at 192.168.0.10 on node p4d.24xlarge."], [])],
+                       [(["Operator upgrades are supported from v2.10 and after."], []),
+                        (["Upgrading the operator is supported on 1.35+ clusters."], [])]),
     "asked_defaults": ([(["It is set per NodePool."], [])],
                        [(["It defaults to 30 seconds."], []), (["Viene desactivado por defecto."], []),
                         (["Four jobs at once."], ["Runbook › Default quota per team"])]),
@@ -156,3 +157,12 @@ def test_a_thing_named_as_it_stands_for_is_the_thing_the_passage_names(fake_assi
     analysis = fake_assistant.retriever.analyze("What's the minimum k8s version the chart needs?", "en")
     assert unstated_values(analysis, ["Kubernetes 1.23+ and Helm 3.8+."], ["Chart › Prerequisites"]) == []
     assert unstated_values(analysis, ["Helm 3.8+."], ["Chart › Prerequisites"]) == ["minimum k8s version"]
+
+
+def test_a_default_asked_of_a_thing_in_ordinary_words_is_stated_of_those_words(fake_assistant: Assistant) -> None:
+    """"What memory limit does the chart set by default?" is not answered by a passage that tells another default
+    of the chart ("it scrapes every 30 seconds by default"): the thing asked about, in ordinary words, is written
+    there too when the passage answers it."""
+    analysis = fake_assistant.retriever.analyze("What memory limit does the Acme chart set by default?", "en")
+    assert unstated_values(analysis, ["The Acme chart scrapes every 30 seconds by default."], []) == ["memory limit"]
+    assert unstated_values(analysis, ["By default the Acme chart sets a memory limit of 512Mi."], []) == []
