@@ -54,6 +54,16 @@ class TypoRules:
 
 
 @dataclass(frozen=True)
+class EncliticRules:
+    """Pronouns joined to a verb ("explícamelo", "activarlo"), as `without_enclitics` takes them off."""
+
+    pronouns: tuple[str, ...]  # every one, longest first
+    object_pronouns: frozenset[str]  # "lo", "la", "le": also how nouns end, so taken off only where a verb is sure
+    verb_endings: tuple[str, ...]  # how the verb form before them ends ("explica", "corrige", "activar")
+    unconjugated: tuple[str, ...]  # an infinitive's or a gerund's ending ("activar", "usando")
+
+
+@dataclass(frozen=True)
 class SuperlativeRules:
     """A superlative and the adjectives it may come from ("larguísima": "larga")."""
 
@@ -108,6 +118,7 @@ class LanguageRules:
     spelled: SpelledRules = field(default_factory=SpelledRules)  # "n c c l", "te pe ocho": a name said aloud
     prefixes: tuple[str, ...] = ()  # "mis", "pre": a prefix and a common word make an ordinary word ("misconfigured")
     cognates: tuple[tuple[str, str], ...] = ()  # ("cia", "se"): a word's ending and its English cognate's ("licencia")
+    enclitics: EncliticRules | None = None  # "explícamelo": pronouns joined to a verb; None in a language without
 
 
 def slang(lang: str, word: str) -> str | None:
@@ -217,6 +228,37 @@ def cognates(word: str, lang: str) -> list[str]:
     "licency", "license"), longest ending first; which of them is a word is for the caller to say."""
     return list(dict.fromkeys(word[: -len(ending)] + english for ending, english in rules(lang).cognates
                               if word.endswith(ending) and len(word) - len(ending) >= COGNATE_STEM))
+
+
+ENCLITICS_JOINED = 2  # pronouns joined to one verb at most ("explíca-me-lo")
+ENCLITIC_VERB = 4  # letters of the verb form before them, at least
+
+
+def without_enclitics(word: str, lang: str) -> list[str]:
+    """The verb forms a folded word may be with the pronouns joined to it taken off (`EncliticRules`:
+    "explicamelo" -> "explicame", "explica"; "recomiendame" -> "recomienda"; "activarlo" -> "activar"), nearest
+    first; which of them is a word is for the caller to say. An object pronoun ("lo", "la", "le") is also how many
+    nouns end ("masala", "pozole"): it is taken off only after an infinitive or a gerund, or with another pronoun
+    before it. Empty in a language that joins none."""
+    table = rules(lang).enclitics
+    if table is None:
+        return []
+    out: list[str] = []
+    for _ in range(ENCLITICS_JOINED):
+        ending = next((p for p in table.pronouns if word.endswith(p) and len(word) - len(p) >= ENCLITIC_VERB), None)
+        if ending is None:
+            break
+        rest = word[: -len(ending)]
+        if not rest.endswith(table.verb_endings):
+            break
+        if ending in table.object_pronouns and not (out or rest.endswith(table.unconjugated)):
+            # "masala", "pozole": unless a pronoun comes after it ("explícamelo") or it follows an infinitive
+            inner = next((p for p in table.pronouns if rest.endswith(p) and p not in table.object_pronouns), None)
+            if inner is None:
+                break
+        word = rest
+        out.append(word)
+    return out
 
 
 def superlative_adjectives(word: str) -> list[str]:
@@ -380,6 +422,12 @@ def rules(lang: str) -> LanguageRules:
             spelled=_spelled(data.get("spelled", {})),
             prefixes=tuple(fold(str(p)) for p in data.get("derivations", {}).get("prefixes", ())),
             cognates=tuple((fold(str(a)), fold(str(b))) for a, b in data.get("cognates", {}).get("endings", ())),
+            enclitics=EncliticRules(
+                pronouns=tuple(sorted((fold(str(p)) for p in data["enclitics"]["pronouns"]), key=len, reverse=True)),
+                object_pronouns=frozenset(fold(str(p)) for p in data["enclitics"]["object_pronouns"]),
+                verb_endings=tuple(fold(str(e)) for e in data["enclitics"]["verb_endings"]),
+                unconjugated=tuple(fold(str(e)) for e in data["enclitics"]["unconjugated"]),
+            ) if "enclitics" in data else None,
             examples={name: tuple(section.get("examples", ())) for name, section in data.items()
                       if isinstance(section, dict)},
         )

@@ -49,6 +49,7 @@ from bot.reading.rules import (
     segment_break,
     slang,
     superlative_adjectives,
+    without_enclitics,
 )
 from bot.reading.spelled import spelled_names
 from bot.reading.spelling import Spelling
@@ -602,6 +603,8 @@ def _word_zipf(word: str, langs: list[str], frequency: WordFrequency) -> float:
         # A short word's stem may be another word's ("pod" is the stem of Spanish "poder").
         stem = stems[0][0] if stems and len(word) >= STEM_MIN_LENGTH else "\x00"
         best = max(best, frequency.zipf(word, stem, lang))
+        if best < NAMED_ZIPF:  # a verb with pronouns joined to it is as common as the verb ("explícamelo")
+            best = max(best, *(frequency.zipf(verb, verb, lang) for verb in without_enclitics(word, lang)), 0.0)
     return best
 
 

@@ -22,6 +22,7 @@ from bot.reading.rules import (
     name_connectors,
     rules,
     superlative_adjectives,
+    without_enclitics,
 )
 from bot.reading.terms import QueryWord
 from bot.text.normalise import fold
@@ -131,6 +132,31 @@ COGNATES = [example for example in rules("es").examples["cognates"]]
 @pytest.mark.parametrize("example", COGNATES, ids=[str(e["text"]) for e in COGNATES])
 def test_each_cognate_example_is_given_by_its_endings(example: dict[str, object]) -> None:
     assert str(example["cognate"]) in cognates(str(example["text"]), "es")
+
+
+ENCLITICS = [(lang, example) for lang in ("en", "es") for example in rules(lang).examples.get("enclitics", ())]
+
+
+@pytest.mark.parametrize(("lang", "example"), ENCLITICS, ids=[str(e["text"]) for _, e in ENCLITICS])
+def test_each_enclitic_example_is_a_common_verb_with_pronouns_joined(lang: str, example: dict[str, object]) -> None:
+    from bot.reading.terms import NAMED_ZIPF, _word_zipf
+
+    text, verb = str(example["text"]), str(example["word"])
+    assert verb in without_enclitics(text, lang)
+    frequency = WordFrequency.bundled()
+    assert frequency.zipf(text, text, lang) < NAMED_ZIPF <= _word_zipf(text, [lang], frequency)
+
+
+def test_a_verb_with_pronouns_joined_is_an_everyday_word_not_a_thing_left_uncovered(fake_assistant: Assistant) -> None:
+    """"explícamelo fácil" after a question the quiz answers: no "the knowledge base says nothing about
+    “explícamelo”", and the word weighs as little as "explica" does. A rare word that is no verb with pronouns
+    ("slurmdbd") is still a name."""
+    question = "¿Por qué con FP16 hay que usar GradScaler y con bf16 no? Explícamelo fácil, recomiéndame algo"
+    words = {w.text: w for w in fake_assistant.retriever.analyze(question, "es").words}
+    assert not words["Explícamelo"].named and not words["recomiéndame"].named
+    assert words["Explícamelo"].specificity < 0.5
+    assert "explícamelo" not in [t.casefold() for t in fake_assistant.answer(question).uncovered]
+    assert without_enclitics("slurmdbd", "es") == [] and without_enclitics("explicamelo", "en") == []
 
 
 RETENTION_PAGE = """# Checkpoint retention
