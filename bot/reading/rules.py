@@ -190,8 +190,9 @@ def counterparts() -> tuple[re.Pattern[str], ...]:
 # The kinds of value a question may ask for that a passage must state (`bot.reading.uncovered.unstated_values`): a
 # version ("which Neuron SDK version"), a default ("what's the default consolidateAfter", "¿viene activado por
 # defecto?"), how to upgrade a thing ("how do we upgrade Volcano", "¿cómo actualizo KAITO a una versión nueva?"), how
-# to install one ("how do I install the EFA device plugin?", "¿cómo se instala Volcano?").
-ASKED_KINDS = ("asked_versions", "asked_defaults", "asked_upgrades", "asked_installs")
+# to install one ("how do I install the EFA device plugin?", "¿cómo se instala Volcano?"), a limit ("the minimum
+# storage capacity of an FSx for Lustre file system").
+ASKED_KINDS = ("asked_versions", "asked_defaults", "asked_upgrades", "asked_installs", "asked_limits")
 
 
 @cache

@@ -38,10 +38,17 @@ UPGRADE_STATED = re.compile(r"\b(?:upgrad\w*|updat\w*|actualiz\w*|migrat\w*|migr
 # an add-on created ("eksctl create addon", "aws eks create-addon").
 INSTALL_STATED = re.compile(r"\b(?:install\w*|instal\w*|deploy\w*|despleg\w*|desplieg\w*|kubectl\s+(?:apply|create)|"
                             r"create[\s-]addon)\b", re.IGNORECASE)
+# A bound as passages state one: "at least 1.2 TiB", "up to 32", "a maximum of 4", "1,200 GiB or more", "como
+# mínimo 2", "hasta 8".
+LIMIT_STATED = re.compile(r"\b(?:min(?:imum)?|max(?:imum)?|at least|at most|up to|no more than|no less than|"
+                          r"m[ií]nim[oa]|m[aá]xim[oa]|al menos|como mucho|hasta)\b[^.\n]{0,40}?\d|"
+                          r"\d[^.\n]{0,24}?\b(?:or more|or less|minimum|maximum|como m[ií]nimo|como m[aá]ximo)\b",
+                          re.IGNORECASE)
 # Per kind of value a question asks for (`bot.reading.rules.ASKED_KINDS`): how a passage states it, and whether its
 # heading path may state it (a heading's numbers, "3.3 Deploy Workloads", are no versions).
 STATED = {"asked_versions": (VERSION_STATED, False), "asked_defaults": (DEFAULT_STATED, True),
-          "asked_upgrades": (UPGRADE_STATED, True), "asked_installs": (INSTALL_STATED, True)}
+          "asked_upgrades": (UPGRADE_STATED, True), "asked_installs": (INSTALL_STATED, True),
+          "asked_limits": (LIMIT_STATED, False)}
 
 
 def read_question(vocabulary: Vocabulary, question: str, language: str, frequency: WordFrequency,

@@ -101,6 +101,10 @@ KINDS: dict[str, tuple[Passages, Passages]] = {
                         (["Despliega el chart en el namespace del equipo."], []),
                         (["kubectl apply -f https://example.com/plugin.yaml"], []),
                         (["Run the chart."], ["Runbook › Installation"])]),
+    "asked_limits": ([(["FSx for Lustre gives training pods high throughput."], []),
+                      (["Version 1.2 of the chart adds 4 metrics."], [])],
+                     [(["A file system holds at least 1.2 TiB."], []), (["Up to 32 interfaces per instance."], []),
+                      (["Como mínimo 2 nodos por grupo."], [])]),
 }
 def test_every_kind_of_value_asked_for_says_how_a_passage_states_it() -> None:
     assert set(STATED) == set(ASKED_KINDS) == set(KINDS)
