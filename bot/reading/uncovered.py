@@ -286,9 +286,11 @@ def unstated_values(analysis: Analysis, texts: Iterable[str], headings: Iterable
     heading path: "Default quota per team") speak of. As the person named it, with its accents; read on their own
     words, not on what they pasted. And how to upgrade a thing (`asked_upgrades`: "how do we upgrade Volcano?"),
     when neither its text nor its heading path speaks of upgrading, updating or migrating; how to install one
-    (`asked_installs`: "how do I install the EFA device plugin?"), when neither speaks of installing or deploying.
-    Each, too, when the passage states one but not of the thing asked about (`_of_the_thing`): "helm install" of
-    another chart does not say how to install the KAITO workspace controller."""
+    (`asked_installs`: "how do I install the EFA device plugin?"), when neither speaks of installing or deploying; a
+    limit (`asked_limits`: "the minimum storage capacity of an FSx for Lustre file system"), when its text states no
+    bound with a number. Each, too, when the passage states one but not of the thing asked about
+    (`_of_the_thing`): "helm install" of another chart does not say how to install the KAITO workspace
+    controller."""
     own = [p for p in range(len(analysis.tokens)) if p not in analysis.context]
     if not own:
         return []
