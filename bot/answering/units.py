@@ -20,7 +20,7 @@ from sys import intern
 
 from bot.knowledge.model import Block, Question
 from bot.reading.lexicon import page_initials
-from bot.reading.terms import Analysis, Form, singular_of_name
+from bot.reading.terms import Analysis, Form, holds_any, singular_of_name
 from bot.text.identifiers import parts
 from bot.text.normalise import fold
 from bot.text.sentences import sentences
@@ -253,10 +253,10 @@ def _complements(chosen: list[Unit], ranked: list[Unit], weights: Sequence[tuple
         return []
 
     def holds(unit: Unit, forms: tuple[Form, ...]) -> bool:
-        return _holds_any(terms[unit.order], forms)
+        return holds_any(terms[unit.order], forms)
 
     left = [(w, forms) for w, forms in weights
-            if not any(holds(u, forms) for u in chosen) and not _holds_any(heading, forms)]
+            if not any(holds(u, forms) for u in chosen) and not holds_any(heading, forms)]
     added: list[Unit] = []
     while left:
         quoted = [*chosen, *added]
@@ -349,7 +349,7 @@ def _weights_at(analysis: Analysis, lang: str, page_words: frozenset[str] = froz
         forms = _either_number(word.text, tuple(form for form in forms if form))
         if forms:
             weight = max(word.specificity, LEAST_SPECIFIC)
-            if _holds_any(page_words, forms):  # "MPI Operator" on the MPI Operator's page
+            if holds_any(page_words, forms):  # "MPI Operator" on the MPI Operator's page
                 weight *= PAGE_WORD_WEIGHT
             # A word of pasted text or of a scenario's telling is evidence, not what is asked.
             out.append((word.position, weight * CONTEXT_WEIGHT if word.position in analysis.context else weight,
@@ -368,7 +368,7 @@ def _apart(weights: Sequence[tuple[float, tuple[Form, ...]]], heading: frozenset
            ) -> list[tuple[float, tuple[Form, ...]]]:
     """The words that tell a section's units apart: those its heading path holds left out (every unit stands
     under it), the others weighing at least WITHIN_SECTION_WORD."""
-    return [(max(w, WITHIN_SECTION_WORD), forms) for w, forms in weights if not _holds_any(heading, forms)]
+    return [(max(w, WITHIN_SECTION_WORD), forms) for w, forms in weights if not holds_any(heading, forms)]
 
 
 def _either_number(text: str, forms: tuple[Form, ...]) -> tuple[Form, ...]:
@@ -390,18 +390,7 @@ def _found(weights: Sequence[tuple[float, tuple[Form, ...]]], terms: frozenset[s
     total = sum(w for w, _ in weights)
     if not total:
         return 0.0
-    return sum(w for w, forms in weights if _holds_any(terms, forms)) / total
-
-
-def _holds_any(terms: frozenset[str], forms: tuple[Form, ...]) -> bool:
-    """Whether terms hold a word in any of its readings (`_holds`)."""
-    return any(_holds(terms, form) for form in forms)
-
-
-def _holds(terms: frozenset[str], form: Form) -> bool:
-    """Whether terms hold a word's form: its main term, or all of its parts ("GPU quota" where a sentence says
-    "quota" of GPUs)."""
-    return form[0] in terms or (len(form) > 1 and all(part in terms for part in form[1:]))
+    return sum(w for w, forms in weights if holds_any(terms, forms)) / total
 
 
 def _quoted(unit: Unit, sentence_sims: Mapping[str, float],

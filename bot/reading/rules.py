@@ -250,13 +250,12 @@ def without_enclitics(word: str, lang: str) -> list[str]:
         if ending is None:
             break
         rest = word[: -len(ending)]
-        if not rest.endswith(table.verb_endings):
+        # An object pronoun after a conjugated verb only with another pronoun before it ("explíca-me-lo"), never
+        # alone ("masala", "pozole").
+        sure = ending not in table.object_pronouns or rest.endswith(table.unconjugated) or any(
+            rest.endswith(p) for p in table.pronouns if p not in table.object_pronouns)
+        if not (sure and rest.endswith(table.verb_endings)):
             break
-        if ending in table.object_pronouns and not (out or rest.endswith(table.unconjugated)):
-            # "masala", "pozole": unless a pronoun comes after it ("explícamelo") or it follows an infinitive
-            inner = next((p for p in table.pronouns if rest.endswith(p) and p not in table.object_pronouns), None)
-            if inner is None:
-                break
         word = rest
         out.append(word)
     return out

@@ -71,6 +71,17 @@ COMPOUND_MIN_LENGTH = 7  # two words read as one knowledge word ("node set": "no
 
 Form = tuple[str, ...]  # index terms of one reading of a word: the main term, then an identifier's parts
 
+
+def holds_any(terms: frozenset[str] | set[str], forms: tuple[Form, ...]) -> bool:
+    """Whether terms (a passage's or a heading's) hold a word in any of its readings (`holds`)."""
+    return any(holds(terms, form) for form in forms)
+
+
+def holds(terms: frozenset[str] | set[str], form: Form) -> bool:
+    """Whether terms hold a word's form: its main term, or all of its parts ("GPU quota" where a sentence says
+    "quota" of GPUs)."""
+    return form[0] in terms or (len(form) > 1 and all(part in terms for part in form[1:]))
+
 _LETTERS_DIGITS = re.compile(r"(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])")
 _SENTENCE_OPENING = re.compile(r"[.?!:](?=\s)|[¿¡]|```")  # between two words: the second opens a sentence
 _MACHINE = re.compile(r"\w[./:=]\w|^\d+$")  # "0/4", "p4d.24xlarge", "10:14:07", "8"

@@ -19,7 +19,7 @@ from bot.reading.lexicon import Glossary, WordFrequency
 from bot.reading.postings import KeySet
 from bot.reading.questions import referred_to_later
 from bot.reading.rules import ASKED_KINDS, asked_patterns, coordination_words, is_clitic, name_connectors
-from bot.reading.terms import Analysis, QueryWord, Vocabulary
+from bot.reading.terms import Analysis, QueryWord, Vocabulary, holds_any
 from bot.reading.thresholds import THRESHOLDS
 from bot.text.normalise import fold
 from bot.text.tokens import ALL_STOPWORDS
@@ -298,49 +298,66 @@ def unstated_values(analysis: Analysis, texts: Iterable[str], headings: Iterable
     for p in own:
         starts.append(len(text) + (1 if text else 0))
         text = f"{text} {analysis.tokens[p]}" if text else analysis.tokens[p]
-    asked = [(found, *STATED[kind]) for kind in ASKED_KINDS
+    asked = [(kind, found) for kind in ASKED_KINDS
              if (found := next((m for p in asked_patterns(kind) if (m := p.search(text))), None)) is not None]
     if not asked:
         return []
     texts, headings = list(texts), list(headings)
+    passage = Passage(" ".join(fold(t) for t in [*texts, *headings]))
     out: list[str] = []
-    for found, stated, in_headings in asked:
+    for kind, found in asked:
+        stated, in_headings = STATED[kind]
         where = [*texts, *headings] if in_headings else texts
-        if (not any(stated.search(t) for t in where) or not _of_the_thing(analysis, starts, own, found, stated,
-                                                                           [*texts, *headings])) and (
-                named := _as_named(analysis, own, starts, found)):
+        inside = _inside(own, starts, found)
+        # The thing whose value is asked for: the question's words for it, those that state the kind left out.
+        thing = [w for w in analysis.words if w.position in {own[i] for i in inside} and " " not in w.text
+                 and not stated.search(w.text)]
+        if (not any(stated.search(t) for t in where) or not _of_the_thing(thing, passage)) and (
+                named := _as_named(analysis, own, inside)):
             out.append(named)
     return out
 
 
-def _of_the_thing(analysis: Analysis, starts: list[int], own: list[int], found: re.Match[str], stated: re.Pattern[str],
-                  where: list[str]) -> bool:
+class Passage:
+    """A passage (its text and heading path, folded) as `_of_the_thing` reads it: its terms read once, when a
+    thing named in ordinary words asks for them."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._terms: frozenset[str] | None = None
+
+    @property
+    def terms(self) -> frozenset[str]:
+        if self._terms is None:
+            self._terms = frozenset(t for lang in LANGUAGES for t in knowledge_tokens(self.text, lang))
+        return self._terms
+
+
+def _inside(own: list[int], starts: list[int], found: re.Match[str]) -> list[int]:
+    """The person's own words (indices into `own`, whose text starts at `starts`) inside the group `what` of a
+    pattern that asks for a value."""
+    begin, end = found.span("what")
+    return [i for i, at in enumerate(starts) if begin <= at < end]
+
+
+def _of_the_thing(thing: list[QueryWord], passage: Passage) -> bool:
     """Whether the passage speaks of the thing whose value is asked for. Of the names the question gives it ("the
     KAITO workspace controller", "Neuron SDK"), the passage or its heading path writes one, as written or as it
     stands for ("k8s": Kubernetes); a thing named in ordinary words ("the default collection interval", "what
-    memory limit does the chart set by default") is written by every one of them. True when the question names none
-    (the passage's own subject: "how do I install it?")."""
-    begin, end = found.span("what")
-    inside = {own[i] for i, at in enumerate(starts) if begin <= at < end}
-    words = [w for w in analysis.words if w.position in inside and " " not in w.text and not stated.search(w.text)]
-    names = [w for w in words if w.named]
-    passage = " ".join(fold(t) for t in where)
+    memory limit does the chart set by default") is written by every one of them the knowledge does not write
+    everywhere. True when the question names none (the passage's own subject: "how do I install it?")."""
+    names = [w for w in thing if w.named]
     if names:
-        return any(re.search(rf"(?<![\w.-]){re.escape(fold(reading))}(?![\w-])", passage)
+        return any(re.search(rf"(?<![\w.-]){re.escape(fold(reading))}(?![\w-])", passage.text)
                    for w in names for reading in (w.text, *w.readings))
-    plain = [w for w in words if w.specificity > 0]  # a word the knowledge writes everywhere tells nothing
-    if not plain:
-        return True
-    terms = {t for lang in LANGUAGES for t in knowledge_tokens(passage, lang)}
-    return all(any(form[0] in terms for forms in w.forms.values() for form in forms if form) for w in plain)
+    plain = [w for w in thing if w.specificity > 0]  # a word the knowledge writes everywhere tells nothing
+    return all(any(holds_any(passage.terms, forms) for forms in w.forms.values()) for w in plain)
 
 
-def _as_named(analysis: Analysis, own: list[int], starts: list[int], found: re.Match[str]) -> str:
-    """What a pattern's group `what` holds, as the person wrote it: their words from it, on past it while they are
-    names ("versión del Neuron" + "SDK")."""
+def _as_named(analysis: Analysis, own: list[int], inside: list[int]) -> str:
+    """What a pattern's group `what` holds (`inside`: its words, `_inside`), as the person wrote it: their words from
+    it, on past it while they are names ("versión del Neuron" + "SDK")."""
     shown = {w.position: w.text for w in analysis.words if " " not in w.text}
-    begin, end = found.span("what")
-    inside = [i for i, at in enumerate(starts) if begin <= at < end]
     if not inside:
         return ""
     last = inside[-1]

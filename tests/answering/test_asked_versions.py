@@ -170,3 +170,4 @@ def test_a_default_asked_of_a_thing_in_ordinary_words_is_stated_of_those_words(f
     analysis = fake_assistant.retriever.analyze("What memory limit does the Acme chart set by default?", "en")
     assert unstated_values(analysis, ["The Acme chart scrapes every 30 seconds by default."], []) == ["memory limit"]
     assert unstated_values(analysis, ["By default the Acme chart sets a memory limit of 512Mi."], []) == []
+
