@@ -222,9 +222,7 @@ class Judge:
         best = retrieval.ranked[0].key if retrieval.ranked else None
         uncovered = self.uncovered(retrieval)
         partial = _partly_covered(analysis, uncovered)
-        if isinstance(best, tuple) and best[0] not in self.quiz_ids:
-            # Said in the answer's opening, never weighed: the decision and its bar are as they were.
-            uncovered = _merge_terms(uncovered, self.unwritten_names(analysis))
+        uncovered = self.said_uncovered(retrieval, uncovered)
         # Related: the best quiz question uses a specific word of the question, and the question does not
         # ask what something is that the quiz only mentions in passing ("What is AWS?").
         related = best is not None and not values["undefined"] and any(
@@ -234,6 +232,23 @@ class Judge:
             probability=round(probability, 4), answerable=probability >= self.model.bar(partial),
             uncovered=uncovered, partial=partial, related=related, features=values,
         )
+
+    def said_uncovered(self, retrieval: Retrieval, uncovered: tuple[str, ...] | None = None) -> tuple[str, ...]:
+        """What an answer from the retrieval's leading question opens by naming as not covered: what it does not
+        cover (`uncovered`, when read already) and, for a page, names the knowledge never writes together."""
+        if uncovered is None:
+            uncovered = self.uncovered(retrieval)
+        best = retrieval.ranked[0].key if retrieval.ranked else None
+        if isinstance(best, tuple) and best[0] not in self.quiz_ids:
+            # Names of a page's answer only: said in the opening, never weighed (the decision and its bar are as
+            # they were).
+            uncovered = _merge_terms(uncovered, self.unwritten_names(retrieval.analysis))
+        return uncovered
+
+    def unstated(self, retrieval: Retrieval) -> list[str]:
+        """A value the question asks for that the leading question or section does not state of the thing asked
+        about (`unstated_values`)."""
+        return self._unstated(retrieval, retrieval.ranked[0].key if retrieval.ranked else None)
 
     def partial(self, retrieval: Retrieval) -> bool:
         """Whether the question is partly covered (`Judgement.partial`), read without judging it."""

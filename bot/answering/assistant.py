@@ -41,6 +41,7 @@ from bot.text.normalise import fold, shortened
 RELATED_RATIO = 0.85  # other questions cited when their score is this close to the best one's
 MAX_CITATIONS = 3
 SECTION_RATIO = 0.8  # sections of the best one's document this close to it are weighed by what they would quote
+VALUE_WEIGHED = 8  # of the ranked sections, the first this many are looked at for a value asked for
 SECTIONS_WEIGHED = 4  # of the ranked sections, the first this many are looked at
 SECTION_UNIT_WEIGHT = 0.2  # what a section's best unit would quote counts this much beside its ranking
 PART_SHOWN = 120  # characters of a question of the message named back as not answered
@@ -283,6 +284,10 @@ class Assistant:
         quotes: dict[QuestionKey, Quote] = {}  # what each section weighed would quote: computed once
         if not referred:
             retrieval = self._best_section_first(retrieval, quotes)
+            stating = self._section_stating(retrieval, quotes)
+            if stating is not None:  # what it opens by naming as not covered is read again: the value is stated
+                retrieval = stating
+                judgement = replace(judgement, uncovered=self.judge.said_uncovered(retrieval))
         best = retrieval.ranked[0]
         related = [] if referred else [
             s for s in retrieval.ranked[1:MAX_CITATIONS]
@@ -335,6 +340,28 @@ class Assistant:
                   for i, s in enumerate(candidates)]
         chosen = max(scored, key=lambda item: (item[0], item[1]))[2]
         return retrieval if chosen is best else retrieval.led_by(frozenset({chosen.key}))
+
+    def _section_stating(self, retrieval: Retrieval, quotes: dict[QuestionKey, Quote]) -> Retrieval | None:
+        """When the question asks for a value (a version, a default, a limit, how to install or upgrade a thing) that
+        the section leading does not state of the thing asked about, the best ranked section of its page that does,
+        among the first VALUE_WEIGHED within SECTION_RATIO of the page's best: "what's the minimum kubernetes
+        version the descheduler chart needs?" is answered by its Prerequisites ("Kubernetes 1.14+"), ranked sixth,
+        not by its Introduction. None when the leading one states it, or no other does. `quotes` gets what the one
+        chosen quotes."""
+        best = retrieval.ranked[0]
+        if best.key[0] in self.judge.quiz_ids or not self.judge.unstated(retrieval):
+            return None
+        top = max(s.score for s in retrieval.ranked if s.key[0] == best.key[0])
+        for s in retrieval.ranked[1:VALUE_WEIGHED]:
+            if s.key[0] != best.key[0] or s.score < SECTION_RATIO * top:
+                continue
+            led = retrieval.led_by(frozenset({s.key}))
+            if not self.judge.unstated(led):
+                if s.key not in quotes:
+                    quotes[s.key] = self.excerpts.quote(self.knowledge.question(s.key[0], s.key[1], led.language),
+                                                        led.vector, led)
+                return led
+        return None
 
     def bar(self, judgement: Judgement) -> float:
         """The confidence an answer needs: lower for a partly covered question (`Judgement.partial`), whose

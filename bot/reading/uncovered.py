@@ -312,8 +312,9 @@ def unstated_values(analysis: Analysis, texts: Iterable[str], headings: Iterable
         # The thing whose value is asked for: the question's words for it, those that state the kind left out.
         thing = [w for w in analysis.words if w.position in {own[i] for i in inside} and " " not in w.text
                  and not stated.search(w.text)]
-        if (not any(stated.search(t) for t in where) or not _of_the_thing(thing, passage)) and (
-                named := _as_named(analysis, own, inside)):
+        said = _said_of(stated, thing, texts, headings) if not in_headings and any(w.named for w in thing) else (
+            any(stated.search(t) for t in where) and _of_the_thing(thing, passage))
+        if not said and (named := _as_named(analysis, own, inside)):
             out.append(named)
     return out
 
@@ -338,6 +339,20 @@ def _inside(own: list[int], starts: list[int], found: re.Match[str]) -> list[int
     pattern that asks for a value."""
     begin, end = found.span("what")
     return [i for i, at in enumerate(starts) if begin <= at < end]
+
+
+def _said_of(stated: re.Pattern[str], thing: list[QueryWord], texts: list[str], headings: list[str]) -> bool:
+    """Whether a value (a version, a bound) is stated of a thing the question names: on a line that names it ("-
+    Kubernetes 1.23+", not "Download the MLflow chart" under it), or anywhere under a heading that names it."""
+    names = [w for w in thing if w.named]
+    if any(stated.search(t) for t in texts) and _names(names, fold(" ".join(headings))):
+        return True
+    return any(stated.search(line) and _names(names, fold(line)) for t in texts for line in t.splitlines())
+
+
+def _names(names: list[QueryWord], text: str) -> bool:
+    return any(re.search(rf"(?<![\w.-]){re.escape(fold(reading))}(?![\w-])", text)
+               for w in names for reading in (w.text, *w.readings))
 
 
 def _of_the_thing(thing: list[QueryWord], passage: Passage) -> bool:

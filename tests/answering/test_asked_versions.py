@@ -171,3 +171,53 @@ def test_a_default_asked_of_a_thing_in_ordinary_words_is_stated_of_those_words(f
     assert unstated_values(analysis, ["The Acme chart scrapes every 30 seconds by default."], []) == ["memory limit"]
     assert unstated_values(analysis, ["By default the Acme chart sets a memory limit of 512Mi."], []) == []
 
+
+
+def test_a_version_or_a_bound_is_stated_of_the_thing_on_the_line_that_names_it(fake_assistant: Assistant) -> None:
+    """A version or a bound counts for the thing asked about when a line names both, or a heading names the thing:
+    "- Kubernetes 1.23+" above "- Download the MLflow chart" states no MLflow version, and "up to 1 TB/s" of
+    throughput under a sentence on FSx for Lustre states no minimum size of one."""
+    mlflow = fake_assistant.retriever.analyze("Which MLflow version does the chart deploy?", "en")
+    prerequisites = ["- Kubernetes 1.23+\n- Helm 3.8+\n- Download the MLflow chart from its repository"]
+    assert unstated_values(mlflow, prerequisites, ["Chart › Prerequisites"]) == ["MLflow version"]
+    assert unstated_values(mlflow, [*prerequisites, "The chart deploys MLflow 2.14.1."], []) == []
+    assert unstated_values(mlflow, prerequisites, ["MLflow chart › Prerequisites"]) == []
+    fsx = fake_assistant.retriever.analyze("What is the minimum size of an FSx for Lustre file system?", "en")
+    throughput = ["FSx for Lustre gives training pods a shared file system.\nUp to 1 TB/s of throughput."]
+    assert unstated_values(fsx, throughput, []) == ["minimum size of an FSx"]
+    assert unstated_values(fsx, ["An FSx for Lustre file system holds at least 1.2 TiB."], []) == []
+
+
+CHART = """---
+title: Acme scheduler chart
+---
+
+## Introduction
+
+This chart bootstraps the Acme scheduler on a Kubernetes cluster using the Helm package manager. The Acme scheduler
+chart needs a Kubernetes cluster and Helm.
+
+## Installing the chart
+
+Install the Acme scheduler chart with `helm install acme acme/scheduler` into its own namespace on the Kubernetes
+cluster.
+
+## Prerequisites
+
+- Kubernetes 1.27+
+- Helm 3.8+
+"""
+
+
+def test_a_value_asked_for_is_answered_by_the_section_of_the_page_that_states_it(fake_assistant: Assistant,
+                                                                                tmp_path: Path) -> None:
+    """"What's the minimum Kubernetes version the Acme scheduler chart needs?" ranks the chart's introduction first
+    (it names the chart, Kubernetes and what it needs), which states no version: the section of the page that
+    does, ranked below it, answers, and the answer does not open by saying the version is not covered."""
+    chart = beside_the_quiz(fake_assistant, tmp_path, {"platform/acme-chart.md": CHART})
+    question = "What's the minimum Kubernetes version the Acme scheduler chart needs?"
+    ranked = chart.retrieve_many([chart.prepare(question)])[0].ranked
+    assert chart.knowledge.question(*ranked[0].key, "en").path[-1] != "Prerequisites"
+    answer = chart.answer(question)
+    assert answer.answered and answer.citations[0].section.endswith("Prerequisites")
+    assert "Kubernetes 1.27+" in answer.text and answer.uncovered == []
