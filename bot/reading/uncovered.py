@@ -30,6 +30,8 @@ NAME_GOES_ON = 2  # words of a name past what asks for a version ("versión del 
 # A version as passages state one: "v2.10", "1.35+", "2.12.0", "1.x". "v1" alone names an API, not a release,
 # and four numbers are an address ("192.168.0.10").
 VERSION_STATED = re.compile(r"(?<![\w.])v?\d+(?:\.(?:\d+|x)){1,2}(?![\w.]*[a-wyz])(?!\.?\d)", re.IGNORECASE)
+# A word that is a version ("v1", "1.29", "v2.3.0"): a value of the thing asked about, never its name.
+A_VERSION = re.compile(r"v?\d+(?:\.(?:\d+|x))*", re.IGNORECASE)
 # A default as passages state one: "defaults to 30s", "by default", "por defecto", a heading "Default quota".
 DEFAULT_STATED = re.compile(r"\b(?:defaults?|defaulted|por defecto|predeterminad[oa]s?|de serie)\b", re.IGNORECASE)
 # An upgrade as passages speak of one: "upgrade", "upgrading", "update the chart", "actualizar", "migrate to v1".
@@ -311,7 +313,7 @@ def unstated_values(analysis: Analysis, texts: Iterable[str], headings: Iterable
         inside = _inside(own, starts, found)
         # The thing whose value is asked for: the question's words for it, those that state the kind left out.
         thing = [w for w in analysis.words if w.position in {own[i] for i in inside} and " " not in w.text
-                 and not stated.search(w.text)]
+                 and not stated.search(w.text) and not A_VERSION.fullmatch(w.text)]
         said = _said_of(stated, thing, texts, headings) if not in_headings and any(w.named for w in thing) else (
             any(stated.search(t) for t in where) and _of_the_thing(thing, passage))
         if not said and (named := _as_named(analysis, own, inside)):

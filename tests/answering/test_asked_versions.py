@@ -221,3 +221,12 @@ def test_a_value_asked_for_is_answered_by_the_section_of_the_page_that_states_it
     answer = chart.answer(question)
     assert answer.answered and answer.citations[0].section.endswith("Prerequisites")
     assert "Kubernetes 1.27+" in answer.text and answer.uncovered == []
+
+
+def test_a_version_asked_with_the_thing_is_no_name_of_it(fake_assistant: Assistant) -> None:
+    """"How do I install the zephyr-operator v1?" names the thing by "zephyr-operator": a section on installing k3s
+    that writes "v1" (an `apiVersion: v1`) does not say how to install it."""
+    analysis = fake_assistant.retriever.analyze("¿Cómo instalo el zephyr-operator v1 estable?", "es")
+    k3s = ["Install k3s with curl, then apply the manifest with apiVersion: v1 to the cluster."]
+    assert unstated_values(analysis, k3s, ["Install k3s"]) == ["instalo el zephyr-operator v1 estable"]
+    assert unstated_values(analysis, ["Install the zephyr-operator (stable v1) with helm install."], []) == []
