@@ -65,6 +65,10 @@ DERIVED_MIN_LENGTH = 5  # the word after a prefix ("configured" of "misconfigure
 CAPITALISED_NAMED_ZIPF = 5.0  # a capitalised word inside a sentence, rarer than this, is part of a name
 COGNATE_MIN_LENGTH = 6  # a shorter Spanish word is read as an English cognate never ("casa" is no "case")
 NUMBER_SPECIFICITY = 0.3
+# A lower-case word of two everyday words ("hard" + "coding"), each at least this common and this long, is made of
+# everyday words (`of_everyday_words`).
+EVERYDAY_PART_ZIPF = 3.5
+EVERYDAY_PART_LENGTH = 3
 STEM_MIN_LENGTH = 6  # shorter words are looked up as written, not by stem
 READ_CACHE = 4096  # words kept once read (each with the sections it is in), the least recently asked dropped first
 COMPOUND_MIN_LENGTH = 7  # two words read as one knowledge word ("node set": "nodeset") at least this long
@@ -624,6 +628,27 @@ def derived_zipf(folded: str, langs: list[str], frequency: WordFrequency) -> flo
     "configured"), at least `DERIVED_MIN_LENGTH` letters of it; 0.0 when the word has no such prefix."""
     return max((_word_zipf(folded[len(prefix):], [lang], frequency) for lang in langs for prefix in rules(lang).prefixes
                 if folded.startswith(prefix) and len(folded) - len(prefix) >= DERIVED_MIN_LENGTH), default=0.0)
+
+
+def of_everyday_words(word: QueryWord, langs: list[str], frequency: WordFrequency) -> bool:
+    """Whether a word written in lower case is made of everyday words: joined ("hardcoding", "backoff", "autoscale"),
+    hyphenated or slashed ("allow-overwrite", "question/answer"), or an everyday word after a prefix
+    ("preprocesado", "hiperparámetros", "reintenta"). Such a word says what the person does or has, in the
+    domain's words; it is no product's or feature's name (which is written with capitals, digits or underscores:
+    "Toolkit", "g5", "max_failures")."""
+    raw = word.text
+    if not raw.islower() or any(not (c.isalpha() or c in "-/") for c in raw):
+        return False
+    folded = fold(raw)
+    parts = [p for p in re.split(r"[-/]", folded) if p]
+    if len(parts) > 1:
+        return all(max(_word_zipf(p, langs, frequency), derived_zipf(p, langs, frequency)) >= EVERYDAY_PART_ZIPF
+                   for p in parts)
+    if derived_zipf(folded, langs, frequency) >= NAMED_ZIPF:
+        return True
+    return any(_word_zipf(folded[:i], langs, frequency) >= EVERYDAY_PART_ZIPF
+               and _word_zipf(folded[i:], langs, frequency) >= EVERYDAY_PART_ZIPF
+               for i in range(EVERYDAY_PART_LENGTH, len(folded) - EVERYDAY_PART_LENGTH + 1))
 
 
 def _is_common(folded: str, langs: list[str], frequency: WordFrequency) -> bool:

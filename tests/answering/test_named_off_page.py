@@ -58,3 +58,42 @@ def test_a_thing_the_quiz_writes_is_the_askers_domain_not_a_neighbour(
                                            "volumes need?")
     assert cited.endswith("lustre-volumes.md")
     assert features["named_off_page"] == 0.0
+
+
+def test_a_word_of_everyday_words_is_what_the_person_does_not_a_neighbour(
+        fake_assistant: Assistant, knowledge_copy: Path) -> None:
+    """"hardcoding" and "preprocesado" are written by another page only (here the scheduler's), and are rare in
+    general language; but they are made of everyday words ("hard" + "coding", "pre" + "procesado"): what the
+    person does, not another product's feature. A name written as one ("YuniKorn") still counts."""
+    scheduler = SCHEDULER + "\nAvoid hardcoding quotas; preprocesado jobs get their own queue.\n"
+    assistant = with_documents(fake_assistant, knowledge_copy,
+                               {"storage/lustre-volumes.md": STORAGE, "scheduling/yunikorn-queues.md": scheduler})
+    cited, features = _features(assistant, "Without hardcoding them, where do the subnetId and securityGroupIds "
+                                           "of the Lustre volumes come from?")
+    assert cited.endswith("lustre-volumes.md")
+    assert features["named_off_page"] == 0.0
+    [retrieval] = assistant.retrieve_many([("Para el preprocesado, ¿qué subnetId y securityGroupIds necesitan "
+                                            "los Lustre volumes?", "es")])
+    assert assistant.judge.features(retrieval)["named_off_page"] == 0.0
+    cited, features = _features(assistant, "Without hardcoding them, does YuniKorn need the subnetId and "
+                                           "securityGroupIds of the Lustre volumes?")
+    assert cited.endswith("lustre-volumes.md") and features["named_off_page"] == 1.0
+
+
+def test_which_words_are_made_of_everyday_words() -> None:
+    from bot.reading.lexicon import WordFrequency
+    from bot.reading.terms import QueryWord, of_everyday_words
+
+    frequency = WordFrequency.bundled()
+
+    def everyday(text: str, langs: list[str]) -> bool:
+        word = QueryWord(text=text, readings=(), forms={}, specificity=1.0, named=True)
+        return of_everyday_words(word, langs, frequency)
+
+    for text in ("hardcoding", "backoff", "question/answer", "allow-overwrite"):
+        assert everyday(text, ["en"]), text
+    for text in ("preprocesado", "hiperparámetros", "reintenta"):
+        assert everyday(text, ["es", "en"]), text
+    # Names: capitals, digits, underscores, or no everyday word in them.
+    for text in ("Toolkit", "g5", "max_failures", "karpenter", "kubeflow", "YuniKorn"):
+        assert not everyday(text, ["en"]), text
