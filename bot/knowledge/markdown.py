@@ -34,6 +34,7 @@ from bot.errors import KnowledgeError
 from bot.knowledge.model import Block, Document, Question
 from bot.knowledge.safe_yaml import load_yaml
 from bot.lang import LANGUAGES
+from bot.text.identifiers import is_code_name
 from bot.text.language import detect_language
 
 TITLE_KEYS = ("title", "sidebar_label", "linkTitle", "name")
@@ -95,6 +96,11 @@ _HEADER_END = re.compile(r"\}\s*+/?>")  # the end of a component's `header={…}
 _HTML_HEADING = re.compile(r"<h([1-6])\b", re.IGNORECASE)
 _TAG = re.compile(r"</?[A-Za-z][^<>]*+>")
 _COMPONENT_NAME = re.compile(r"</?[A-Za-z][\w.]*+")
+# A component inside a sentence, closed in its own tag (`<PyObject module="dagster" object="in_process_executor" />`),
+# its attributes, and those a site displays for it, in the order looked for.
+_INLINE_COMPONENT = re.compile(r"<[A-Z][\w.]*+(?P<attributes>(?:\s(?:[^<>\"'/]++|\"[^\"]*+\"|'[^']*+')*+)?)/>")
+_ATTRIBUTE = re.compile(r"(?<![\w-])(?P<key>[\w-]++)=(?:\"(?P<double>[^\"]*+)\"|'(?P<single>[^']*+)')")
+INLINE_COMPONENT_SHOWS = ("object", "name", "title", "label", "text", "value")
 _JSX_EXPRESSION = re.compile(r"^\s*\{/\*.*\*/\}\s*$")
 _LANG_SUFFIX = re.compile(rf"\.({'|'.join(LANGUAGES)})$")
 _BOLD = re.compile(r"^\*\*(.+)\*\*$|^__(.+)__$")
@@ -647,8 +653,23 @@ def _inline_text(inline: Token) -> str:
             out.append(" ")
         elif child.type == "html_inline" and is_placeholder(child.content):
             out.append(child.content)
+        elif child.type == "html_inline" and (shown := _inline_component_text(child.content)):
+            out.append(shown)
         # images and other inline tags are dropped; a link's text is among the text children
     return " ".join("".join(out).split())
+
+
+def _inline_component_text(tag: str) -> str:
+    """What a site shows for a component written inside a sentence with no content of its own (`<PyObject
+    module="dagster" object="in_process_executor" />`, `<Badge text="beta" />`): the attribute it displays
+    (`INLINE_COMPONENT_SHOWS`, the first it has), a name of code as `code`; "" for any other tag."""
+    component = _INLINE_COMPONENT.fullmatch(tag.strip())
+    if component is None:
+        return ""
+    attributes = {m["key"]: m["double"] if m["double"] is not None else m["single"]
+                  for m in _ATTRIBUTE.finditer(component["attributes"])}
+    shown = next((attributes[key].strip() for key in INLINE_COMPONENT_SHOWS if attributes.get(key, "").strip()), "")
+    return f"`{shown}`" if shown and is_code_name(shown) else shown
 
 
 def links(text: str) -> Iterator[tuple[str, str]]:

@@ -797,6 +797,22 @@ def test_placeholders_stay_as_written_while_html_tags_and_components_go(tmp_path
     ]
 
 
+def test_a_component_inside_a_sentence_shows_what_the_site_displays_for_it(tmp_path: Path) -> None:
+    """An MDX page's `<PyObject module="dagster" object="in_process_executor" />` inside a sentence is shown by
+    the site as the object's name: the sentence keeps it (as code), where dropping it left "the default executor
+    - - will run"; a tag with nothing to display still shows nothing."""
+    from bot.knowledge.markdown import parse_markdown
+
+    text = ('# Executors\n\nThe default executor - <PyObject section="execution" module="dagster" '
+            'object="multi_or_in_process_executor" /> - runs each step in its own process. Use the '
+            '<PyObject module="dagster" object="in_process_executor" /> for short steps '
+            '<Badge text="beta" /><Icon />.\n')
+    (q,) = parse_markdown(text, tmp_path / "x.mdx", doc_id="x", source="x.mdx").questions
+    assert [b.text for b in q.blocks] == [
+        "The default executor - `multi_or_in_process_executor` - runs each step in its own process. Use the "
+        "`in_process_executor` for short steps beta."]
+
+
 JEKYLL = """# Fair scheduling
 
 To enable the fair scheduler, set `spark.scheduler.mode` to `FAIR`:
