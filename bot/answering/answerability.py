@@ -363,11 +363,12 @@ class Judge:
         values["fused_margin"] = (top.score - second.score) / max(abs(top.score), 1e-6)
         values["document"] = float(top.key[0] not in self.quiz_ids)
         page = top.key[0]
-        # A word of everyday words ("hardcoding", "preprocesado") is what the person does, not a neighbour's feature.
-        langs = ["en"] if retrieval.language == "en" else ["es", "en"]
+        # A word of everyday words ("hardcoding", "preprocesado") is what the person does, not a neighbour's feature
+        # (in the languages it was read in).
         values["named_off_page"] = float(min(3, sum(
             1 for w in words if w.known and w.position not in analysis.context and names_a_thing(w)
-            and self._off_page(w, page) and not of_everyday_words(w, langs, self.retriever.frequency))))
+            and self._off_page(w, page)
+            and not of_everyday_words(w, list(w.forms) or list(self.vocabulary.languages), self.retriever.frequency))))
         if top.key[0] not in self.quiz_ids:
             values["other_language"] = float(retrieval.language not in self._languages.get(page, ()))
             values["page_margin"] = values["fused_margin"]
