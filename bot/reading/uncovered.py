@@ -353,6 +353,7 @@ def _said_of(stated: re.Pattern[str], thing: list[QueryWord], texts: list[str], 
 
 
 def _names(names: list[QueryWord], text: str) -> bool:
+    """Whether a folded text writes one of the names, as written or as it stands for ("k8s": Kubernetes)."""
     return any(re.search(rf"(?<![\w.-]){re.escape(fold(reading))}(?![\w-])", text)
                for w in names for reading in (w.text, *w.readings))
 
@@ -365,8 +366,7 @@ def _of_the_thing(thing: list[QueryWord], passage: Passage) -> bool:
     everywhere. True when the question names none (the passage's own subject: "how do I install it?")."""
     names = [w for w in thing if w.named]
     if names:
-        return any(re.search(rf"(?<![\w.-]){re.escape(fold(reading))}(?![\w-])", passage.text)
-                   for w in names for reading in (w.text, *w.readings))
+        return _names(names, passage.text)
     plain = [w for w in thing if w.specificity > 0]  # a word the knowledge writes everywhere tells nothing
     return all(any(holds_any(passage.terms, forms) for forms in w.forms.values()) for w in plain)
 
