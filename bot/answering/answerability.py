@@ -39,7 +39,7 @@ from bot.answering.exemplars import Exemplars
 from bot.errors import ConfigError
 from bot.reading.lexicon import RARE_ZIPF
 from bot.reading.postings import KeySet
-from bot.reading.terms import Analysis, QueryWord, Vocabulary, of_everyday_words
+from bot.reading.terms import Analysis, QueryWord, Vocabulary
 from bot.reading.thresholds import THRESHOLDS
 from bot.reading.uncovered import names_a_thing, other_kinds, uncovered_terms, unstated_values, unwritten_names
 from bot.retrieval.hybrid import HybridRetriever, Retrieval, knowledge_body
@@ -363,12 +363,10 @@ class Judge:
         values["fused_margin"] = (top.score - second.score) / max(abs(top.score), 1e-6)
         values["document"] = float(top.key[0] not in self.quiz_ids)
         page = top.key[0]
-        # A word of everyday words ("hardcoding", "preprocesado") is what the person does, not a neighbour's feature
-        # (in the languages it was read in).
+        # A word of everyday words ("hardcoding", "preprocesado") is what the person does, not a neighbour's feature.
         values["named_off_page"] = float(min(3, sum(
             1 for w in words if w.known and w.position not in analysis.context and names_a_thing(w)
-            and self._off_page(w, page)
-            and not of_everyday_words(w, list(w.forms) or list(self.vocabulary.languages), self.retriever.frequency))))
+            and not w.everyday and self._off_page(w, page))))
         if top.key[0] not in self.quiz_ids:
             values["other_language"] = float(retrieval.language not in self._languages.get(page, ()))
             values["page_margin"] = values["fused_margin"]

@@ -108,6 +108,9 @@ class QueryWord:
     where: KeySet = field(default_factory=KeySet)  # the quiz questions (keys) that use it, in either edition
     opens: bool = True  # it begins a sentence, where a capital letter names nothing
     offered: bool = False  # only a wrong option of the quiz writes it ("EBS gp3"): not knowledge, not unheard of
+    # Named, but written in lower case and made of everyday words ("hardcoding", "preprocesado": `of_everyday_words`):
+    # what the person does, no product's or feature's name
+    everyday: bool = False
 
     @property
     def known(self) -> bool:
@@ -502,7 +505,8 @@ class Vocabulary:
         offered = not where.ids.size and any(_form_in(form, self.offered.get(lang, frozenset()))
                                              for lang, lang_forms in forms.items() for form in lang_forms)
         return QueryWord(text=raw, readings=tuple(readings[1:]), forms=forms, specificity=spec, named=named,
-                         position=position, zipf=commonness, where=where, opens=opens, offered=offered)
+                         position=position, zipf=commonness, where=where, opens=opens, offered=offered,
+                         everyday=named and of_everyday_words(raw, langs, frequency))
 
     def _borrowed(self, folded: str, langs: list[str], frequency: WordFrequency) -> list[str]:
         """The languages to read a word of an English question in: Spanish too when it is an ordinary Spanish
@@ -630,13 +634,12 @@ def derived_zipf(folded: str, langs: list[str], frequency: WordFrequency) -> flo
                 if folded.startswith(prefix) and len(folded) - len(prefix) >= DERIVED_MIN_LENGTH), default=0.0)
 
 
-def of_everyday_words(word: QueryWord, langs: list[str], frequency: WordFrequency) -> bool:
+def of_everyday_words(raw: str, langs: list[str], frequency: WordFrequency) -> bool:
     """Whether a word written in lower case is made of everyday words: joined ("hardcoding", "backoff", "autoscale"),
     hyphenated or slashed ("allow-overwrite", "question/answer"), or an everyday word after a prefix
     ("preprocesado", "hiperparámetros", "reintenta"). Such a word says what the person does or has, in the
     domain's words; it is no product's or feature's name (which is written with capitals, digits or underscores:
     "Toolkit", "g5", "max_failures")."""
-    raw = word.text
     if not raw.islower() or any(not (c.isalpha() or c in "-/") for c in raw):
         return False
     folded = fold(raw)

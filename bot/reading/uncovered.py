@@ -349,7 +349,7 @@ def _said_of(stated: re.Pattern[str], thing: list[QueryWord], texts: list[str], 
     names = [w for w in thing if w.named]
     if any(stated.search(t) for t in texts) and _names(names, fold(" ".join(headings))):
         return True
-    return any(stated.search(line) and _names(names, fold(line)) for t in texts for line in t.splitlines())
+    return any(stated.search(line) and _names(names, line) for t in texts for line in fold(t).splitlines())
 
 
 def _names(names: list[QueryWord], text: str) -> bool:

@@ -82,13 +82,12 @@ def test_a_word_of_everyday_words_is_what_the_person_does_not_a_neighbour(
 
 def test_which_words_are_made_of_everyday_words() -> None:
     from bot.reading.lexicon import WordFrequency
-    from bot.reading.terms import QueryWord, of_everyday_words
+    from bot.reading.terms import of_everyday_words
 
     frequency = WordFrequency.bundled()
 
     def everyday(text: str, langs: list[str]) -> bool:
-        word = QueryWord(text=text, readings=(), forms={}, specificity=1.0, named=True)
-        return of_everyday_words(word, langs, frequency)
+        return of_everyday_words(text, langs, frequency)
 
     for text in ("hardcoding", "backoff", "question/answer", "allow-overwrite"):
         assert everyday(text, ["en"]), text
@@ -97,3 +96,11 @@ def test_which_words_are_made_of_everyday_words() -> None:
     # Names: capitals, digits, underscores, or no everyday word in them.
     for text in ("Toolkit", "g5", "max_failures", "karpenter", "kubeflow", "YuniKorn"):
         assert not everyday(text, ["en"]), text
+
+
+def test_a_word_is_read_as_made_of_everyday_words_once_with_its_reading(fake_assistant: Assistant) -> None:
+    """Whether a named word is made of everyday words is part of reading it (kept with the word, as `named` is),
+    not worked out again by every judgement: a name written as one is not."""
+    words = {w.text: w for w in fake_assistant.retriever.analyze("without hardcoding the YuniKorn queues", "en").words}
+    assert words["hardcoding"].named and words["hardcoding"].everyday
+    assert words["YuniKorn"].named and not words["YuniKorn"].everyday
