@@ -246,9 +246,16 @@ class Judge:
         return uncovered
 
     def unstated(self, retrieval: Retrieval) -> list[str]:
-        """A value the question asks for that the leading question or section does not state of the thing asked
-        about (`unstated_values`)."""
-        return self._unstated(retrieval, retrieval.ranked[0].key if retrieval.ranked else None)
+        """A value the question asks for (a version, a default, a limit, how to install or upgrade a thing) that the
+        leading question or section does not state of the thing asked about (`unstated_values`): its text, and for
+        a default, an install or an upgrade its heading path too (whose numbers, "3.3 Deploy Workloads", are no
+        versions)."""
+        best = retrieval.ranked[0].key if retrieval.ranked else None
+        if not isinstance(best, tuple):
+            return []
+        chunks, ids = self.retriever.index.chunks, self.retriever.chunks_of(best)
+        return unstated_values(retrieval.analysis, (knowledge_body(chunks[i]) for i in ids),
+                               (chunks[i].header for i in ids))
 
     def partial(self, retrieval: Retrieval) -> bool:
         """Whether the question is partly covered (`Judgement.partial`), read without judging it."""
@@ -261,7 +268,7 @@ class Judge:
         best = retrieval.ranked[0].key if retrieval.ranked else None
         analysis = retrieval.analysis
         return _merge_terms(analysis.set_aside, [*uncovered_terms(analysis, self.vocabulary), *self._kinds(
-            retrieval, best), *self._unstated(retrieval, best)])
+            retrieval, best), *self.unstated(retrieval)])
 
     def second_look(self, retrieval: Retrieval, own: Retrieval | None = None) -> tuple[Retrieval, Judgement] | None:
         """When the first question does not answer, or answers with less than the model's `second_look`
@@ -314,16 +321,6 @@ class Judge:
                 yield chunks[i].text
 
         return other_kinds(retrieval.analysis, texts())
-
-    def _unstated(self, retrieval: Retrieval, best: object) -> list[str]:
-        """A version or a default asked for that the best question or section states none of (`unstated_values`):
-        its text, and for a default its heading path too (whose numbers, "3.3 Deploy Workloads", are no
-        versions)."""
-        if not isinstance(best, tuple):
-            return []
-        chunks, ids = self.retriever.index.chunks, self.retriever.chunks_of(best)
-        return unstated_values(retrieval.analysis, (knowledge_body(chunks[i]) for i in ids),
-                               (chunks[i].header for i in ids))
 
     def _off_page(self, word: QueryWord, page: str) -> bool:
         """Whether other pages write a word that neither the cited page nor the quiz writes (`named_off_page`)."""
