@@ -349,7 +349,26 @@ def _said_of(stated: re.Pattern[str], thing: list[QueryWord], texts: list[str], 
     names = [w for w in thing if w.named]
     if any(stated.search(t) for t in texts) and _names(names, fold(" ".join(headings))):
         return True
-    return any(stated.search(line) and _names(names, line) for t in texts for line in fold(t).splitlines())
+    return any(_line_states(stated, names, line) for t in texts for line in t.splitlines())
+
+
+def _line_states(stated: re.Pattern[str], names: list[QueryWord], line: str) -> bool:
+    """Whether a line states a value of one of the names. A version is the version of the name nearest it: "Since
+    v2.2.0, GPUStack can be deployed on Kubernetes" states GPUStack's, not Kubernetes'; "Kubernetes >= v1.30.0" and
+    "Helm 3.8+, Kubernetes 1.23+" state Kubernetes'. A name here is one of the thing's, or a word written as one
+    ("GPUStack", "EKS": `_a_name`)."""
+    folded = fold(line)
+    if not (stated.search(folded) and _names(names, folded)):
+        return False
+    if stated is not VERSION_STATED or any(" " in r for w in names for r in (w.text, *w.readings)):
+        return True
+    tokens = [t.strip(".,;:()[]`*\"'") for t in re.split(r"[\s|]+", line)]
+    versions = [i for i, t in enumerate(tokens) if VERSION_STATED.fullmatch(t.strip("<>=~^+"))]
+    own = [i for i, t in enumerate(tokens) if t and _names(names, fold(t))]
+    others = [i for i, t in enumerate(tokens) if t and i not in own and not A_VERSION.fullmatch(t.strip("<>=~^+"))
+              and _a_name(t)]
+    return any(min(abs(v - i) for i in own) <= min((abs(v - i) for i in others), default=len(tokens))
+               for v in versions) if own and versions else True
 
 
 def _names(names: list[QueryWord], text: str) -> bool:

@@ -163,6 +163,16 @@ def test_a_thing_named_as_it_stands_for_is_the_thing_the_passage_names(fake_assi
     assert unstated_values(analysis, ["Helm 3.8+."], ["Chart › Prerequisites"]) == ["minimum k8s version"]
 
 
+def test_a_version_is_of_the_name_nearest_it(fake_assistant: Assistant) -> None:
+    """"Since v2.2.0, GPUStack can be deployed on Kubernetes" states which GPUStack release brings the chart, not
+    the Kubernetes version it needs; a row "Kubernetes | >= v1.30.0" and "EKS 1.29 or Kubernetes 1.30+" do."""
+    analysis = fake_assistant.retriever.analyze("min k8s version for the GPUStack helm chart?", "en")
+    intro = "Since v2.2.0, GPUStack can be deployed on Kubernetes with the official Helm chart."
+    assert unstated_values(analysis, [intro], ["Installation via Helm"]) == ["min k8s version"]
+    assert unstated_values(analysis, [intro, "Component: Kubernetes; Version: >= v1.30.0"], []) == []
+    assert unstated_values(analysis, ["Runs on EKS 1.29 or on Kubernetes 1.30+."], []) == []
+
+
 def test_a_default_asked_of_a_thing_in_ordinary_words_is_stated_of_those_words(fake_assistant: Assistant) -> None:
     """"What memory limit does the chart set by default?" is not answered by a passage that tells another default
     of the chart ("it scrapes every 30 seconds by default"): the thing asked about, in ordinary words, is written
