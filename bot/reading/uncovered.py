@@ -21,6 +21,7 @@ from bot.reading.questions import referred_to_later
 from bot.reading.rules import ASKED_KINDS, asked_patterns, coordination_words, is_clitic, name_connectors
 from bot.reading.terms import Analysis, QueryWord, Vocabulary, holds_any
 from bot.reading.thresholds import THRESHOLDS
+from bot.text.identifiers import parts
 from bot.text.normalise import fold
 from bot.text.tokens import ALL_STOPWORDS
 from bot.text.uncached import knowledge_tokens
@@ -30,6 +31,7 @@ NAME_GOES_ON = 2  # words of a name past what asks for a version ("versión del 
 # A version as passages state one: "v2.10", "1.35+", "2.12.0", "1.x". "v1" alone names an API, not a release,
 # and four numbers are an address ("192.168.0.10").
 VERSION_STATED = re.compile(r"(?<![\w.])v?\d+(?:\.(?:\d+|x)){1,2}(?![\w.]*[a-wyz])(?!\.?\d)", re.IGNORECASE)
+_A_SETTING = re.compile(r"[^\W_]+(?:_[^\W_]+)*")  # "tensor_split", "managedBy": one word of letters, digits, "_"
 # A word that is a version ("v1", "1.29", "v2.3.0"): a value of the thing asked about, never its name.
 A_VERSION = re.compile(r"v?\d+(?:\.(?:\d+|x))*", re.IGNORECASE)
 # A default as passages state one: "defaults to 30s", "by default", "por defecto", a heading "Default quota".
@@ -169,7 +171,8 @@ def unwritten_names(analysis: Analysis, texts_of: Callable[[KeySet], Iterable[st
     Lock"), as written: a run of two or more capitalised words a single space parts inside a sentence of the
     person's own (`_capitalised_runs`), at least one of them an ordinary word, each written somewhere in the
     knowledge (a word never written is `uncovered_terms`' already) and the run in none of the texts `texts_of`
-    gives for the sections that write them all. Its words alone are known; the thing they name is not."""
+    gives for the sections that write them all. Its words alone are known; the thing they name is not. So too a
+    setting's name whose parts the knowledge writes, but never the name (`tensor_split`)."""
     out: list[str] = []
     for run in _capitalised_runs(analysis):
         if not all(w.known for w in run) or all(w.specificity >= THRESHOLDS.specific for w in run):
@@ -178,6 +181,18 @@ def unwritten_names(analysis: Analysis, texts_of: Callable[[KeySet], Iterable[st
         wanted = (fold(phrase), fold(phrase).replace(" ", ""))
         if not any(any(w in fold(text) for w in wanted) for text in texts_of(reduce(and_, (w.where for w in run)))):
             out.append(phrase)
+    for word in analysis.words:
+        # A setting's name of parts ("tensor_split", "managedBy") the knowledge writes only apart ("tensor
+        # parallelism ... split"): known by its parts, never written as one, in any spelling ("main-gpu", "main
+        # gpu") nor as the start of a longer one ("TF_VAR_enable_mpi"). A dotted, slashed or hyphenated one is a
+        # path or a compound, which a page may write a part of ("nvidia.com/gpu", "lakeFS-managed").
+        pieces = parts(word.text)
+        if (len(pieces) < 2 or not word.known or not word.setting_name or not _A_SETTING.fullmatch(word.text)
+                or word.position in analysis.context):
+            continue
+        joined = re.compile(r"(?<![\w-])" + r"[\s_-]?".join(re.escape(fold(p)) for p in pieces))
+        if not any(joined.search(fold(text)) for text in texts_of(word.where)):
+            out.append(word.text)
     return out
 
 

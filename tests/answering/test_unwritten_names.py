@@ -61,3 +61,20 @@ def test_a_page_answer_says_so_and_its_decision_is_unchanged(fake_assistant: Ass
     # What the page does not write is said, not weighed: the same probability and the same bar as without it.
     assert judgement.probability == round(assistant.judge.model.probability(assistant.judge.features(retrieval)), 4)
     assert not judgement.partial
+
+
+def test_a_settings_name_whose_parts_are_written_apart_is_not_covered(
+        fake_assistant: Assistant, knowledge_copy: Path) -> None:
+    """`discovery_tags` where the page writes "discovery" and "tags" in prose names a setting it never mentions;
+    written in any spelling ("auto-discovery", "autoDiscovery" for `auto_discovery`), or as the start of a longer
+    name (`node_group_auto_discovery`), it is written."""
+    page = AUTOSCALER + "\nSet `node_group_auto_discovery` to the tags of your groups.\n"
+    assistant = with_documents(fake_assistant, knowledge_copy, {"platform/cluster-autoscaler.md": page})
+    assert _unwritten(assistant, "Which value goes in discovery_tags for the Cluster Autoscaler?") == [
+        "discovery_tags"]
+    assert _unwritten(assistant, "Does mode_tags change what the Cluster Autoscaler discovers?") == ["mode_tags"]
+    for written in ("auto_discovery", "autoDiscovery", "node_group", "nodeGroupAuto"):
+        assert _unwritten(assistant, f"Which value goes in {written} for the Cluster Autoscaler?") == [], written
+    # Pasted, a path or a compound: not a setting the person asks about.
+    assert _unwritten(assistant, "```\ndiscovery_tags: prod\n```\nis this right for the Cluster Autoscaler?") == []
+    assert _unwritten(assistant, "Does tags-mode change the Cluster Autoscaler?") == []
