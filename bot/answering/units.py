@@ -20,15 +20,21 @@ from sys import intern
 
 from bot.knowledge.model import Block, Question
 from bot.reading.lexicon import page_initials
+from bot.reading.rules import rules
 from bot.reading.terms import Analysis, Form, holds_any, singular_of_name
 from bot.text.identifiers import parts
 from bot.text.normalise import fold
 from bot.text.sentences import sentences
 from bot.text.uncached import knowledge_tokens
 
-SHORT_SECTION_SENTENCES = 6  # a section of at most this many sentences (and no more than SHORT_SECTION_CHARS) is
-SHORT_SECTION_CHARS = 600  # quoted whole: cutting it would leave out what its first sentence leads to
-SHORT_SECTION_CODE = 3  # with at most this many code blocks (a short procedure: a step, its command, the next)
+SHORT_SECTION_SENTENCES = 8  # a section of at most this many sentences (and no more than SHORT_SECTION_CHARS, the
+SHORT_SECTION_CHARS = 900  # most one unit quotes: UNIT_CHARS) is quoted whole: cutting it would leave out what its
+# first sentence leads to. One of several code blocks, at most SHORT_SECTION_CODE (a short procedure: a step, its
+# command, the next), is quoted whole only when shorter: its blocks are often alternatives ("Latest development
+# build", "Release version"), of which a question asks for one.
+SHORT_SECTION_CODE = 3
+BLOCKS_SECTION_SENTENCES = 6
+BLOCKS_SECTION_CHARS = 600
 UNIT_CHARS = 900  # a paragraph or list longer than this is quoted from its best sentence on, to this length
 LIST_ITEMS = 8  # items of a list quoted at most (the rest are named by their count)
 CODE_CLOSENESS = 0.6  # a code block's closeness counts for this share of a sentence's (see `_unit_closeness`)
@@ -171,8 +177,10 @@ def choose(question: Question, analysis: Analysis, sentence_sims: Mapping[str, f
     codes = [u.code for u in units if u.code is not None]
     prose = [u for u in units if u.kind in ("paragraph", "list")]
     said = [line for u in prose for line in u.lines]
-    if (not any(u.kind == "row" for u in units) and len(said) <= SHORT_SECTION_SENTENCES
-            and sum(map(len, said)) <= SHORT_SECTION_CHARS and len(codes) <= SHORT_SECTION_CODE):
+    sentences_at_most, chars_at_most = (SHORT_SECTION_SENTENCES, SHORT_SECTION_CHARS) if len(codes) <= 1 else (
+        BLOCKS_SECTION_SENTENCES, BLOCKS_SECTION_CHARS)
+    if (not any(u.kind == "row" for u in units) and len(said) <= sentences_at_most
+            and sum(map(len, said)) <= chars_at_most and len(codes) <= SHORT_SECTION_CODE):
         # A short section is quoted whole: its prose in order (each lead-in once), its code blocks together.
         lines: list[str] = []
         for unit in units:
@@ -186,6 +194,7 @@ def choose(question: Question, analysis: Analysis, sentence_sims: Mapping[str, f
     if len(chosen) == 1 and len(scored) > 1 and scored[1][0] >= scored[0][0] - SECOND_UNIT and not (
             scored[0][2].kind == scored[1][2].kind == "row"):  # rows of one table look alike: the best says it
         chosen.append(scored[1][2])
+    chosen += _continued(chosen, units, question.lang)
     chosen += _complements(chosen, [u for _, _, u in scored], weights, words, heading)
     chosen += _parts(chosen, [u for _, _, u in scored], placed, analysis, words, heading)
     # The code block shown is the best unit's, else the first of the others' in the section's order; when several
@@ -240,6 +249,20 @@ def _after_echo(chosen: list[Unit], ranked: list[Unit], analysis: Analysis, lang
     after = next((u for u in ranked if u.order > best.order and u not in chosen and not echoes(u)
                   and u.kind in ("paragraph", "list", "code")), None)
     return [after] if after is not None and _has_room(after, chosen) else []
+
+
+def _continued(chosen: list[Unit], units: list[Unit], lang: str) -> list[Unit]:
+    """When the best unit is a code block, the paragraph or list right after it that opens by pointing back at it
+    ("This will create a cluster and a managed nodegroup …", "Esto crea …"): what the command does, said of it.
+    Beside a single unit chosen."""
+    best = chosen[0]
+    if len(chosen) > 1 or best.kind != "code":
+        return []
+    after = next((u for u in units if u.order == best.order + 1), None)
+    if after is None or after.kind not in ("paragraph", "list") or not after.lines:
+        return []
+    opening = fold(after.lines[0].split(maxsplit=1)[0]).strip(",;:") if after.lines[0].split() else ""
+    return [after] if opening in rules(lang).back_references else []
 
 
 def _complements(chosen: list[Unit], ranked: list[Unit], weights: Sequence[tuple[float, tuple[Form, ...]]],

@@ -109,6 +109,10 @@ When gang scheduling is on, the operator creates these before any pod:
 2. One `PodGroup` per worker group, named `<cluster>-worker-<group>`
 
 The Workload and its PodGroups are owned by the RayCluster and garbage collected with it.
+
+Turning gang scheduling off again leaves the running pods where they are. The operator stops creating the objects
+for new clusters, and a cluster already running keeps them until it is deleted or its spec changes. Upgrading the
+operator keeps the objects it created with the release before.
 """
 
 
@@ -313,6 +317,67 @@ def test_a_section_of_a_few_short_sentences_is_quoted_whole() -> None:
     assert quote.excerpt.startswith("When a workflow cannot acquire a lock")
     assert "older workflows are placed before newer workflows" in quote.excerpt
     assert quote.excerpt.endswith("at the front of the queue for that lock.")
+
+
+QUOTAS = """## Quotas
+
+!!! attention
+    The CSI driver uses quotas to enforce the PVC size requested.
+
+Only newer kernels support quotas (kernel version of at least 4.17). If you require quotas to be enforced and the
+kernel driver does not support it, you can disable the kernel driver and use the FUSE client. This can be done by
+setting `CSI_FORCE_KERNEL_CLIENT: false` in the operator deployment (`operator-config`). However, it is important
+to know that when the FUSE client is enabled, there is an issue that during upgrade the application pods will be
+disconnected from the mount and will need to be restarted. This applies to every PVC of the file system. Check the
+kernel version of the nodes with `uname -r` before relying on quotas.
+"""
+
+
+def test_a_section_no_longer_than_one_unit_is_quoted_whole() -> None:
+    # Seven sentences, 680 characters, one of them an admonition: "why is the PVC size not enforced?" is answered by
+    # the kernel version after it, which the admonition that best matches "PVC size" alone leaves out.
+    quote = choose(section(QUOTAS, "Quotas"), analysis_of(("pvc", 0.6), ("size", 0.3), ("enforce", 0.4)),
+                   {"The CSI driver uses quotas to enforce the PVC size requested.": 0.8}, {}, {})
+    assert quote.excerpt.startswith("Attention: The CSI driver uses quotas")
+    assert "kernel version of at least 4.17" in quote.excerpt and "`CSI_FORCE_KERNEL_CLIENT: false`" in quote.excerpt
+
+
+SELECTOR = """## Create cluster and nodegroups
+
+To create a cluster with a single nodegroup that uses instance types matched by the instance selector resource
+criteria passed to eksctl, run
+
+```console
+$ eksctl create cluster --instance-selector-vcpus=2 --instance-selector-memory=4
+```
+
+This will create a cluster and a managed nodegroup with the `instanceTypes` field set to the matching types (the
+set of instance types returned may change).
+
+For unmanaged nodegroups, the `instancesDistribution.instanceTypes` field will be set:
+
+```console
+$ eksctl create cluster --managed=false --instance-selector-vcpus=2 --instance-selector-memory=4
+```
+
+The instance selector criteria can also be specified in ClusterConfig, under each nodegroup, with the same names
+as the flags without their prefix. An example file can be found in the repository's examples. The dry-run feature
+lets you inspect and change the instances matched by the instance selector before proceeding to creating a
+nodegroup, and prints the ClusterConfig it would use. Nodegroups created this way can be scaled like any other.
+"""
+
+
+def test_what_a_command_does_is_quoted_with_it() -> None:
+    # The best unit is the first command with its lead-in; the paragraph after it says what it creates ("This will
+    # create … a managed nodegroup"), which is what "managed or self-managed?" asks.
+    question = section(SELECTOR, "Create cluster and nodegroups")
+    first = "To create a cluster with a single nodegroup that uses instance types matched by the instance selector"
+    sims = {s: 0.0 for u in units_of(question) for s in u.lines}
+    sims.update({s: 0.9 for s in sims if s.startswith(first)})
+    quote = choose(question, analysis_of(("eksctl", 0.6), ("instance-selector-vcpus", 1.0)), sims, {}, {})
+    assert quote.code is not None and "--instance-selector-vcpus=2" in quote.code.text
+    assert "This will create a cluster and a managed nodegroup" in quote.excerpt
+    assert "For unmanaged nodegroups" not in quote.excerpt
 
 
 PARAMETERS = """## Common Parameters
