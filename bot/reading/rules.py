@@ -192,7 +192,8 @@ def counterparts() -> tuple[re.Pattern[str], ...]:
 # defecto?"), how to upgrade a thing ("how do we upgrade Volcano", "¿cómo actualizo KAITO a una versión nueva?"), how
 # to install one ("how do I install the EFA device plugin?", "¿cómo se instala Volcano?"), a limit ("the minimum
 # storage capacity of an FSx for Lustre file system").
-ASKED_KINDS = ("asked_versions", "asked_defaults", "asked_upgrades", "asked_installs", "asked_limits")
+ASKED_KINDS = ("asked_versions", "asked_defaults", "asked_upgrades", "asked_installs", "asked_limits",
+               "asked_removals")
 
 
 @cache

@@ -48,11 +48,15 @@ LIMIT_STATED = re.compile(r"\b(?:min(?:imum)?|max(?:imum)?|at least|at most|up t
                           r"m[ií]nim[oa]|m[aá]xim[oa]|al menos|como mucho|hasta)\b[^.\n]{0,40}?\d|"
                           r"\d[^.\n]{0,24}?\b(?:or more|or less|minimum|maximum|como m[ií]nimo|como m[aá]ximo)\b",
                           re.IGNORECASE)
+# A removal as passages speak of one: "uninstall", "helm uninstall", "delete", "remove", "tear down", "clean up",
+# "cdk destroy", "desinstalar", "borrar", "eliminar", "limpiar".
+REMOVAL_STATED = re.compile(r"\b(?:uninstall\w*|remov\w*|delet\w*|tear(?:s|ing)?\s+down|teardown|destroy\w*|"
+                            r"clean(?:s|ing)?\s*up|cleanup|desinstal\w*|borr\w*|elimin\w*|limpi\w*)\b", re.IGNORECASE)
 # Per kind of value a question asks for (`bot.reading.rules.ASKED_KINDS`): how a passage states it, and whether its
 # heading path may state it (a heading's numbers, "3.3 Deploy Workloads", are no versions).
 STATED = {"asked_versions": (VERSION_STATED, False), "asked_defaults": (DEFAULT_STATED, True),
           "asked_upgrades": (UPGRADE_STATED, True), "asked_installs": (INSTALL_STATED, True),
-          "asked_limits": (LIMIT_STATED, False)}
+          "asked_limits": (LIMIT_STATED, False), "asked_removals": (REMOVAL_STATED, True)}
 
 
 def read_question(vocabulary: Vocabulary, question: str, language: str, frequency: WordFrequency,

@@ -105,6 +105,12 @@ KINDS: dict[str, tuple[Passages, Passages]] = {
                       (["Version 1.2 of the chart adds 4 metrics."], [])],
                      [(["A file system holds at least 1.2 TiB."], []), (["Up to 32 interfaces per instance."], []),
                       (["Como mínimo 2 nodos por grupo."], [])]),
+    "asked_removals": ([(["Install the chart with helm install."], []),
+                        (["The labels are prefixed with feature.node.kubernetes.io."], [])],
+                       [(["helm uninstall nfd -n node-feature-discovery"], []),
+                        (["Run cdk destroy for each stack, in reverse order."], []),
+                        (["Borra los CRDs a mano."], []),
+                        (["Run the script."], ["Runbook › Cleaning up"])]),
 }
 def test_every_kind_of_value_asked_for_says_how_a_passage_states_it() -> None:
     assert set(STATED) == set(ASKED_KINDS) == set(KINDS)
