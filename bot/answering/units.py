@@ -20,7 +20,7 @@ from sys import intern
 
 from bot.knowledge.model import Block, Question
 from bot.reading.lexicon import page_initials
-from bot.reading.rules import rules
+from bot.reading.questions import opens_pointing_back
 from bot.reading.terms import Analysis, Form, holds_any, singular_of_name
 from bot.text.identifiers import parts
 from bot.text.normalise import fold
@@ -194,7 +194,7 @@ def choose(question: Question, analysis: Analysis, sentence_sims: Mapping[str, f
     if len(chosen) == 1 and len(scored) > 1 and scored[1][0] >= scored[0][0] - SECOND_UNIT and not (
             scored[0][2].kind == scored[1][2].kind == "row"):  # rows of one table look alike: the best says it
         chosen.append(scored[1][2])
-    chosen += _continued(chosen, units, question.lang)
+    chosen += _continued(chosen, units)
     chosen += _complements(chosen, [u for _, _, u in scored], weights, words, heading)
     chosen += _parts(chosen, [u for _, _, u in scored], placed, analysis, words, heading)
     # The code block shown is the best unit's, else the first of the others' in the section's order; when several
@@ -251,7 +251,7 @@ def _after_echo(chosen: list[Unit], ranked: list[Unit], analysis: Analysis, lang
     return [after] if after is not None and _has_room(after, chosen) else []
 
 
-def _continued(chosen: list[Unit], units: list[Unit], lang: str) -> list[Unit]:
+def _continued(chosen: list[Unit], units: list[Unit]) -> list[Unit]:
     """When the best unit is a code block, the paragraph or list right after it that opens by pointing back at it
     ("This will create a cluster and a managed nodegroup …", "Esto crea …"): what the command does, said of it.
     Beside a single unit chosen."""
@@ -261,8 +261,7 @@ def _continued(chosen: list[Unit], units: list[Unit], lang: str) -> list[Unit]:
     after = next((u for u in units if u.order == best.order + 1), None)
     if after is None or after.kind not in ("paragraph", "list") or not after.lines:
         return []
-    opening = fold(after.lines[0].split(maxsplit=1)[0]).strip(",;:") if after.lines[0].split() else ""
-    return [after] if opening in rules(lang).back_references else []
+    return [after] if opens_pointing_back(after.lines[0]) else []
 
 
 def _complements(chosen: list[Unit], ranked: list[Unit], weights: Sequence[tuple[float, tuple[Form, ...]]],

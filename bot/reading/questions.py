@@ -63,6 +63,13 @@ def _subject(match: re.Match[str], shapes: DefinitionRules) -> frozenset[str]:
     return wanted if len(wanted) <= 4 else frozenset()
 
 
+def opens_pointing_back(sentence: str) -> bool:
+    """Whether a sentence opens with a word that points back to what came before it ("This will create a cluster
+    …", "Esto crea…"): a document's sentence that says something of what it follows."""
+    words = [m.group(0) for m in QUERY_WORD.finditer(fold(sentence))]
+    return bool(words) and points_back(words, 0)
+
+
 def referred_to_later(tokens: Sequence[str], segments: Sequence[int], segment: int) -> bool:
     """Whether a later sentence or question of the message refers back with a pronoun, so what
     `segment` names is what the rest asks about (`tokens` lowercased and folded)."""
