@@ -9,7 +9,7 @@ the terms to name in "the knowledge says nothing about …", as the person wrote
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import reduce
 from operator import and_
@@ -178,12 +178,20 @@ def unwritten_names(analysis: Analysis, texts_of: Callable[[KeySet], Iterable[st
     gives for the sections that write them all. Its words alone are known; the thing they name is not. So too a
     setting's name whose parts the knowledge writes, but never the name (`tensor_split`)."""
     out: list[str] = []
+    folded: dict[str, str] = {}  # a section's text, folded once for every name looked for in it
+
+    def folded_texts(keys: KeySet) -> Iterator[str]:
+        for text in texts_of(keys):
+            if text not in folded:
+                folded[text] = fold(text)
+            yield folded[text]
+
     for run in _capitalised_runs(analysis):
         if not all(w.known for w in run) or all(w.specificity >= THRESHOLDS.specific for w in run):
             continue
         phrase = " ".join(w.text for w in run)
         wanted = (fold(phrase), fold(phrase).replace(" ", ""))
-        if not any(any(w in fold(text) for w in wanted) for text in texts_of(reduce(and_, (w.where for w in run)))):
+        if not any(any(w in text for w in wanted) for text in folded_texts(reduce(and_, (w.where for w in run)))):
             out.append(phrase)
     for word in analysis.words:
         # A setting's name of parts ("tensor_split", "managedBy") the knowledge writes only apart ("tensor
@@ -195,7 +203,7 @@ def unwritten_names(analysis: Analysis, texts_of: Callable[[KeySet], Iterable[st
                 or word.position in analysis.context):
             continue
         joined = re.compile(r"(?<![\w-])" + r"[\s_-]?".join(re.escape(fold(p)) for p in pieces))
-        if not any(joined.search(fold(text)) for text in texts_of(word.where)):
+        if not any(joined.search(text) for text in folded_texts(word.where)):
             out.append(word.text)
     return out
 
@@ -366,34 +374,39 @@ def _said_of(stated: re.Pattern[str], thing: list[QueryWord], texts: list[str], 
     """Whether a value (a version, a bound) is stated of a thing the question names: on a line that names it ("-
     Kubernetes 1.23+", not "Download the MLflow chart" under it), or anywhere under a heading that names it."""
     names = [w for w in thing if w.named]
-    if any(stated.search(t) for t in texts) and _names(names, fold(" ".join(headings))):
-        return True
-    return any(_line_states(stated, names, line) for t in texts for line in t.splitlines())
-
-
-def _line_states(stated: re.Pattern[str], names: list[QueryWord], line: str) -> bool:
-    """Whether a line states a value of one of the names. A version is the version of the name nearest it: "Since
-    v2.2.0, GPUStack can be deployed on Kubernetes" states GPUStack's, not Kubernetes'; "Kubernetes >= v1.30.0" and
-    "Helm 3.8+, Kubernetes 1.23+" state Kubernetes'. A name here is one of the thing's, or a word written as one
-    ("GPUStack", "EKS": `_a_name`)."""
-    folded = fold(line)
-    if not (stated.search(folded) and _names(names, folded)):
+    named = _named(names)
+    if named is None:
         return False
-    if stated is not VERSION_STATED or any(" " in r for w in names for r in (w.text, *w.readings)):
+    if any(stated.search(t) for t in texts) and named.search(fold(" ".join(headings))):
+        return True
+    spaced = any(" " in r for w in names for r in (w.text, *w.readings))
+    return any(_line_states(stated, named, spaced, line) for t in texts for line in t.splitlines())
+
+
+def _line_states(stated: re.Pattern[str], named: re.Pattern[str], spaced: bool, line: str) -> bool:
+    """Whether a line states a value of one of the names (`named`; `spaced`: one of them is of several words). A
+    version is the version of the name nearest it: "Since v2.2.0, GPUStack can be deployed on Kubernetes" states
+    GPUStack's, not Kubernetes'; "Kubernetes >= v1.30.0" and "Helm 3.8+, Kubernetes 1.23+" state Kubernetes'. A
+    name here is one of the thing's, or a word written as one ("GPUStack", "EKS": `_a_name`)."""
+    folded = fold(line)
+    if not (stated.search(folded) and named.search(folded)):
+        return False
+    if stated is not VERSION_STATED or spaced:
         return True
     tokens = [t.strip(".,;:()[]`*\"'") for t in re.split(r"[\s|]+", line)]
     versions = [i for i, t in enumerate(tokens) if VERSION_STATED.fullmatch(t.strip("<>=~^+"))]
-    own = [i for i, t in enumerate(tokens) if t and _names(names, fold(t))]
+    own = [i for i, t in enumerate(tokens) if t and named.search(fold(t))]
     others = [i for i, t in enumerate(tokens) if t and i not in own and not A_VERSION.fullmatch(t.strip("<>=~^+"))
               and _a_name(t)]
     return any(min(abs(v - i) for i in own) <= min((abs(v - i) for i in others), default=len(tokens))
                for v in versions) if own and versions else True
 
 
-def _names(names: list[QueryWord], text: str) -> bool:
-    """Whether a folded text writes one of the names, as written or as it stands for ("k8s": Kubernetes)."""
-    return any(re.search(rf"(?<![\w.-]){re.escape(fold(reading))}(?![\w-])", text)
-               for w in names for reading in (w.text, *w.readings))
+def _named(names: list[QueryWord]) -> re.Pattern[str] | None:
+    """One pattern of the names, as written or as they stand for ("k8s": Kubernetes), over a folded text; None
+    when there are none."""
+    readings = dict.fromkeys(re.escape(fold(reading)) for w in names for reading in (w.text, *w.readings))
+    return re.compile(rf"(?<![\w.-])(?:{'|'.join(readings)})(?![\w-])") if readings else None
 
 
 def _of_the_thing(thing: list[QueryWord], passage: Passage) -> bool:
@@ -402,9 +415,9 @@ def _of_the_thing(thing: list[QueryWord], passage: Passage) -> bool:
     stands for ("k8s": Kubernetes); a thing named in ordinary words ("the default collection interval", "what
     memory limit does the chart set by default") is written by every one of them the knowledge does not write
     everywhere. True when the question names none (the passage's own subject: "how do I install it?")."""
-    names = [w for w in thing if w.named]
-    if names:
-        return _names(names, passage.text)
+    named = _named([w for w in thing if w.named])
+    if named is not None:
+        return bool(named.search(passage.text))
     plain = [w for w in thing if w.specificity > 0]  # a word the knowledge writes everywhere tells nothing
     return all(any(holds_any(passage.terms, forms) for forms in w.forms.values()) for w in plain)
 
