@@ -11,8 +11,8 @@ over pages, that is what the choice gives on a page it never saw, beside what th
 The constant is set where it is defined, so it must be read there when used (a module global, not a default
 argument or a name imported elsewhere). Run `make eval-docs` first: it lays out the knowledge (`.eval-docs/`) the
 questions are asked of. The default question files are those tuned on (`tests/docs/questions.jsonl`,
-`questions-more.jsonl`, `fit-b/`, `holdout-c/`, `fit-c/`); the held-out ones are for measuring the value chosen once, never
-for choosing it.
+`questions-more.jsonl`, `fit-b/`, `holdout-c/`, `fit-c/`, `fit-d/`); the held-out ones are for measuring the value
+chosen once, never for choosing it.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from bot.evaluation.documents import evaluate_documents, read_document_questions
 ROOT = Path(__file__).resolve().parent.parent
 TUNED = [ROOT / "tests/docs/questions.jsonl", ROOT / "tests/docs/questions-more.jsonl",
          ROOT / "tests/docs/fit-b/questions.jsonl", ROOT / "tests/docs/holdout-c/questions.jsonl",
-         ROOT / "tests/docs/fit-c/questions.jsonl"]
+         ROOT / "tests/docs/fit-c/questions.jsonl", ROOT / "tests/docs/fit-d/questions.jsonl"]
 
 
 def per_page(assistant: Assistant, files: list[Path]) -> dict[str, tuple[int, int]]:

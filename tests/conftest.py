@@ -51,11 +51,13 @@ FIT_AUTHORS = tuple(sorted((PROJECT_ROOT / "tests" / "eval").glob("fit-authors-*
 FIT_FILES = (FIT, FIT_STYLES, *FIT_AUTHORS)  # what `make calibrate` fits on, in its order
 TEST_DOCS = PROJECT_ROOT / "tests" / "docs"
 # and these questions about public pages and runbooks, retrieved with those folders beside the quiz (never a held-out
-# folder; holdout-c/, the pages of neighbouring tools, joined the fit after it was measured once, and fit-c/ was
-# written for it)
+# folder; holdout-c/, the pages of neighbouring tools, joined the fit after it was measured once, and fit-c/ and fit-d/
+# were written for it)
 FIT_DOC_FILES = (TEST_DOCS / "questions.jsonl", TEST_DOCS / "questions-more.jsonl",
-                 TEST_DOCS / "holdout-c" / "questions.jsonl", TEST_DOCS / "fit-c" / "questions.jsonl")
-FIT_DOC_FOLDERS = (TEST_DOCS / "public", TEST_DOCS / "runbook", TEST_DOCS / "holdout-c", TEST_DOCS / "fit-c")
+                 TEST_DOCS / "holdout-c" / "questions.jsonl", TEST_DOCS / "fit-c" / "questions.jsonl",
+                 TEST_DOCS / "fit-d" / "questions.jsonl")
+FIT_DOC_FOLDERS = (TEST_DOCS / "public", TEST_DOCS / "runbook", TEST_DOCS / "holdout-c", TEST_DOCS / "fit-c",
+                   TEST_DOCS / "fit-d")
 HOLDOUT = PROJECT_ROOT / "tests" / "eval" / "holdout.jsonl"  # never fitted or tuned on
 FOLLOWUPS = PROJECT_ROOT / "tests" / "eval" / "followups.jsonl"  # two-turn conversations
 UNREACHABLE_DATABASE = "postgresql+psycopg://secret_user@127.0.0.1:1/db"  # nothing listens on port 1
