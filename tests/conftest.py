@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import shutil
 import uuid
 from collections.abc import Callable, Iterator
@@ -50,14 +51,27 @@ FIT_STYLES = PROJECT_ROOT / "tests" / "eval" / "fit-styles.jsonl"  # and these, 
 FIT_AUTHORS = tuple(sorted((PROJECT_ROOT / "tests" / "eval").glob("fit-authors-*.jsonl")))
 FIT_FILES = (FIT, FIT_STYLES, *FIT_AUTHORS)  # what `make calibrate` fits on, in its order
 TEST_DOCS = PROJECT_ROOT / "tests" / "docs"
-# and these questions about public pages and runbooks, retrieved with those folders beside the quiz (never a held-out
-# folder; holdout-c/, the pages of neighbouring tools, joined the fit after it was measured once, and fit-c/ and fit-d/
-# were written for it)
-FIT_DOC_FILES = (TEST_DOCS / "questions.jsonl", TEST_DOCS / "questions-more.jsonl",
-                 TEST_DOCS / "holdout-c" / "questions.jsonl", TEST_DOCS / "fit-c" / "questions.jsonl",
-                 TEST_DOCS / "fit-d" / "questions.jsonl")
-FIT_DOC_FOLDERS = (TEST_DOCS / "public", TEST_DOCS / "runbook", TEST_DOCS / "holdout-c", TEST_DOCS / "fit-c",
-                   TEST_DOCS / "fit-d")
+
+
+def makefile_fit_lines() -> tuple[tuple[Path, ...], tuple[Path, ...]]:
+    """The labelled files and `--docs` folders `make calibrate` fits on (the Makefile's `FIT_LINES`, its globs
+    expanded as the shell does), in its order: the one list the bundled model is fitted on."""
+    makefile = (PROJECT_ROOT / "Makefile").read_text(encoding="utf-8")
+    found = re.search(r"^FIT_LINES = ((?:.*\\\n)*.*)$", makefile, re.MULTILINE)
+    if found is None:
+        raise LookupError("no FIT_LINES in the Makefile")
+    words = found.group(1).replace("\\\n", " ").split()
+    folders = tuple(PROJECT_ROOT / words[i + 1] for i, w in enumerate(words) if w == "--docs")
+    files = tuple(path for i, w in enumerate(words) if w != "--docs" and (i == 0 or words[i - 1] != "--docs")
+                  for path in (sorted(PROJECT_ROOT.glob(w)) if "*" in w else [PROJECT_ROOT / w]))
+    return files, folders
+
+
+# and the questions about public pages and runbooks the Makefile names, retrieved with its folders beside the quiz
+# (never a held-out folder; holdout-c/, the pages of neighbouring tools, joined the fit after it was measured once,
+# and fit-c/ and fit-d/ were written for it)
+_FIT_LINES, FIT_DOC_FOLDERS = makefile_fit_lines()
+FIT_DOC_FILES = tuple(path for path in _FIT_LINES if path.is_relative_to(TEST_DOCS))
 HOLDOUT = PROJECT_ROOT / "tests" / "eval" / "holdout.jsonl"  # never fitted or tuned on
 FOLLOWUPS = PROJECT_ROOT / "tests" / "eval" / "followups.jsonl"  # two-turn conversations
 UNREACHABLE_DATABASE = "postgresql+psycopg://secret_user@127.0.0.1:1/db"  # nothing listens on port 1
