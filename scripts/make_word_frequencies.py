@@ -1,5 +1,6 @@
 """Write bot/data/word-frequencies.npz: how common each word is in general Spanish and English, and in
-Portuguese, whose everyday words Spanish speakers mix into their questions ("treinamento", "então").
+Portuguese and Catalan, whose everyday words Spanish speakers mix into their questions ("treinamento", "então";
+"doncs", "ostres").
 
 The answerability check weighs a question's words by how specific they are: "IRSA" or "DCGM" name a
 thing the knowledge may not cover, "how" or "set up" do not. The table comes from the `wordfreq`
@@ -31,7 +32,7 @@ from bot.reading.lexicon import NEIGHBOUR_LANGUAGES, term_key  # noqa: E402
 
 OUT = Path(__file__).resolve().parent.parent / "bot" / "data" / "word-frequencies.npz"
 MIN_ZIPF = 2.5
-STEMMERS = {"es": "spanish", "en": "english", "pt": "portuguese"}
+STEMMERS = {"es": "spanish", "en": "english", "pt": "portuguese", "ca": "catalan"}
 
 
 def main() -> None:

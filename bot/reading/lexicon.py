@@ -33,8 +33,9 @@ RARE_ZIPF = 2.5  # this rare or less, or in no word list ("karpenter", "irsa"): 
 # it: initials this rare in every language spell no word a question would mean ("NTH"; not "ran", "toe").
 LOW_FREQUENCY_ZIPF = 3.0
 # Languages no question is read in whose everyday words a Spanish speaker mixes into one ("treinamento",
-# "alguma coisa"): such a word is an ordinary word, never the name of a thing the knowledge does not cover.
-NEIGHBOUR_LANGUAGES = ("pt",)
+# "alguma coisa"; from Barcelona, "doncs", "ostres"): such a word is an ordinary word, never the name of a thing
+# the knowledge does not cover.
+NEIGHBOUR_LANGUAGES = ("pt", "ca")
 
 def term_key(term: str) -> int:
     """A 64-bit key for a term, the same in every process (no string is kept for it)."""

@@ -470,9 +470,10 @@ class Vocabulary:
                 readings.append(slip[0])
                 zipf = slip[1]
         if (zipf < NAMED_ZIPF and len(readings) == 1 and not extra and not identifier and (opens or raw.islower())
-                and not written):
-            # Common in none of the question's languages but in a neighbouring one ("treinamento", "coisa", "esse"):
-            # as common as it is there, an everyday word and no name.
+                and not written and not _is_acronym(raw)):
+            # Common in none of the question's languages but in a neighbouring one ("treinamento", "coisa", "esse",
+            # "doncs"): as common as it is there, an everyday word and no name. Not in capitals: "MIG" opening a
+            # question is NVIDIA's MIG, not Catalan "mig".
             neighbour = frequency.neighbour_zipf(folded)
             zipf = neighbour if neighbour >= NAMED_ZIPF else zipf
         readings += english or []  # an English equivalent finds the English edition's word

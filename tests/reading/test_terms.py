@@ -45,6 +45,7 @@ def test_word_frequencies_come_from_the_bundled_table() -> None:
     # Portuguese is a neighbouring language, looked up apart: never a language a question is read in
     assert frequency.neighbour_zipf("treinamento") > 4.0 and frequency.zipf("treinamento", "treinament", "es") == 0
     assert frequency.neighbour_zipf("karpenter") == 0.0
+    assert frequency.neighbour_zipf("doncs") > 4.0 and frequency.zipf("doncs", "donc", "es") == 0  # and Catalan
 
 
 def test_chat_abbreviations_read_as_what_they_stand_for(fake_assistant: Assistant) -> None:
@@ -256,6 +257,12 @@ def test_an_ordinary_spanish_word_in_an_english_question_is_read_as_spanish(fake
      ["Mountpoint for S3"]),
     # a capital inside the sentence is still a name, however common the word is in Portuguese
     ("How do I run Tempo on the training cluster?", "en", ["Tempo"]),
+    # Catalan, which a Spanish speaker from Barcelona slips into a message ("doncs", "ostres", "a veure")
+    ("ostres, doncs qué storage para los datos de entrenamiento? a veure si FSx for Lustre", "es", []),
+    ("Doncs FSx for Lustre para los datos, vale. ¿Y el Mountpoint for S3 és més barat per a nosaltres?", "es",
+     ["Mountpoint for S3"]),
+    # capitals opening a question are an acronym, not Catalan "mig" (half)
+    ("MIG on A100 nodes in EKS?", "en", ["MIG"]),
 ])
 def test_everyday_words_of_a_neighbouring_language_name_nothing(
     fake_assistant: Assistant, question: str, lang: str, terms: list[str]
