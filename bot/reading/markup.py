@@ -21,7 +21,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from bot.reading.rules import claim_checks
 from bot.text.control import CONTROL
+from bot.text.normalise import strip_accents
 
 # Slack's markup in a message, for every module that reads it: a mention (`<@U1>`, `<@U1|ana>`: the label is
 # group 1), a channel (`<#C1|general>`: group 1), a link (`<https://…|label>`: the URL is group 1, the label
@@ -45,6 +47,11 @@ _CODE = re.compile(rf"{_FENCED.pattern}|`[^`]+`", re.DOTALL)
 ASKING_COMMENT_CHARS = 300
 _ASKING_COMMENT = re.compile(rf"(?<!\S)(?:#|//|--|<!--|/\*)\s([^#`?]{{0,{ASKING_COMMENT_CHARS}}}\?)")
 _QUOTE = re.compile(r"^[ \t]*(?:>|&gt;)[ \t]?", re.MULTILINE)
+# Who says a line of a thread pasted from chat, and when: "@marta [10:44]" opening a line, a handle before a
+# time in brackets, a time in brackets (the plain text of a copied thread, where Slack's own markup writes a
+# mention as `<@U1>`). Neither is what is asked; a handle elsewhere ("the @script decorator") is a word.
+_SPEAKER = re.compile(r"(?:^|(?<=\n))[ \t]*@[A-Za-z][\w.-]*:?(?=[ \t])|(?<![\w@])@[A-Za-z][\w.-]*(?=[ \t]*\[)"
+                      r"|\[\d{1,2}:\d{2}(?::\d{2})?(?:[ \t]?[AaPp][Mm])?\]")
 # What reads as machine output, whatever the language of the message around it.
 _PROMPT = re.compile(r"^\s*(?:[$#%]|>>>|PS [A-Z]:\\\S*>|[\w.-]+@[\w.-]+:\S*[$#])\s")  # "$ kubectl get pods"
 _TRACE = re.compile(r'^\s*(?:Traceback \(most recent call last\)|File "[^"]+", line \d+|at [\w.$<>]+\(|'
@@ -166,10 +173,13 @@ def is_machine_line(line: str) -> bool:
 
 def _fence_lines(text: str) -> str:
     # A quoted line beside the person's own lines is someone else's words or pasted output: context, unless it
-    # asks. A message all quoted is all the person wrote.
+    # asks. A message all quoted is all the person wrote, and so are quoted words the person's own lines check
+    # ("> @pau: ZeRO-2 already offloads the parameters … who is right?"): what was said is what is asked.
     written = text.split("\n")
     quoted = [bool(_QUOTE.match(line)) for line in written]
-    if all(q or not line.strip() for q, line in zip(quoted, written, strict=True)):
+    own = strip_accents("\n".join(line for q, line in zip(quoted, written, strict=True) if not q))
+    if all(q or not line.strip() for q, line in zip(quoted, written, strict=True)) or any(
+            check.search(own) for check in claim_checks()):
         quoted = [False] * len(quoted)
     text = _QUOTE.sub("", text)
     lines = text.split("\n")
@@ -195,7 +205,8 @@ def _fence_lines(text: str) -> str:
 
 
 def _prose(text: str) -> str:
-    """Prose without emoji codes and formatting marks."""
+    """Prose without emoji codes, formatting marks, and who says a pasted thread's lines when (`_SPEAKER`)."""
+    text = _SPEAKER.sub(" ", text)
     text = _EMOJI_CODE.sub(" ", text)
     return _FORMATTING.sub(r"\2", text)
 

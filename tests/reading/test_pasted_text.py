@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bot.answering.assistant import Assistant
-from bot.reading.markup import clean_question, own_text
+from bot.reading.markup import clean_question, own_text, read_message
 from bot.reading.uncovered import other_kinds, uncovered_terms
 
 PENDING = ("```\nWarning  FailedScheduling  0/8 nodes are available: 8 Insufficient vpc.amazonaws.com/efa. "
@@ -175,6 +175,26 @@ def test_a_quoted_line_beside_the_persons_own_words_is_context_unless_it_asks() 
     assert own_text(message) == "nothing crashes, is this gang scheduling?"
     asking = clean_question("&gt; does Volcano need minAvailable?\nsomeone asked this in #ml-infra")
     assert own_text(asking) == asking
+
+
+@pytest.mark.parametrize("check", ["who is right?", "Which one is it?", "¿Quién tiene razón?", "is that right?"])
+def test_a_thread_quoted_to_settle_who_is_right_is_what_is_asked(check: str) -> None:
+    """Colleagues' lines pasted from a thread and a question of whose claim holds: what they said is asked, read
+    without who said it when ("@marta [10:44]"); quoted beside any other question, they stay context."""
+    thread = ("&gt; @pau [10:15] with ZeRO-2 we already offload the parameters to CPU\n"
+              "&gt; @marta [10:17] no, ZeRO-2 only offloads the optimizer :thinking_face:\n")
+    read = read_message(thread + check)
+    assert own_text(read) == read
+    assert "offload the parameters" in read and "only offloads the optimizer" in read
+    assert not any(mark in read for mark in ("@pau", "@marta", "[10:15]", "thinking_face"))
+    assert own_text(read_message(thread + "how do I set up NVMe offload?")) == "how do I set up NVMe offload?"
+
+
+def test_a_handle_inside_a_sentence_is_a_word_of_it() -> None:
+    """Only who says a pasted line is left out: "the @script decorator" is what the person asks about."""
+    assert read_message("can I ship @script functions as a package?") == "can I ship @script functions as a package?"
+    assert read_message("@jordi swears gradient checkpointing improves accuracy") == (
+        "swears gradient checkpointing improves accuracy")
 
 
 @pytest.mark.parametrize(("message", "question"), [
