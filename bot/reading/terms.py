@@ -296,7 +296,9 @@ class Vocabulary:
         plain = strip_accents(question)
         shown = question if len(plain) == len(question) else plain  # show words with their accents
         matches = list(QUERY_WORD.finditer(plain))
-        raw_tokens = [_token(m) for m in matches]
+        # A command-line flag ("--include-resources", "--max-restarts") is written as code, whatever its words
+        flags = ["--" if _FLAG.search(plain, 0, m.start()) and m.group(0)[0].isalpha() else "" for m in matches]
+        raw_tokens = [flag + _token(m) for flag, m in zip(flags, matches, strict=True)]
         pasted = context_spans(plain)
         in_context = {p for p, m in enumerate(matches) if any(a <= m.start() < b for a, b in pasted)}
         checks = _within(matches, claim_checks(), plain)  # "is that right?": asks of what was told
@@ -305,7 +307,7 @@ class Vocabulary:
         starts = {p for p, gap in enumerate(gaps) if p == 0 or _SENTENCE_OPENING.search(gap)}
         breaks = [m.end() for m in segment_break().finditer(plain)]
         segments = tuple(sum(1 for b in breaks if b <= m.start()) for m in matches)
-        displayed = [_token(m, shown) for m in QUERY_WORD.finditer(plain)]
+        displayed = [flag + _token(m, shown) for flag, m in zip(flags, QUERY_WORD.finditer(plain), strict=True)]
         joined = self._compounds(raw_tokens)
         english = (self._english(raw_tokens, glossary, cognate=frequency if cognates else None)
                    if glossary is not None and lang == "es" else {})
@@ -576,6 +578,9 @@ def _pasted(tokens: list[str]) -> bool:
     other machine tokens."""
     machine = sum(1 for t in tokens if _MACHINE.search(t))
     return len(tokens) >= PASTED_MIN_TOKENS and machine >= MACHINE_SHARE * len(tokens)
+
+
+_FLAG = re.compile(r"(?:^|(?<=[\s`(\[\"'=]))--\Z")
 
 
 def _token(match: re.Match[str], text: str | None = None) -> str:

@@ -28,7 +28,7 @@ def is_identifier(raw: str) -> bool:
 def is_hyphenated_word(raw: str) -> bool:
     """Letters joined by hyphens only ("multi-node", "fine-tune"): an identifier for the index, which keeps it
     whole and in parts, but an ordinary compound word when a question is read, never a named thing."""
-    return "-" in raw and raw.replace("-", "").isalpha() and not _CAMEL.search(raw)
+    return "-" in raw and raw.replace("-", "").isalpha() and not _CAMEL.search(raw) and not raw.startswith("-")
 
 
 def is_code_name(raw: str) -> bool:

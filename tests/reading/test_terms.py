@@ -22,6 +22,23 @@ def word(analysis: Analysis, text: str) -> QueryWord:
     return found[0]
 
 
+@pytest.mark.parametrize("question", [
+    "what does `--max-restarts` do when a worker dies?",
+    "torchrun --max-restarts=3: what happens to the other workers?",
+    "¿para qué sirve --max-restarts en torchrun?",
+])
+def test_a_flag_is_written_as_code_and_named_as_written(fake_assistant: Assistant, question: str) -> None:
+    """`--max-restarts` is a name only a command line writes: a named thing, shown back with its dashes, where
+    "max-restarts" alone, or "multi-node", is an ordinary compound word."""
+    flag = word(read(fake_assistant, question), "--max-restarts")
+    assert flag.code_name and flag.named and flag.specificity == 1.0
+    terms = uncovered.uncovered_terms(read(fake_assistant, question), fake_assistant.retriever.vocabulary)
+    assert any(term.endswith("--max-restarts") for term in terms), terms
+    plain = read(fake_assistant, "is a multi-node run ok --- or max-restarts, as the doc says?")
+    assert not any(w.code_name for w in plain.words)
+    assert [w.text for w in plain.words if w.text.startswith("-")] == []
+
+
 def known(assistant: Assistant, w: QueryWord) -> bool:
     return w.found_in(assistant.retriever.vocabulary.everywhere)
 
