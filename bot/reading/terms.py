@@ -297,7 +297,7 @@ class Vocabulary:
         shown = question if len(plain) == len(question) else plain  # show words with their accents
         matches = list(QUERY_WORD.finditer(plain))
         # A command-line flag ("--include-resources", "--max-restarts") is written as code, whatever its words
-        flags = ["--" if _FLAG.search(plain, 0, m.start()) and m.group(0)[0].isalpha() else "" for m in matches]
+        flags = ["--" if _is_flag(plain, m) else "" for m in matches]
         raw_tokens = [flag + _token(m) for flag, m in zip(flags, matches, strict=True)]
         pasted = context_spans(plain)
         in_context = {p for p, m in enumerate(matches) if any(a <= m.start() < b for a, b in pasted)}
@@ -580,7 +580,12 @@ def _pasted(tokens: list[str]) -> bool:
     return len(tokens) >= PASTED_MIN_TOKENS and machine >= MACHINE_SHARE * len(tokens)
 
 
-_FLAG = re.compile(r"(?:^|(?<=[\s`(\[\"'=]))--\Z")
+def _is_flag(text: str, match: re.Match[str]) -> bool:
+    """Whether a word is written as a command-line flag: "--" right before it, after a space, a backtick, a bracket,
+    a quote or an equals sign, or opening the text ("--max-restarts")."""
+    start = match.start()
+    return (match.group(0)[0].isalpha() and text[max(0, start - 2) : start] == "--"
+            and (start == 2 or (start > 2 and text[start - 3] in " \t\n`([\"'=")))
 
 
 def _token(match: re.Match[str], text: str | None = None) -> str:
