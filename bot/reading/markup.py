@@ -177,9 +177,8 @@ def _fence_lines(text: str) -> str:
     # ("> @pau: ZeRO-2 already offloads the parameters … who is right?"): what was said is what is asked.
     written = text.split("\n")
     quoted = [bool(_QUOTE.match(line)) for line in written]
-    own = strip_accents("\n".join(line for q, line in zip(quoted, written, strict=True) if not q))
-    if all(q or not line.strip() for q, line in zip(quoted, written, strict=True)) or any(
-            check.search(own) for check in claim_checks()):
+    if any(quoted) and (all(q or not line.strip() for q, line in zip(quoted, written, strict=True)) or any(
+            check.search(_own_lines(written, quoted)) for check in claim_checks())):
         quoted = [False] * len(quoted)
     text = _QUOTE.sub("", text)
     lines = text.split("\n")
@@ -202,6 +201,11 @@ def _fence_lines(text: str) -> str:
     if run:
         out.append("```" + "\n".join(run) + "```")
     return "\n".join(out)
+
+
+def _own_lines(lines: list[str], quoted: list[bool]) -> str:
+    """The lines of a message not quoted, without accents, as the rules' phrases are written."""
+    return strip_accents("\n".join(line for q, line in zip(quoted, lines, strict=True) if not q))
 
 
 def _prose(text: str) -> str:

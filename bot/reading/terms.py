@@ -307,7 +307,7 @@ class Vocabulary:
         starts = {p for p, gap in enumerate(gaps) if p == 0 or _SENTENCE_OPENING.search(gap)}
         breaks = [m.end() for m in segment_break().finditer(plain)]
         segments = tuple(sum(1 for b in breaks if b <= m.start()) for m in matches)
-        displayed = [flag + _token(m, shown) for flag, m in zip(flags, QUERY_WORD.finditer(plain), strict=True)]
+        displayed = [flag + _token(m, shown) for flag, m in zip(flags, matches, strict=True)]
         joined = self._compounds(raw_tokens)
         english = (self._english(raw_tokens, glossary, cognate=frequency if cognates else None)
                    if glossary is not None and lang == "es" else {})

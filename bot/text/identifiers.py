@@ -27,7 +27,8 @@ def is_identifier(raw: str) -> bool:
 
 def is_hyphenated_word(raw: str) -> bool:
     """Letters joined by hyphens only ("multi-node", "fine-tune"): an identifier for the index, which keeps it
-    whole and in parts, but an ordinary compound word when a question is read, never a named thing."""
+    whole and in parts, but an ordinary compound word when a question is read, never a named thing. Not a flag
+    written with its dashes ("--max-restarts"): a name of code."""
     return "-" in raw and raw.replace("-", "").isalpha() and not _CAMEL.search(raw) and not raw.startswith("-")
 
 
