@@ -47,10 +47,11 @@ _CODE = re.compile(rf"{_FENCED.pattern}|`[^`]+`", re.DOTALL)
 ASKING_COMMENT_CHARS = 300
 _ASKING_COMMENT = re.compile(rf"(?<!\S)(?:#|//|--|<!--|/\*)\s([^#`?]{{0,{ASKING_COMMENT_CHARS}}}\?)")
 _QUOTE = re.compile(r"^[ \t]*(?:>|&gt;)[ \t]?", re.MULTILINE)
-# Who says a line of a thread pasted from chat, and when: "@marta [10:44]" opening a line, a handle before a
-# time in brackets, a time in brackets (the plain text of a copied thread, where Slack's own markup writes a
-# mention as `<@U1>`). Neither is what is asked; a handle elsewhere ("the @script decorator") is a word.
-_SPEAKER = re.compile(r"(?:^|(?<=\n))[ \t]*@[A-Za-z][\w.-]*:?(?=[ \t])|(?<![\w@])@[A-Za-z][\w.-]*(?=[ \t]*\[)"
+# Who says a line of a thread pasted from chat, and when, as read once a message's lines are joined: a handle
+# opening the message ("@jordi swears …") or before a time in brackets ("@marta [10:44]"), and the time (the plain
+# text of a copied thread, where Slack's own markup writes a mention as `<@U1>`). Neither is what is asked; a
+# handle elsewhere ("the @script decorator") is a word.
+_SPEAKER = re.compile(r"^[ \t]*@[A-Za-z][\w.-]*:?(?=[ \t])|(?<![\w@])@[A-Za-z][\w.-]*(?=[ \t]*\[)"
                       r"|\[\d{1,2}:\d{2}(?::\d{2})?(?:[ \t]?[AaPp][Mm])?\]")
 # What reads as machine output, whatever the language of the message around it.
 _PROMPT = re.compile(r"^\s*(?:[$#%]|>>>|PS [A-Z]:\\\S*>|[\w.-]+@[\w.-]+:\S*[$#])\s")  # "$ kubectl get pods"
