@@ -8,12 +8,16 @@ A word is letters and digits, optionally joined by `_ . - /` to more of them: `F
 from __future__ import annotations
 
 import re
+from functools import cache
+
+from bot.text.words import index_words
 
 WORD_PATTERN = r"[A-Za-z0-9]+(?:[_.\-/][A-Za-z0-9]+)*"
 WORD = re.compile(WORD_PATTERN)
 QUERY_WORD = re.compile(WORD_PATTERN + "/?")
 _CAMEL = re.compile(r"[a-z][A-Z]")
 _LOWER_CAMEL = re.compile(r"(?<![a-z])[a-z]+[A-Z]")  # from a run's start only: a search stays linear
+KEBAB_PARTS = 3  # hyphenated words this many or more, none a function word, are a name (`is_hyphenated_word`)
 _PARTS = re.compile(r"[_.\-/]|(?<=[a-z])(?=[A-Z])")
 
 
@@ -26,10 +30,25 @@ def is_identifier(raw: str) -> bool:
 
 
 def is_hyphenated_word(raw: str) -> bool:
-    """Letters joined by hyphens only ("multi-node", "fine-tune"): an identifier for the index, which keeps it
-    whole and in parts, but an ordinary compound word when a question is read, never a named thing. Not a flag
-    written with its dashes ("--max-restarts"): a name of code."""
-    return "-" in raw and raw.replace("-", "").isalpha() and not _CAMEL.search(raw) and not raw.startswith("-")
+    """Letters joined by hyphens only ("multi-node", "fine-tune", "end-to-end"): an identifier for the index,
+    which keeps it whole and in parts, but an ordinary compound word when a question is read, never a named thing.
+    Not a flag written with its dashes ("--max-restarts"), nor a name written without them: KEBAB_PARTS words or
+    more, none a function word ("delete-access-point-root-dir", "kube-prometheus-stack"): a name of code."""
+    return ("-" in raw and raw.replace("-", "").isalpha() and not _CAMEL.search(raw) and not raw.startswith("-")
+            and not _kebab_name(raw))
+
+
+def _kebab_name(raw: str) -> bool:
+    """Whether hyphenated words are a name in code or configuration written in kebab case: KEBAB_PARTS words or
+    more and none a function word, which an English compound has ("state-of-the-art", "all-or-nothing")."""
+    words = raw.casefold().split("-")
+    return len(words) >= KEBAB_PARTS and not any(word in _function_words() for word in words)
+
+
+@cache
+def _function_words() -> frozenset[str]:
+    stop_words = index_words().stop_words
+    return frozenset().union(*stop_words.values())
 
 
 def is_code_name(raw: str) -> bool:

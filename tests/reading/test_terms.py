@@ -39,6 +39,23 @@ def test_a_flag_is_written_as_code_and_named_as_written(fake_assistant: Assistan
     assert [w.text for w in plain.words if w.text.startswith("-")] == []
 
 
+@pytest.mark.parametrize("question", [
+    "Is there a controller flag (delete-access-point-root-dir?) to remove the data too?",
+    "¿el chart instala también kube-prometheus-stack-operator o va aparte?",
+])
+def test_a_setting_written_in_kebab_case_is_a_name_not_a_compound_word(fake_assistant: Assistant,
+                                                                         question: str) -> None:
+    """Three or more words joined by hyphens, none a function word, are a setting's or a component's name written
+    without its dashes: named, and said to be not covered when nothing writes it. "state-of-the-art" and
+    "all-or-nothing" are English compounds, as "multi-node" is."""
+    analysis = read(fake_assistant, question)
+    name = next(w for w in analysis.words if w.text.count("-") >= 2)
+    assert name.code_name and name.named and name.specificity == 1.0
+    assert name.text in uncovered.uncovered_terms(analysis, fake_assistant.retriever.vocabulary)
+    compounds = read(fake_assistant, "is all-or-nothing gang scheduling state-of-the-art for multi-node jobs?")
+    assert not any(w.code_name or w.named for w in compounds.words if "-" in w.text)
+
+
 def known(assistant: Assistant, w: QueryWord) -> bool:
     return w.found_in(assistant.retriever.vocabulary.everywhere)
 
