@@ -154,6 +154,7 @@ class _Section:
     path: tuple[str, ...]
     line: int
     blocks: list[Block] = field(default_factory=list)
+    under_first_heading: bool = False  # it stands under the page's first level-1 heading (not under a later one)
 
 
 @dataclass(frozen=True)
@@ -208,7 +209,11 @@ def parse_markdown(text: str, path: Path, *, doc_id: str, source: str, source_ur
             continue  # a heading followed at once by a deeper one: it lives on in the paths below it
         if _is_contents(section, headings):
             continue  # a table of contents: the page's own headings again, which no answer quotes
-        heading_path = (title, *section.path)
+        # A page whose front matter names it otherwise than its first heading ("Checkpoints — where they are and how
+        # to restore them" over "# Checkpoints at Acme") shows both: the heading is the author's text as well.
+        heading_path = (title, first_heading, *section.path) if (
+            section.under_first_heading and first_heading and _fold_heading(first_heading) != _fold_heading(title)
+        ) else (title, *section.path)
         questions.append(Question(
             doc_id=doc_id, lang=lang, number=len(questions) + 1, title=section.path[-1] if section.path else title,
             topic=topic, options=(), answer=None, blocks=tuple(section.blocks), source=source,
@@ -507,13 +512,16 @@ def _sections(tokens: list[Token], first_line: int) -> tuple[list[_Section], str
                 stack = []
                 if sections[-1].path or sections[-1].blocks:
                     sections.append(_Section(level=1, path=(), line=line))
+                sections[-1].under_first_heading = True
+                sections[-1].line = line
                 continue
             # A later level-1 heading ("# StorageClass Parameters" after "# Driver Options") opens a part of the
             # page of its own: its sections stand under it, not under the first one's.
             while stack and stack[-1][0] >= level:
                 stack.pop()
             stack.append((level, text))
-            sections.append(_Section(level=level, path=tuple(t for _, t in stack), line=line))
+            sections.append(_Section(level=level, path=tuple(t for _, t in stack), line=line,
+                                     under_first_heading=first_heading is not None and stack[0][0] > 1))
             continue
         blocks, i = _blocks(tokens, i, line)
         sections[-1].blocks.extend(blocks)

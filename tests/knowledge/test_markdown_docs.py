@@ -18,6 +18,7 @@ from bot.errors import KnowledgeError
 from bot.knowledge import KnowledgeBase, load_knowledge
 from bot.knowledge.chunks import chunk_knowledge
 from bot.knowledge.loader import UnreadableError, knowledge_digest
+from bot.knowledge.markdown import parse_markdown
 from bot.knowledge.model import Block, Document, Question
 from tests.conftest import KNOWLEDGE
 
@@ -31,10 +32,12 @@ GPU_RUNBOOK = "runbook/gpu-training-runbook"
 CKPT_RUNBOOK = "runbook/checkpoints-runbook.es"
 
 LLAMA_TITLE = "Llama-2 with Nemo-Megatron on Trn1"
+LLAMA_HEADING = f"{LLAMA_TITLE} › Training a Llama-2 Model using Trainium, Neuronx-Nemo-Megatron and MPI operator"
 KUBEFLOW_TITLE = "PyTorch Guide"
 VOLCANO_TITLE = "Network Topology Aware Scheduling User Guide"
 GPU_TITLE = "GPU training on EKS — ML Platform runbook"
 CKPT_TITLE = "Checkpoints de entrenamiento — dónde se guardan y cómo restaurarlos"
+CKPT_HEADING = f"{CKPT_TITLE} › Checkpoints de entrenamiento en Acme"  # its front matter's title, then its "# …"
 
 # doc id: (file under the knowledge dir, title, language, source_url)
 EXPECTED_DOCS: dict[str, tuple[str, str, str, str | None]] = {
@@ -142,7 +145,7 @@ def test_title_language_source_and_url_of_each_doc(docs_kb: KnowledgeBase, doc_i
 def test_llama_page_sections_follow_its_headings_the_jsx_header_and_the_bold_heading(docs_kb: KnowledgeBase) -> None:
     llama = doc(docs_kb, LLAMA)
     paths = [q.section for q in llama.questions]
-    t = LLAMA_TITLE
+    t = LLAMA_HEADING
     for expected in (
         f"{t} › What is Llama-2? › Llama-2-chat",
         f"{t} › Which Llama-2 model size should I use?",  # `### **Which … use?**`
@@ -155,8 +158,9 @@ def test_llama_page_sections_follow_its_headings_the_jsx_header_and_the_bold_hea
     ):
         assert expected in paths
     assert not [p for p in paths if "*" in p or "<" in p or "{" in p]
-    # the level-1 heading "# Training a Llama-2 Model …" is not part of any path
-    assert not [p for p in paths if "Training a Llama-2 Model" in p]
+    # the level-1 heading "# Training a Llama-2 Model …", which names the page otherwise than its front matter's
+    # title, stands over every section under it: the author's words, found when a question uses them
+    assert paths[0] == LLAMA_TITLE and all(p.startswith(t) for p in paths[1:])
 
     prerequisites = section(llama, f"{t} › Prerequisites")
     assert prerequisites.line == 79
@@ -190,15 +194,35 @@ def test_no_block_keeps_site_generator_syntax(docs_kb: KnowledgeBase, fragment: 
                  "(DDP), Fully Sharded Data Parallel (FSDP), FSDP2, or any other parallelism", id="links-keep-text"),
     pytest.param(VOLCANO, f"{VOLCANO_TITLE} › 1 Background", "Volcano proposed the Network Topology Aware "
                  "Scheduling strategy", id="bold-markers-dropped"),
-    pytest.param(CKPT_RUNBOOK, f"{CKPT_TITLE} › Dónde se guardan › Cómo llega a S3",
+    pytest.param(CKPT_RUNBOOK, f"{CKPT_HEADING} › Dónde se guardan › Cómo llega a S3",
                  "El CronJob ckpt-uploader (namespace ml-platform) copia a S3 cada 30 minutos", id="spanish-prose"),
 ])
 def test_text_the_reader_keeps(docs_kb: KnowledgeBase, doc_id: str, path: str, text: str) -> None:
     assert any(plain(text) in section_text(q) for q in sections(doc(docs_kb, doc_id), path))
 
+def test_a_level_1_heading_is_kept_where_it_differs_from_the_title_and_over_its_sections_only(tmp_path: Path
+                                                                                              ) -> None:
+    """The page's first "# …" is its title when the front matter gives none or the same one; one that says
+    something else ("… at Acme") is kept in the heading path of the sections under it, and a later "# …" opens a
+    part of its own, as does the first one further down a page (nothing of the author's headings is dropped)."""
+    page = tmp_path / "page.md"
+    page.write_text("---\ntitle: Checkpoints\n---\nIntro.\n\n# Checkpoints at Acme\n\nWhere they go.\n\n"
+                    "## Retention\n\nThirty days.\n\n# Restoring\n\n## From Glacier\n\nA restore first.\n",
+                    encoding="utf-8")
+    document = parse_markdown(page.read_text(encoding="utf-8"), page, doc_id="page", source="page.md")
+    assert [q.path for q in document.questions] == [
+        ("Checkpoints",), ("Checkpoints", "Checkpoints at Acme"),
+        ("Checkpoints", "Checkpoints at Acme", "Retention"), ("Checkpoints", "Restoring", "From Glacier")]
+    same = tmp_path / "same.md"
+    same.write_text("---\ntitle: Checkpoints\n---\n# Checkpoints\n\nWhere.\n\n## Retention\n\nDays.\n",
+                    encoding="utf-8")
+    assert [q.path for q in parse_markdown(same.read_text(encoding="utf-8"), same, doc_id="s", source="s.md"
+                                           ).questions] == [("Checkpoints",), ("Checkpoints", "Retention")]
+
+
 
 def test_images_are_dropped_but_the_text_around_them_stays(docs_kb: KnowledgeBase) -> None:
-    architecture = section(doc(docs_kb, LLAMA), f"{LLAMA_TITLE} › Solution Architecture")
+    architecture = section(doc(docs_kb, LLAMA), f"{LLAMA_HEADING} › Solution Architecture")
     text = section_text(architecture)
     assert "Llama-2-trn1" not in text and "llama2-trainium.png" not in text
     assert "FSx for Lustre: A shared, high-performance filesystem" in text
@@ -303,7 +327,7 @@ def test_every_fenced_block_is_a_code_block_with_its_language_and_content(docs_k
                  "Scheduling › 3.3.1 Deploying Using Volcano Job With Network Topology Constraints Configured",
                  "shell", "$ kubectl get pod -owide", "network-topology-job-t0-4   0/1     Pending",
                  id="volcano-output"),
-    pytest.param(LLAMA, f"{LLAMA_TITLE} › Prerequisites", "bash", "export TF_VAR_enable_mpi_operator=true",
+    pytest.param(LLAMA, f"{LLAMA_HEADING} › Prerequisites", "bash", "export TF_VAR_enable_mpi_operator=true",
                  "export TF_VAR_trn1_32xl_desired_size=4", id="llama-bash-in-jsx-section"),
     pytest.param(KUBEFLOW, f"{KUBEFLOW_TITLE} › Get PyTorch Runtime Packages", "py",
                  "from kubeflow.trainer import TrainerClient", "get_runtime_packages", id="kubeflow-py"),
@@ -401,7 +425,7 @@ def test_each_step_of_a_procedure_stands_over_its_own_command(tmp_path: Path) ->
         ("EKS control plane or VPC problem", "Infrastructure on-call",
          "PagerDuty service Core Infra via `/pd trigger core-infra`"),
     ), id="escalation-bold-dropped"),
-    pytest.param(CKPT_RUNBOOK, f"{CKPT_TITLE} › Retención", (
+    pytest.param(CKPT_RUNBOOK, f"{CKPT_HEADING} › Retención", (
         ("Dónde", "Regla"),
         ("FSx", "últimos 3 checkpoints por job; todo lo de más de 14 días se borra"),
         ("S3 Standard", "días 0 a 30"),
@@ -758,7 +782,7 @@ def test_chunk_headers_of_doc_sections_name_their_heading_path(docs_kb: Knowledg
     assert rows[0].text == "Cluster: `acme-ml-prod-usw2`; Region: us-west-2; Use: production training; Kubernetes: 1.30"
     (mpi,) = [c for c in doc_chunks if c.kind == "code" and "TF_VAR_enable_mpi_operator=true" in c.text]
     assert (mpi.section, mpi.code_lang, mpi.line, mpi.source) == (
-        f"{LLAMA_TITLE} › Prerequisites", "bash", 110, "public/data-on-eks-llama2-trainium.mdx")
+        f"{LLAMA_HEADING} › Prerequisites", "bash", 110, "public/data-on-eks-llama2-trainium.mdx")
 
 
 # -- code in nested list items -------------------------------------------------------------------------------
