@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from bot.reading.rules import claim_checks
+from bot.reading.rules import claim_checks, email_rules
 from bot.text.control import CONTROL
 from bot.text.normalise import strip_accents
 
@@ -68,6 +68,7 @@ _INDENTED_CODE = re.compile(r"^(?: {4,}|\t)\S.*[(){}\[\]=;]")
 _MACHINE_TOKEN = re.compile(r"\w[./:=@]\w|^[\d.,%]+\w{0,3}$|^[-=_*#~]{3,}$")  # "0/4", "p4d.24xlarge", "12G", "----"
 MACHINE_SHARE = 0.3  # a line this much of machine tokens is output, not prose (as a sentence: `bot.reading.terms`)
 MACHINE_LINE_TOKENS = 3
+SIGNATURE_WORDS = 8  # a signature's lines are this short: a name, a title, a company, a phone
 
 
 class ReadMessage(str):
@@ -176,7 +177,8 @@ def _fence_lines(text: str) -> str:
     # A quoted line beside the person's own lines is someone else's words or pasted output: context, unless it
     # asks. A message all quoted is all the person wrote, and so are quoted words the person's own lines check
     # ("> @pau: ZeRO-2 already offloads the parameters … who is right?"): what was said is what is asked.
-    written = text.split("\n")
+    written = without_envelope(text.split("\n"))
+    text = "\n".join(written)
     quoted = [bool(_QUOTE.match(line)) for line in written]
     if any(quoted) and (all(q or not line.strip() for q, line in zip(quoted, written, strict=True)) or any(
             check.search(_own_lines(written, quoted)) for check in claim_checks())):
@@ -202,6 +204,58 @@ def _fence_lines(text: str) -> str:
     if run:
         out.append("```" + "\n".join(run) + "```")
     return "\n".join(out)
+
+
+def without_envelope(lines: list[str]) -> list[str]:
+    """The lines of a message of several without what an e-mail forwarded or pasted into it wraps its words in
+    (`email` in the rules' files): header lines ("From: …", "Enviado: …", two or more of them), a phone's "Sent from
+    my iPhone", a forwarded message's separator, a signature (the short lines, none asking, after a line that
+    closes the message with "Thanks," or "Quedo atenta,", to its end) and a confidentiality notice (to the end of
+    its paragraph). A subject line keeps its subject ("Asunto: RV: presupuesto almacenamiento"). None of it is what
+    is asked, and a signature's names and phone numbers are nobody's question to keep."""
+    if len(lines) < 2:
+        return lines
+    rules = email_rules()
+    plain = [strip_accents(_QUOTE.sub("", line)) for line in lines]
+    header = [bool(rules.header.match(line)) for line in plain]
+    mail = sum(header) >= 2
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = plain[i]
+        if rules.disclaimer.match(line):
+            while i < len(lines) and plain[i].strip():
+                i += 1
+            continue
+        if (mail and header[i]) or rules.device.match(line) or rules.separator.match(line):
+            i += 1
+            continue
+        if subject := rules.subject.match(line):
+            said = (subject["subject"] if subject["subject"] is not None else subject["plain"]).strip()
+            out.append(said if not said or said[-1] in ".?!:" else f"{said}.")  # a title, not a sentence's start
+            i += 1
+            continue
+        if rules.closing.search(line) and (end := _signature_end(plain, i + 1)) is not None:
+            if not rules.alone.match(line):
+                out.append(lines[i])
+            i = end
+            continue
+        out.append(lines[i])
+        i += 1
+    return out
+
+
+def _signature_end(plain: list[str], start: int) -> int | None:
+    """Where the signature under a closing line ends (the message's end, or a notice or a device line after it):
+    short lines that do not ask; None when a line after them does, or is long (the closing was not the end)."""
+    rules = email_rules()
+    for at in range(start, len(plain)):
+        line = plain[at]
+        if rules.disclaimer.match(line) or rules.device.match(line):
+            return at
+        if "?" in line or "¿" in line or len(line.split()) > SIGNATURE_WORDS:
+            return None
+    return len(plain)
 
 
 def _own_lines(lines: list[str], quoted: list[bool]) -> str:

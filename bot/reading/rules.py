@@ -82,6 +82,20 @@ class SpelledRules:
 
 
 @dataclass(frozen=True)
+class EmailRules:
+    """A message forwarded or pasted from e-mail: what of it is its envelope (see `email` in the rules' files).
+    Each a pattern over a whole line, accents taken off, case ignored."""
+
+    header: re.Pattern[str]  # "From: …", "De: …": a header line
+    subject: re.Pattern[str]  # "Subject: Fwd: RE: X", "RV: X": group "subject" is what it is about
+    closing: re.Pattern[str]  # a line that is, or ends with, a closing ("Thanks,", "… Thank you!", "Quedo atenta,")
+    alone: re.Pattern[str]  # a line that is only a closing
+    device: re.Pattern[str]  # "Sent from my iPhone"
+    separator: re.Pattern[str]  # "---------- Forwarded message ---------"
+    disclaimer: re.Pattern[str]  # a confidentiality notice's first line
+
+
+@dataclass(frozen=True)
 class LanguageRules:
     lang: str
     quiz_reference: QuizReferenceRules
@@ -119,6 +133,7 @@ class LanguageRules:
     prefixes: tuple[str, ...] = ()  # "mis", "pre": a prefix and a common word make an ordinary word ("misconfigured")
     cognates: tuple[tuple[str, str], ...] = ()  # ("cia", "se"): a word's ending and its English cognate's ("licencia")
     enclitics: EncliticRules | None = None  # "explícamelo": pronouns joined to a verb; None in a language without
+    email: dict[str, tuple[str, ...]] = field(default_factory=dict)  # the envelope's patterns (`email_rules`)
 
 
 def slang(lang: str, word: str) -> str | None:
@@ -135,6 +150,28 @@ def names_a_quiz_question(word: str) -> bool:
     """Whether a word alone is a quiz question's number as people write it ("Q9", "q11"): a reference to the
     quiz, never a thing the knowledge does not cover."""
     return any(p.fullmatch(word) for p in _quiz_number_patterns())
+
+
+_EMAIL_KEYS = ("headers", "subject", "forwarded", "closings", "devices", "separators", "disclaimers")
+
+
+@cache
+def email_rules() -> EmailRules:
+    """What of a message is an e-mail's envelope, in every language (a forwarded thread mixes them)."""
+    parts = {key: "|".join(p for lang in LANGUAGES for p in rules(lang).email.get(key, ())) for key in _EMAIL_KEYS}
+    labels, forwarded = parts["headers"] or "(?!)", parts["forwarded"] or "(?!)"
+    closing = parts["closings"] or "(?!)"
+    return EmailRules(
+        header=re.compile(rf"^\s*(?:{labels})\s*:\s*\S", re.IGNORECASE),
+        subject=re.compile(rf"^\s*(?:(?:{parts['subject'] or '(?!)'})\s*:\s*)?(?:(?:{forwarded})\s*:\s*)+"
+                           rf"(?P<subject>.*)$|^\s*(?:{parts['subject'] or '(?!)'})\s*:\s*(?P<plain>.*)$",
+                           re.IGNORECASE),
+        closing=re.compile(rf"(?:^|[.!,;]\s+)(?:{closing})[\s,.!]*$", re.IGNORECASE),
+        alone=re.compile(rf"^\s*(?:{closing})[\s,.!]*$", re.IGNORECASE),
+        device=re.compile(rf"^\s*(?:{parts['devices'] or '(?!)'})[\s.]*$", re.IGNORECASE),
+        separator=re.compile(rf"^\s*(?:{parts['separators'] or '(?!)'})\s*$", re.IGNORECASE),
+        disclaimer=re.compile(rf"^\s*(?:{parts['disclaimers'] or '(?!)'})", re.IGNORECASE),
+    )
 
 
 @cache
@@ -429,6 +466,7 @@ def rules(lang: str) -> LanguageRules:
                 verb_endings=tuple(fold(str(e)) for e in data["enclitics"]["verb_endings"]),
                 unconjugated=tuple(fold(str(e)) for e in data["enclitics"]["unconjugated"]),
             ) if "enclitics" in data else None,
+            email={key: tuple(str(p) for p in data.get("email", {}).get(key, ())) for key in _EMAIL_KEYS},
             examples={name: tuple(section.get("examples", ())) for name, section in data.items()
                       if isinstance(section, dict)},
         )

@@ -11,6 +11,7 @@ from bot.answering.definitions import Definitions
 from bot.errors import ConfigError
 from bot.reading import rules as rules_module
 from bot.reading.lexicon import WordFrequency
+from bot.reading.markup import read_message
 from bot.reading.ordinary import meant, slipped_function_word
 from bot.reading.questions import definition_subject, referred_to_later
 from bot.reading.references import find_reference
@@ -195,6 +196,22 @@ def test_each_word_class_example_is_read_as_its_file_says(
     else:
         assert str(example["not_content"]) not in [w.text for w in analysis.words]
         assert str(example["not_content"]) in analysis.tokens
+
+
+EMAIL = [(lang, example) for lang in ("en", "es") for example in rules(lang).examples["email"]]
+
+
+@pytest.mark.parametrize(("lang", "example"), EMAIL, ids=[f"{lang}:{e['text'][:40]}" for lang, e in EMAIL])
+def test_each_email_example_keeps_what_is_asked_and_leaves_the_envelope_out(lang: str, example: dict[str, object]
+                                                                           ) -> None:
+    """A message forwarded or pasted from e-mail is read without its headers, signature, device line and notice;
+    its subject, its greeting and what it asks stay, and a line that only looks like a header or a closing stays."""
+    read = read_message(str(example["text"]))
+    assert str(example["kept"]) in read
+    if example["dropped"]:
+        assert str(example["dropped"]) not in read and str(example["dropped"]) not in read.shown
+    else:
+        assert " ".join(str(example["text"]).split()) == read.shown
 
 
 ASIDES = [(lang, cls, example) for lang in ("en", "es") for cls in ("coordination", "back_references", "counterparts")
