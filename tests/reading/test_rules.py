@@ -201,7 +201,7 @@ def test_each_word_class_example_is_read_as_its_file_says(
 EMAIL = [(lang, example) for lang in ("en", "es") for example in rules(lang).examples["email"]]
 
 
-@pytest.mark.parametrize(("lang", "example"), EMAIL, ids=[f"{lang}:{str(e["text"])[:40]}" for lang, e in EMAIL])
+@pytest.mark.parametrize(("lang", "example"), EMAIL, ids=[f"{lang}:{str(e['text'])[:40]}" for lang, e in EMAIL])
 def test_each_email_example_keeps_what_is_asked_and_leaves_the_envelope_out(lang: str, example: dict[str, object]
                                                                            ) -> None:
     """A message forwarded or pasted from e-mail is read without its headers, signature, device line and notice;
