@@ -91,7 +91,9 @@ _SENTENCE_OPENING = re.compile(r"[.?!:](?=\s)|[¿¡]|```")  # between two words:
 _MACHINE = re.compile(r"\w[./:=]\w|^\d+$")  # "0/4", "p4d.24xlarge", "10:14:07", "8"
 PASTED_MIN_TOKENS = 4
 _SENTENCE_BREAK = re.compile(r"[.?!](?=\s)|[¿¡]")  # between two words: a new sentence of a scenario
-_QUANTITY = re.compile(r"^~?\d+(?:[.,]\d+)?(?:[kmbtg]|gb|tb|mb|gib|tib|gbps|ms|x|h|m|s|b-?params?)?$")
+# A quantity: "64", "120B", "400gbps", and a rate, per what it is counted in ("4/GPU-h", "30/TB", "100gb/s")
+_QUANTITY = re.compile(r"^~?\d+(?:[.,]\d+)?(?:[kmbtg]|gb|tb|mb|gib|tib|gbps|ms|x|h|m|s|b-?params?)?"
+                       r"(?:/[a-z][a-z-]{0,9})?$")
 
 
 @dataclass(frozen=True)

@@ -56,6 +56,20 @@ def test_a_setting_written_in_kebab_case_is_a_name_not_a_compound_word(fake_assi
     assert not any(w.code_name or w.named for w in compounds.words if "-" in w.text)
 
 
+def test_a_quantity_or_a_rate_is_a_number_not_a_named_thing(fake_assistant: Assistant) -> None:
+    """"400gbps", "120B" and a rate per what it is counted in ("US$ 4/GPU-h", "$30/TB", "100gb/s") are figures of
+    the person's arithmetic: never named as things the knowledge does not cover."""
+    question = ("with minAvailable 8 and 6 nodes idle at US$ 4/GPU-h, 100gb/s EFA and $30/TB storage, is it "
+                "all-or-nothing?")
+    analysis = read(fake_assistant, question)
+    rates = [w for w in analysis.words if "/" in w.text]
+    assert {w.text for w in rates} == {"4/GPU-h", "100gb/s", "30/TB"}
+    assert not any(w.named for w in rates)
+    assert not {"4/GPU-h", "100gb/s", "30/TB"} & set(uncovered.uncovered_terms(analysis,
+                                                                               fake_assistant.retriever.vocabulary))
+    assert word(read(fake_assistant, "which nvidia.com/gpu limit?"), "nvidia.com/gpu").named
+
+
 def known(assistant: Assistant, w: QueryWord) -> bool:
     return w.found_in(assistant.retriever.vocabulary.everywhere)
 
