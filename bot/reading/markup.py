@@ -210,12 +210,13 @@ def without_envelope(lines: list[str]) -> list[str]:
     """The lines of a message of several without what an e-mail forwarded or pasted into it wraps its words in
     (`email` in the rules' files): header lines ("From: …", "Enviado: …", two or more of them), a phone's "Sent from
     my iPhone", a forwarded message's separator, a signature (the short lines, none asking, after a line that
-    closes the message with "Thanks," or "Quedo atenta,", to its end) and a confidentiality notice (to the end of
-    its paragraph). A subject line keeps its subject ("Asunto: RV: presupuesto almacenamiento"). None of it is what
-    is asked, and a signature's names and phone numbers are nobody's question to keep."""
-    if len(lines) < 2:
-        return lines
+    closes the message with "Thanks," or "Quedo atenta,", to its end) with that closing, and a confidentiality
+    notice (to the end of its paragraph). A subject line keeps its subject ("Asunto: RV: presupuesto
+    almacenamiento"). None of it is what is asked ("Mil gracias" is no thousand), and a signature's names and phone
+    numbers are nobody's question to keep. A message that is all envelope is all the person wrote."""
     rules = email_rules()
+    if len(lines) < 2:  # one line: only a closing after what it says ("… de los pesos. Mil gracias.")
+        return [_without_closing(line, rules.closing) for line in lines]
     plain = [strip_accents(_QUOTE.sub("", line)) for line in lines]
     header = [bool(rules.header.match(line)) for line in plain]
     mail = sum(header) >= 2
@@ -237,12 +238,18 @@ def without_envelope(lines: list[str]) -> list[str]:
             continue
         if rules.closing.search(line) and (end := _signature_end(plain, i + 1)) is not None:
             if not rules.alone.match(line):
-                out.append(lines[i])
+                out.append(_without_closing(lines[i], rules.closing))
             i = end
             continue
         out.append(lines[i])
         i += 1
-    return out
+    return out if any(line.strip() for line in out) else lines  # all envelope: all the person wrote
+
+
+def _without_closing(line: str, closing: re.Pattern[str]) -> str:
+    """A line without the closing it ends with after what it says ("Hi all, forwarding from Andrés. Thank you!")."""
+    found = closing.search(line)  # a closing is written without accents ("gracias", "saludos")
+    return line[: found.start()].rstrip(" ,;") if found and found.start() > 0 else line
 
 
 def _signature_end(plain: list[str], start: int) -> int | None:

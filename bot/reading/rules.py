@@ -166,7 +166,7 @@ def email_rules() -> EmailRules:
         subject=re.compile(rf"^\s*(?:(?:{parts['subject'] or '(?!)'})\s*:\s*)?(?:(?:{forwarded})\s*:\s*)+"
                            rf"(?P<subject>.*)$|^\s*(?:{parts['subject'] or '(?!)'})\s*:\s*(?P<plain>.*)$",
                            re.IGNORECASE),
-        closing=re.compile(rf"(?:^|[.!,;]\s+)(?:{closing})[\s,.!]*$", re.IGNORECASE),
+        closing=re.compile(rf"(?:^|(?<=[.!?,;])\s+)(?:{closing})[\s,.!]*$", re.IGNORECASE),
         alone=re.compile(rf"^\s*(?:{closing})[\s,.!]*$", re.IGNORECASE),
         device=re.compile(rf"^\s*(?:{parts['devices'] or '(?!)'})[\s.]*$", re.IGNORECASE),
         separator=re.compile(rf"^\s*(?:{parts['separators'] or '(?!)'})\s*$", re.IGNORECASE),
