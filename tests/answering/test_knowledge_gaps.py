@@ -82,6 +82,20 @@ def test_nothing_identifies_who_asked(store: Stores, clock: Clock) -> None:
     assert "U12345" not in str(rows) and rows[0]["text"] == "how do I use a PyTorchJob?"
 
 
+def test_a_forwarded_emails_signature_and_notice_are_never_kept(store: Stores, clock: Clock) -> None:
+    """A question relayed from e-mail is kept as what it asks: the sender's name, title, phone and the
+    confidentiality notice under it are not stored with it."""
+    forwarded = ("Fwd: BioNeMo licensing\nFrom: Valentina Ortiz\nSent: Friday, March 7, 2025 5:21 PM\n\n"
+                 "How much does the NVIDIA AI Enterprise license cost per GPU?\n\nThanks a lot,\nLaura Camacho R.\n"
+                 "Executive Assistant\nPhone: +57 601 555 0142 ext. 210\n\nCONFIDENTIALITY NOTICE: This e-mail and "
+                 "any attachments are confidential.")
+    gaps_of(store, clock).record_answer(forwarded, unanswered())
+    with store.database.engine.connect() as conn:
+        rows = [dict(r._mapping) for r in conn.execute(sa.text("SELECT * FROM knowledge_gaps"))]
+    assert rows[0]["text"] == ("BioNeMo licensing. How much does the NVIDIA AI Enterprise license cost per GPU?")
+    assert not {"Valentina", "Laura", "0142", "CONFIDENTIALITY", "Friday"} & set(str(rows).replace(".", " ").split())
+
+
 def test_gaps_are_kept_for_the_retention_period_only(store: Stores, clock: Clock) -> None:
     gaps = gaps_of(store, clock, retention_days=30)
     gaps.record_answer("How do I use a PyTorchJob?", unanswered())
