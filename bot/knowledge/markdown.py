@@ -49,9 +49,10 @@ _MDX_STATEMENT = re.compile(r"^(?:import\s.+\sfrom\s|import\s+['\"]|export\s+(?:
 # backtracking pattern could only do in super-linear time (a component line, a header, a shortcode) is found
 # by the small scanners below. tests/project/test_linear_patterns.py feeds each pattern adversarial lines.
 _ADMONITION = re.compile(r"^\s*+:::+\s*+(?P<kind>\w[\w-]*+)?\s*+(?P<title>.*)")  # Docusaurus `:::tip Title`
-# MkDocs (`!!! warning`, `!!! note "Title"`, `??? tip` folded, `???+` open): its text is indented under it, as a
-# content tab's is.
-_MKDOCS_BOX = re.compile(r"^[ \t]*+(?:!!!|\?\?\?\+?)[ \t]++(?P<kind>[\w-]++)(?P<rest>.*+)$")
+# MkDocs (`!!! warning`, `!!! note "Title"`, `??? tip` folded, `???+` open, the space optional as MkDocs reads it:
+# `!!!warning`): its text is indented under it, as a content tab's is (a paragraph right under it, not indented, is
+# read as its text too).
+_MKDOCS_BOX = re.compile(r"^[ \t]*+(?:!!!|\?\?\?\+?)[ \t]*+(?P<kind>[\w-]++)(?P<rest>.*+)$")
 _MKDOCS_SNIPPET = re.compile(r"^[ \t]*+--8<--")  # `--8<-- "includes/abbreviations.md"`: text kept in another file
 # MyST (Sphinx): a directive fence, ```` ```{warning} ```` or `:::{note}`, its name in braces and its argument after
 # it; the options under its opening line (`:class: dropdown`); a comment line (`% Date: …`) and a target (`(label)=`)
@@ -260,7 +261,11 @@ class _PlainLines:
             indent = _indent(raw)
             while self.boxes and indent < self.boxes[-1]:
                 self.boxes.pop()  # a line indented less ends the box
-                self._show_title()
+                if self.title is None or self.title[0] != len(self.out) - 1:
+                    self._show_title()
+                # else: right under its opening line, not indented ("!!!warning \"Title\"" over its paragraph): its
+                # text, its title in front of it
+
         line = _dedent(raw, BOX_INDENT * len(self.boxes)) if self.boxes else raw
         if self.options:  # right after a MyST directive's opening line: its options (`:class: dropdown`)
             if _MYST_OPTION.match(line):

@@ -621,6 +621,24 @@ def test_every_generators_boxes_and_tabs_show_their_title_then_their_text_as_pro
     assert lines[first[4].line - 1].strip() == "- drain the node first"
 
 
+def test_an_mkdocs_box_written_without_its_space_or_its_indent_shows_its_title_over_its_text(tmp_path: Path
+                                                                                              ) -> None:
+    """MkDocs reads `!!!warning "Title"` as `!!! warning "Title"` (its space is optional), and pages written so often
+    put the box's paragraph right under it, not indented (the AWS Load Balancer Controller's TargetGroupBinding page):
+    the title stands in front of that paragraph, never shown as "!!!warning", nor run into it as one sentence. A
+    paragraph after a blank line is the page's own; an indented one, the box's text as before."""
+    knowledge = quiz_only_dir(tmp_path / "knowledge")
+    write(knowledge / "tgb.md", (
+        '# TGB\n\n!!!warning "Usage in multi-tenant clusters"\nTenants can import any TargetGroup.\n\n'
+        "**Recommendation**: use RBAC.\n\n!!!important\n    Wildcards need `resource.customizations`.\n\n"
+        "!!!tip\n\nThe page's own paragraph.\n"))
+    assert blocks_by_section(doc(load_knowledge(knowledge), "tgb")) == {"TGB": [
+        ("text", "Usage in multi-tenant clusters: Tenants can import any TargetGroup."),
+        ("text", "Recommendation: use RBAC."), ("text", "Important: Wildcards need `resource.customizations`."),
+        ("text", "Tip"), ("text", "The page's own paragraph."),
+    ]}
+
+
 def test_a_sphinx_myst_page_shows_its_boxes_as_prose_and_none_of_its_comments_or_targets(tmp_path: Path) -> None:
     """MyST (Sphinx) writes a box as a directive fence (```` ```{warning} ````, `:::{note}`, `{admonition} Title`),
     with options under it, a comment as a line opening with `%` and a link target as `(label)=`: the published page
