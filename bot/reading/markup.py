@@ -246,6 +246,11 @@ def without_envelope(lines: list[str]) -> list[str]:
     return out if any(line.strip() for line in out) else lines  # all envelope: all the person wrote
 
 
+def _is_log_line(line: str) -> bool:
+    """A shell prompt's, a traceback's or a log's line (`is_machine_line`'s, but a line mostly of numbers: a phone)."""
+    return bool(_PROMPT.match(line) or _TRACE.match(line) or _LOG.search(line))
+
+
 def _without_closing(line: str, closing: re.Pattern[str]) -> str:
     """A line without the closing it ends with after what it says ("Hi all, forwarding from Andrés. Thank you!")."""
     found = closing.search(line)  # a closing is written without accents ("gracias", "saludos")
@@ -254,14 +259,15 @@ def _without_closing(line: str, closing: re.Pattern[str]) -> str:
 
 def _signature_end(plain: list[str], start: int) -> int | None:
     """Where the signature under a closing line ends (the message's end, or a notice or a device line after it):
-    short lines that do not ask; None when a line after them does, or is long (the closing was not the end)."""
+    short lines that do not ask; None when a line after them does, is long or reads as output (the closing was
+    not the end)."""
     rules = email_rules()
     for at in range(start, len(plain)):
         line = plain[at]
         if rules.disclaimer.match(line) or rules.device.match(line):
             return at
-        if "?" in line or "¿" in line or len(line.split()) > SIGNATURE_WORDS:
-            return None
+        if "?" in line or "¿" in line or len(line.split()) > SIGNATURE_WORDS or _is_log_line(line):
+            return None  # it asks, says more than a signature does, or is output pasted after the thanks
     return len(plain)
 
 

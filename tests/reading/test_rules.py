@@ -211,7 +211,7 @@ def test_each_email_example_keeps_what_is_asked_and_leaves_the_envelope_out(lang
     if example["dropped"]:
         assert str(example["dropped"]) not in read and str(example["dropped"]) not in read.shown
     else:
-        assert " ".join(str(example["text"]).split()) == read.shown
+        assert " ".join(str(example["text"]).split()) == read.shown.replace("```", "")  # pasted output fenced
 
 
 ASIDES = [(lang, cls, example) for lang in ("en", "es") for cls in ("coordination", "back_references", "counterparts")
