@@ -220,6 +220,7 @@ def without_envelope(lines: list[str]) -> list[str]:
     plain = [strip_accents(_QUOTE.sub("", line)) for line in lines]
     header = [bool(rules.header.match(line)) for line in plain]
     mail = sum(header) >= 2
+    signature_ends = _signature_ends(plain)
     out: list[str] = []
     i = 0
     while i < len(lines):
@@ -236,7 +237,7 @@ def without_envelope(lines: list[str]) -> list[str]:
             out.append(said if not said or said[-1] in ".?!:" else f"{said}.")  # a title, not a sentence's start
             i += 1
             continue
-        if rules.closing.search(line) and (end := _signature_end(plain, i + 1)) is not None:
+        if rules.closing.search(line) and (end := signature_ends[i + 1]) is not None:
             if not rules.alone.match(line):
                 out.append(_without_closing(lines[i], rules.closing))
             i = end
@@ -257,18 +258,21 @@ def _without_closing(line: str, closing: re.Pattern[str]) -> str:
     return line[: found.start()].rstrip(" ,;") if found and found.start() > 0 else line
 
 
-def _signature_end(plain: list[str], start: int) -> int | None:
-    """Where the signature under a closing line ends (the message's end, or a notice or a device line after it):
-    short lines that do not ask; None when a line after them does, is long or reads as output (the closing was
-    not the end)."""
+def _signature_ends(plain: list[str]) -> list[int | None]:
+    """For each line, where a signature starting there would end (the message's end, or a notice or a device line
+    after it): short lines that do not ask; None when a line after them does, is long or reads as output (a
+    closing before it was not the end). One pass from the end: a message of many closings is read once."""
     rules = email_rules()
-    for at in range(start, len(plain)):
+    ends: list[int | None] = [len(plain)] * (len(plain) + 1)
+    for at in range(len(plain) - 1, -1, -1):
         line = plain[at]
         if rules.disclaimer.match(line) or rules.device.match(line):
-            return at
-        if "?" in line or "¿" in line or len(line.split()) > SIGNATURE_WORDS or _is_log_line(line):
-            return None  # it asks, says more than a signature does, or is output pasted after the thanks
-    return len(plain)
+            ends[at] = at
+        elif "?" in line or "¿" in line or len(line.split()) > SIGNATURE_WORDS or _is_log_line(line):
+            ends[at] = None  # it asks, says more than a signature does, or is output pasted after the thanks
+        else:
+            ends[at] = ends[at + 1]
+    return ends
 
 
 def _own_lines(lines: list[str], quoted: list[bool]) -> str:

@@ -274,6 +274,13 @@ QUESTIONS = (
     "and also " * (SIZE // 9) + "x", "y, " * (SIZE // 3) + "x", "x and how " * (SIZE // 10) + "x?",
     "y cómo " * (SIZE // 7) + "x", "a. " * (SIZE // 3) + "and how x?",
 )
+# Messages of many lines, as an e-mail's envelope is read in them (`markup.without_envelope`): many closings before
+# one line that asks, many headers, a signature of many lines, many subjects and notices.
+MESSAGES = (
+    "Thanks,\n" * (SIZE // 8) + "x?", "From: a\n" * (SIZE // 8) + "x", "Gracias.\n" + "a\n" * (SIZE // 2),
+    "Re: " * (SIZE // 4) + "\nx", "Subject: Fwd:" * (SIZE // 13) + "\nx", "Thanks, a. Thanks,\n" * (SIZE // 20) + "x?",
+    "CONFIDENTIALITY NOTICE\n" * (SIZE // 24) + "x?", "x." + " " * SIZE + "thanks\na",
+)
 RULE_READERS: dict[str, Callable[[str], Any]] = {
     "read_definition": read_definition,
     "find_reference en": lambda text: find_reference(text, "en"),
@@ -303,7 +310,7 @@ def test_the_rules_read_an_adversarial_question_in_linear_time(reader: str) -> N
                                   markup.context_spans, markup.fence_pasted_lines])
 def test_a_question_is_cleaned_in_linear_time(read: Callable[[str], object]) -> None:
     read("warm up")
-    for text in QUESTIONS:
+    for text in (*QUESTIONS, *MESSAGES):
         seconds = cpu_time(lambda: read(text))  # noqa: B023 - called at once
         assert seconds <= BOUND, f"{read.__name__} took {seconds:.2f} s of CPU on {shown(text)}"
 
