@@ -84,7 +84,8 @@ class SpelledRules:
 @dataclass(frozen=True)
 class EmailRules:
     """A message forwarded or pasted from e-mail: what of it is its envelope (see `email` in the rules' files).
-    Each a pattern over a whole line, accents taken off, case ignored."""
+    Each a pattern over one line, case ignored; the patterns are written without accents, and read against the line
+    with its accents taken off (a closing, whose words have none, against the line as written)."""
 
     header: re.Pattern[str]  # "From: …", "De: …": a header line
     subject: re.Pattern[str]  # "Subject: Fwd: RE: X", "RV: X": group "subject" is what it is about
@@ -158,19 +159,18 @@ _EMAIL_KEYS = ("headers", "subject", "forwarded", "closings", "devices", "separa
 @cache
 def email_rules() -> EmailRules:
     """What of a message is an e-mail's envelope, in every language (a forwarded thread mixes them)."""
-    parts = {key: "|".join(p for lang in LANGUAGES for p in rules(lang).email.get(key, ())) for key in _EMAIL_KEYS}
-    labels, forwarded = parts["headers"] or "(?!)", parts["forwarded"] or "(?!)"
-    closing = parts["closings"] or "(?!)"
+    # each key's patterns of every language as one alternation; one that matches nothing when no file has any
+    p = {key: "|".join(pattern for lang in LANGUAGES for pattern in rules(lang).email.get(key, ())) or "(?!)"
+         for key in _EMAIL_KEYS}
     return EmailRules(
-        header=re.compile(rf"^\s*(?:{labels})\s*:\s*\S", re.IGNORECASE),
-        subject=re.compile(rf"^\s*(?:(?:{parts['subject'] or '(?!)'})\s*:\s*)?(?:(?:{forwarded})\s*:\s*)+"
-                           rf"(?P<subject>.*)$|^\s*(?:{parts['subject'] or '(?!)'})\s*:\s*(?P<plain>.*)$",
-                           re.IGNORECASE),
-        closing=re.compile(rf"(?:^|(?<=[.!?,;])\s+)(?:{closing})[\s,.!]*$", re.IGNORECASE),
-        alone=re.compile(rf"^\s*(?:{closing})[\s,.!]*$", re.IGNORECASE),
-        device=re.compile(rf"^\s*(?:{parts['devices'] or '(?!)'})[\s.]*$", re.IGNORECASE),
-        separator=re.compile(rf"^\s*(?:{parts['separators'] or '(?!)'})\s*$", re.IGNORECASE),
-        disclaimer=re.compile(rf"^\s*(?:{parts['disclaimers'] or '(?!)'})", re.IGNORECASE),
+        header=re.compile(rf"^\s*(?:{p['headers']})\s*:\s*\S", re.IGNORECASE),
+        subject=re.compile(rf"^\s*(?:(?:{p['subject']})\s*:\s*)?(?:(?:{p['forwarded']})\s*:\s*)+(?P<subject>.*)$"
+                           rf"|^\s*(?:{p['subject']})\s*:\s*(?P<plain>.*)$", re.IGNORECASE),
+        closing=re.compile(rf"(?:^|(?<=[.!?,;])\s+)(?:{p['closings']})[\s,.!]*$", re.IGNORECASE),
+        alone=re.compile(rf"^\s*(?:{p['closings']})[\s,.!]*$", re.IGNORECASE),
+        device=re.compile(rf"^\s*(?:{p['devices']})[\s.]*$", re.IGNORECASE),
+        separator=re.compile(rf"^\s*(?:{p['separators']})\s*$", re.IGNORECASE),
+        disclaimer=re.compile(rf"^\s*(?:{p['disclaimers']})", re.IGNORECASE),
     )
 
 

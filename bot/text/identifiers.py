@@ -8,7 +8,6 @@ A word is letters and digits, optionally joined by `_ . - /` to more of them: `F
 from __future__ import annotations
 
 import re
-from functools import cache
 
 from bot.text.words import index_words
 
@@ -42,13 +41,8 @@ def _kebab_name(raw: str) -> bool:
     """Whether hyphenated words are a name in code or configuration written in kebab case: KEBAB_PARTS words or
     more and none a function word, which an English compound has ("state-of-the-art", "all-or-nothing")."""
     words = raw.casefold().split("-")
-    return len(words) >= KEBAB_PARTS and not any(word in _function_words() for word in words)
-
-
-@cache
-def _function_words() -> frozenset[str]:
-    stop_words = index_words().stop_words
-    return frozenset().union(*stop_words.values())
+    function_words = index_words().any_stop_words
+    return len(words) >= KEBAB_PARTS and not any(word in function_words for word in words)
 
 
 def is_code_name(raw: str) -> bool:

@@ -37,7 +37,7 @@ def tokens(text: str, lang: str) -> list[str]:
     return [term for word in word_terms(text, lang) for term in word]
 
 
-ALL_STOPWORDS = STOPWORDS["es"] | STOPWORDS["en"]
+ALL_STOPWORDS = index_words().any_stop_words
 
 
 @lru_cache(maxsize=8192)

@@ -24,6 +24,7 @@ class IndexWords:
     """The lists of `WORDS_FILE`, each word as written there."""
 
     stop_words: dict[str, frozenset[str]]  # per language
+    any_stop_words: frozenset[str]  # those of every language (a message mixes them)
     finite_verbs: frozenset[str]  # both languages'
     ar_endings: tuple[str, ...]  # of Spanish verbs in -ar
     er_ir_endings: tuple[str, ...]  # of Spanish verbs in -er or -ir
@@ -36,8 +37,10 @@ def index_words() -> IndexWords:
     try:
         data = yaml.safe_load(WORDS_FILE.read_text(encoding="utf-8"))
         verbs = data["spanish_verbs"]
+        stop_words = {str(lang): _words(words) for lang, words in data["stop_words"].items()}
         return IndexWords(
-            stop_words={str(lang): _words(words) for lang, words in data["stop_words"].items()},
+            stop_words=stop_words,
+            any_stop_words=frozenset().union(*stop_words.values()),
             finite_verbs=_words(data["finite_verbs"]),
             ar_endings=tuple(str(verbs["ar_endings"]).split()),
             er_ir_endings=tuple(str(verbs["er_ir_endings"]).split()),
