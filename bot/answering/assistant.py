@@ -25,7 +25,7 @@ from bot.embedding.backends import load_embedder
 from bot.embedding.embedder import Embedder
 from bot.errors import InputError
 from bot.knowledge import KnowledgeBase, Question, load_knowledge
-from bot.knowledge.citations import Citation  # also importable from here, as before
+from bot.knowledge.citations import Citation, Part  # Citation also importable from here, as before
 from bot.lang import Lang, check_lang
 from bot.messages import say
 from bot.reading.markup import ReadMessage, own_text, read_message
@@ -484,6 +484,8 @@ class Assistant:
             score=round(scored.score, 4), snippet_lang=snippet_lang,
             topic=question.topic, doc_id=doc_id, section=question.section, url=self._url_of(question),
             lang=question.lang, notes=tuple(self.knowledge.notes_on(doc_id, number, lang)),
+            parts=tuple(Part(text, code.text if code else None, code.lang if code else None)
+                        for text, code in quote.parts),
         )
 
     def _quoted_beside(self, citations: list[Citation], lang: str) -> list[Citation]:

@@ -92,6 +92,9 @@ class Quote:
     excerpt: str
     code: Block | None
     score: float = 0.0  # how well its best unit matches the question (closeness and specific words found)
+    # When it shows several code blocks: the quote in the section's order, each text with the block it leads into
+    # ("For `llama.cpp` … like this:" over its YAML, then "For diffusers instead …:" over its own); () otherwise.
+    parts: tuple[tuple[str, Block | None], ...] = ()
 
 
 def units_of(question: Question) -> list[Unit]:
@@ -183,11 +186,14 @@ def choose(question: Question, analysis: Analysis, sentence_sims: Mapping[str, f
             and sum(map(len, said)) <= chars_at_most and len(codes) <= SHORT_SECTION_CODE):
         # A short section is quoted whole: its prose in order (each lead-in once), its code blocks together.
         lines: list[str] = []
+        in_order: list[tuple[str, Block | None]] = []
         for unit in units:
             text = _quoted(unit, sentence_sims, weights, question.lang) if unit.kind == "list" else _joined_lines(
                 unit.lines)
             lines = _adding(lines, text)
-        return Quote("\n".join(lines), _together(codes), best_score)
+            in_order.append((text, unit.code if unit.kind == "code" else None))
+        return Quote("\n".join(lines), _together(codes), best_score,
+                     _in_order(in_order, lines) if len(codes) > 1 else ())
     chosen = [scored[0][2]]
     # What follows a symptom the person pasted is quoted with it; else a second unit about as close.
     chosen += _after_echo(chosen, [u for _, _, u in scored], analysis, question.lang)
@@ -212,12 +218,33 @@ def choose(question: Question, analysis: Analysis, sentence_sims: Mapping[str, f
                 code = after.code
                 break
     quoted: list[str] = []
+    in_order = []
     for i, unit in enumerate(chosen):
         # A row after another row of its table is quoted without the sentence that introduces the table again.
         again = unit.kind == "row" and any(u.kind == "row" and u.lines == unit.lines for u in chosen[:i])
         text = unit.shown if again else _quoted(unit, sentence_sims, weights, question.lang)
         quoted = _adding(quoted, text)
-    return Quote("\n".join(quoted), code, best_score)
+        in_order.append((text, unit.code if unit.code in introduced else None))
+    return Quote("\n".join(quoted), code, best_score, _in_order(in_order, quoted) if len(introduced) > 1 else ())
+
+
+def _in_order(read: Sequence[tuple[str, Block | None]], kept: Sequence[str]) -> tuple[tuple[str, Block | None], ...]:
+    """The quote as parts in the section's order: each text kept (`_adding`: said once) where it first stands,
+    the texts before a code block with it, what follows the last block on its own. `read`: each unit's text as
+    quoted, with the code block it leads into (or None), in order."""
+    parts: list[tuple[str, Block | None]] = []
+    pending: list[str] = []
+    shown: set[str] = set()
+    for text, code in read:
+        if text in kept and text not in shown:
+            pending.append(text)
+            shown.add(text)
+        if code is not None:
+            parts.append(("\n".join(pending), code))
+            pending = []
+    if pending:
+        parts.append(("\n".join(pending), None))
+    return tuple(parts)
 
 
 def _adding(quoted: list[str], text: str) -> list[str]:

@@ -58,6 +58,13 @@ class QueryRequest(BaseModel):
     )
 
 
+class PartOut(BaseModel):
+    text: str = Field(description="What the quote says before the block (may be empty).",
+                      examples=["For `llama.cpp` workloads a configuration file might look like this:"])
+    snippet: str | None = Field(description="The code block it leads into, bounded as `snippet` is; null for what "
+                                            "follows the last block.", examples=["gpu_layers: 22"])
+
+
 class CitationOut(BaseModel):
     question: int = Field(description="Number of the cited quiz question, or of the cited section in its document "
                                       "(in document order, from 1).", examples=[5])
@@ -99,6 +106,13 @@ class CitationOut(BaseModel):
         description="On the first citation of an answer from a document: the section of the same part of its page "
                     "(its parent or a subsection, or a section under the same heading) weighed about as close and "
                     "quoted with it under its own heading, in the same shape; empty otherwise.",
+    )
+    parts: list[PartOut] = Field(
+        default_factory=list, examples=[[]],
+        description="When what is quoted shows several code blocks: the quote in the section's order, each text "
+                    "with the block it leads into (\"For llama.cpp …:\" over its YAML, \"For diffusers …:\" over "
+                    "its own), so that a reader sees which block each sentence introduces. `excerpt` and `snippet` "
+                    "hold the same text and blocks, each together. Empty when it shows one block or none.",
     )
 
 

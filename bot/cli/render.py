@@ -19,7 +19,7 @@ from bot.cli.texts import maintainers_note, printable
 from bot.evaluation.conversations import ConversationResult
 from bot.evaluation.documents import DocResult
 from bot.evaluation.queries import EvalResult
-from bot.knowledge.citations import SNIPPET_CHARS, SNIPPET_LINES, Citation, cut_snippet
+from bot.knowledge.citations import SNIPPET_CHARS, SNIPPET_LINES, Citation, Part, cut_snippet
 from bot.messages import say
 
 _PLAIN_URL = re.compile(r"https?://[!-~]+", re.IGNORECASE)  # printable ASCII, no spaces or control characters
@@ -37,12 +37,15 @@ def render_answer(console: Console, answer: Answer) -> None:
     if answer.caveat:
         parts.append(Text(printable(answer.caveat), style="yellow"))
     # The answer's text ends with the maintainers' notes: they are shown once, after the reference.
-    parts.append(Text(printable(top.excerpt or answer.text.removesuffix(notes_suffix(answer.language, top.notes)))))
-    parts += snippet_parts(answer.language, top)
+    if top.parts:
+        parts += quoted_parts(answer.language, top)
+    else:
+        parts.append(Text(printable(top.excerpt or answer.text.removesuffix(notes_suffix(answer.language,
+                                                                                           top.notes)))))
+        parts += snippet_parts(answer.language, top)
     for beside in top.beside:  # a section of the same part of the page, quoted under its own heading
         parts.append(Text("\n" + printable(beside.section), style="bold"))
-        parts.append(Text(printable(beside.excerpt)))
-        parts += snippet_parts(answer.language, beside)
+        parts += quoted_parts(answer.language, beside)
     if answer.reference:
         parts.append(Text("\n" + printable(answer.reference)))
     parts.extend(maintainers_note(answer.language, note) for note in top.notes)
@@ -61,13 +64,27 @@ def render_answer(console: Console, answer: Answer) -> None:
     console.print(Panel(Group(*parts), border_style="green", title=escape(printable(answer.answer_line or ""))))  # type: ignore[arg-type]
 
 
-def snippet_parts(lang: str, citation: Citation) -> list[object]:
-    """A citation's snippet (the excerpt may end on the sentence that introduces it), cut at a sensible line when
-    long, with a note of what is left out."""
-    if not citation.snippet:
+def quoted_parts(lang: str, citation: Citation) -> list[object]:
+    """What a citation quotes: its excerpt, then its snippet; or, when it shows several code blocks, each text with
+    the block it leads into, in the section's order."""
+    if not citation.parts:
+        return [Text(printable(citation.excerpt)), *snippet_parts(lang, citation)]
+    out: list[object] = []
+    for part in citation.parts:
+        if part.text:
+            out.append(Text(printable(part.text)))
+        out += snippet_parts(lang, citation, part)
+    return out
+
+
+def snippet_parts(lang: str, citation: Citation, part: Part | None = None) -> list[object]:
+    """A citation's snippet (the excerpt may end on the sentence that introduces it), or the block of one of its
+    `part`s, cut at a sensible line when long, with a note of what is left out."""
+    snippet, snippet_lang = (part.snippet, part.snippet_lang) if part else (citation.snippet, citation.snippet_lang)
+    if not snippet:
         return []
-    code, left = cut_snippet(printable(citation.snippet), SNIPPET_LINES, SNIPPET_CHARS)
-    parts: list[object] = [Syntax(code, citation.snippet_lang or "text", theme="ansi_dark", word_wrap=True)]
+    code, left = cut_snippet(printable(snippet), SNIPPET_LINES, SNIPPET_CHARS)
+    parts: list[object] = [Syntax(code, snippet_lang or "text", theme="ansi_dark", word_wrap=True)]
     if left:
         more = (say(lang, "more_lines_section", count=left, title=citation.title) if citation.section
                 else say(lang, "more_lines", count=left, number=citation.question))

@@ -16,6 +16,15 @@ _NOT_IN_A_URL = frozenset('<>"`')  # what ends or breaks out of a link in HTML o
 
 
 @dataclass(frozen=True)
+class Part:
+    """A part of a quote that shows several code blocks: a text and the code block it leads into (or None)."""
+
+    text: str
+    snippet: str | None = None
+    snippet_lang: str | None = None
+
+
+@dataclass(frozen=True)
 class Citation:
     question: int
     title: str
@@ -33,6 +42,9 @@ class Citation:
     # Sections of the same part of the page, weighed about as close, quoted with this one under their own headings:
     # a rule stated in a section and its details in a subsection, or two subsections of one section.
     beside: tuple[Citation, ...] = ()
+    # A quote of several code blocks, in the section's order, each with the text that leads into it (`excerpt` and
+    # `snippet` hold the same, the texts together and the blocks together); () when it shows one block or none.
+    parts: tuple[Part, ...] = ()
 
     def __post_init__(self) -> None:
         # The URL comes from whoever wrote the knowledge (front matter, sources.yaml): every surface shows it
@@ -46,6 +58,8 @@ class Citation:
             "snippet": bounded_snippet(self.snippet) if self.snippet else self.snippet,
             "source": self.source, "score": self.score, "doc": self.doc_id, "section": self.section,
             "url": self.url, "notes": list(self.notes), "beside": [c.to_dict() for c in self.beside],
+            "parts": [{"text": p.text, "snippet": bounded_snippet(p.snippet) if p.snippet else None}
+                      for p in self.parts],
         }
 
 

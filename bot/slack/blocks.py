@@ -77,11 +77,26 @@ def code_section(code: str) -> Block:
     return {"type": "section", "text": {"type": "mrkdwn", "text": f"{_FENCE}\n{body}\n{_FENCE}"}}
 
 
-def snippet_blocks(citation: Citation, lang: str) -> list[Block]:
-    """The citation's snippet, cut at a sensible line when long, with a note of what is left out."""
-    if not citation.snippet:
+def quoted_blocks(citation: Citation, lang: str) -> list[Block]:
+    """What a citation quotes: its excerpt, then its snippet; or, when it shows several code blocks, each text with
+    the block it leads into, in the section's order."""
+    if not citation.parts:
+        return ([section(escape(citation.excerpt))] if citation.excerpt else []) + snippet_blocks(citation, lang)
+    blocks: list[Block] = []
+    for part in citation.parts:
+        if part.text:
+            blocks.append(section(escape(part.text)))
+        blocks += snippet_blocks(citation, lang, part.snippet)
+    return blocks
+
+
+def snippet_blocks(citation: Citation, lang: str, snippet: str | None = None) -> list[Block]:
+    """The citation's snippet (or `snippet`, one of its parts' blocks), cut at a sensible line when long, with a
+    note of what is left out."""
+    snippet = snippet if citation.parts else citation.snippet
+    if not snippet:
         return []
-    code, left = cut_snippet(citation.snippet, SNIPPET_LINES, SNIPPET_CHARS)  # raw text: escaping adds to it
+    code, left = cut_snippet(snippet, SNIPPET_LINES, SNIPPET_CHARS)  # raw text: escaping adds to it
     blocks = [code_section(code)]
     if left:
         more = (say(lang, "more_lines_section", count=left, title=citation.title) if citation.section
@@ -210,13 +225,10 @@ def answer_message(answer: Answer, *, question: str | None = None) -> Message:
         blocks.append(context(cite(lang, top)))
     if answer.caveat:
         blocks.append(section(f":warning: _{escape(answer.caveat)}_"))
-    if top.excerpt:
-        blocks.append(section(escape(top.excerpt)))
-    blocks += snippet_blocks(top, lang)
+    blocks += quoted_blocks(top, lang)
     for beside in top.beside:  # a section of the same part of the page, quoted under its own heading
         blocks.append(context(f"📖 {cited_section(beside)}"))
-        blocks.append(section(escape(beside.excerpt)))  # never empty: `Assistant._quoted_beside`
-        blocks += snippet_blocks(beside, lang)
+        blocks += quoted_blocks(beside, lang)  # its excerpt is never empty: `Assistant._quoted_beside`
     blocks += note_blocks(top.notes, lang)
     lines = [] if top.section else [cite(lang, top)]
     if answer.answer_line:

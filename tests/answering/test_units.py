@@ -262,11 +262,53 @@ def test_two_lead_ins_about_as_close_are_each_quoted_with_their_own_command() ->
     assert quote.code is not None
     assert quote.code.text.index("get jobs") < quote.code.text.index("get pods")
     assert "COMPLETIONS" not in quote.code.text  # an output the question does not ask about
+    # Shown as the page shows them: each lead-in over its own command, not both lead-ins over both commands.
+    assert [(text.split(",")[0], code is not None and code.text.split()[2]) for text, code in quote.parts] == [
+        ("To list all the jobs that belong to a JobSet", "jobs"), ("To list all the pods that belong to a JobSet",
+                                                                   "pods")]
     # Clearly the closer one alone: its lead-in and its command, not the other's.
     sims["To list all the pods that belong to a JobSet, you can use a command like this:"] = 0.3
     quote = choose(question, analysis_of(("list", 0.2), ("jobset", 0.9)), sims, {}, {})
     assert "all the pods" not in quote.excerpt and quote.code is not None
     assert "get jobs" in quote.code.text and "get pods" not in quote.code.text
+
+
+MODEL_CONFIG = """## Model configuration
+
+It is required to configure the model you intend to use with a YAML config file. For example, for `llama.cpp`
+workloads a configuration file might look like this (where `gpu_layers` is the number of layers to offload to the GPU):
+
+```yaml
+name: my-model-name
+gpu_layers: 22
+```
+
+For diffusers instead, it might look like this instead:
+
+```yaml
+name: stablediffusion
+backend: diffusers
+```
+
+Restart the server after changing a model's file.
+"""
+
+
+def test_a_short_section_of_two_examples_is_quoted_whole_each_lead_in_over_its_own_block() -> None:
+    """A short section is quoted whole; with two code blocks, each is shown under the sentence that introduces it
+    and what follows the last one after it, as the page reads: never both lead-ins first, then both blocks."""
+    quote = choose(section(MODEL_CONFIG, "Model configuration"), analysis_of(("gpu_lay", 0.9),), {}, {}, {})
+    assert "llama.cpp" in quote.excerpt and "For diffusers" in quote.excerpt and "Restart the server" in quote.excerpt
+    assert quote.code is not None and "gpu_layers" in quote.code.text and "stablediffusion" in quote.code.text
+    (first, first_code), (second, second_code), (last, last_code) = quote.parts
+    assert first.startswith("It is required") and first.endswith("offload to the GPU):")
+    assert first_code is not None and first_code.text == "name: my-model-name\ngpu_layers: 22"
+    assert second == "For diffusers instead, it might look like this instead:"
+    assert second_code is not None and second_code.text.startswith("name: stablediffusion")
+    assert last == "Restart the server after changing a model's file." and last_code is None
+    # One block or none: no parts, the excerpt and the snippet say it all.
+    single = MODEL_CONFIG.split("For diffusers")[0]
+    assert choose(section(single, "Model configuration"), analysis_of(("gpu_lay", 0.9),), {}, {}, {}).parts == ()
 
 
 def test_a_row_is_quoted_as_the_table_shows_it_a_cell_under_no_header_alone_and_no_empty_cell() -> None:

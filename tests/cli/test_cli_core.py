@@ -15,11 +15,12 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from bot.answering.assistant import Assistant
+from bot.answering.assistant import Answer, Assistant
 from bot.cli.render import render_answer
 from bot.config import load_settings
 from bot.embedding.model import model_identity
 from bot.knowledge import load_knowledge
+from bot.knowledge.citations import Citation, Part
 from bot.retrieval.artifacts import build_index
 from tests.conftest import KNOWLEDGE
 from tests.support.cli_helpers import run
@@ -145,6 +146,21 @@ def test_an_answer_reads_in_order_excerpt_code_then_reference(fake_assistant: As
     code = text.index("export FI_PROVIDER=efa")
     reference = text.index("Quiz question 5")
     assert excerpt_end < code < reference
+
+
+def test_a_quote_of_two_code_blocks_reads_each_block_under_its_own_lead_in() -> None:
+    parts = (Part("For llama.cpp workloads:", "gpu_layers: 22", "yaml"),
+             Part("For diffusers instead:", "backend: diffusers", "yaml"), Part("Restart the server.", None))
+    cited = Citation(3, "Model configuration", "For llama.cpp workloads:\nFor diffusers instead:\nRestart the server.",
+                     "gpu_layers: 22\n\nbackend: diffusers", "gpu.md", 1.0, doc_id="gpu", lang="en",
+                     section="GPU acceleration › Model configuration", parts=parts)
+    out = io.StringIO()
+    render_answer(Console(file=out, width=240, color_system=None),
+                  Answer(answered=True, language="en", text=cited.excerpt, citations=[cited]))
+    text = out.getvalue()
+    order = [text.index(s) for s in ("For llama.cpp workloads:", "gpu_layers: 22", "For diffusers instead:",
+                                     "backend: diffusers", "Restart the server.")]
+    assert order == sorted(order)
 
 
 @pytest.mark.slow

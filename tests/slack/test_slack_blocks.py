@@ -10,7 +10,7 @@ from dataclasses import replace
 import pytest
 
 from bot.answering.assistant import Answer, Assistant
-from bot.knowledge.citations import Citation
+from bot.knowledge.citations import Citation, Part
 from bot.lang import Lang
 from bot.quiz import LeaderboardEntry, QuizOption, QuizPrompt, QuizResult, TopicTally, UserStats
 from bot.slack import blocks
@@ -288,6 +288,27 @@ def test_a_section_quoted_beside_the_first_shows_under_its_own_heading_with_its_
     assert "kubectl describe quota" in texts[first + 1] and "kubectl get quota" in texts[heading + 2]
     assert "Más en esta página" not in all_texts(message) and "More in this page" not in all_texts(message)
     assert "Each train-&lt;team&gt; namespace" in message["text"]
+
+
+def test_a_quote_of_two_code_blocks_shows_each_under_the_sentence_that_introduces_it() -> None:
+    """"For llama.cpp …:" over its YAML, then "For diffusers instead …:" over its own, then what follows: the order
+    of the page, each text escaped, each block fenced and cut on its own."""
+    parts = (Part("For <llama.cpp> workloads:", "gpu_layers: 22", "yaml"),
+             Part("For diffusers instead:", "\n".join(f"line {i}" for i in range(40)), "yaml"),
+             Part("Restart the server after a change.", None))
+    top = replace(doc_citation(snippet="gpu_layers: 22\n\nline 0"),
+                  excerpt="For <llama.cpp> workloads:\nFor diffusers instead:\nRestart the server after a change.",
+                  parts=parts)
+    message = blocks.answer_message(doc_answer(top))
+    check_limits(message)
+    texts = [b["text"]["text"] if b["type"] == "section" else b["elements"][0]["text"] for b in message["blocks"]
+             if b["type"] in ("section", "context")]
+    first = texts.index("For &lt;llama.cpp&gt; workloads:")
+    assert texts[first + 1] == "```\ngpu_layers: 22\n```"
+    assert texts[first + 2] == "For diffusers instead:" and texts[first + 3].startswith("```\nline 0\n")
+    assert "more lines in the section" in texts[first + 4]  # the second block cut, and said so
+    assert texts[first + 5] == "Restart the server after a change."
+    assert "For &lt;llama.cpp&gt; workloads:\nFor diffusers" in message["text"]  # the fallback: the excerpt
 
 
 @pytest.mark.parametrize(("lang", "note"), [("en", "… 24 more lines in the section “Requesting a quota increase”"),
