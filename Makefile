@@ -31,12 +31,13 @@ eval:
 # there, measured per source and language. questions.jsonl and questions-more.jsonl are the pages the decision
 # is fitted and tuned on, fit-b/ pages of long sections what is quoted of them is tuned on, holdout-c/ those
 # it is fitted on since it was measured once, and fit-c/ and fit-d/ more pages it is fitted on; holdout/,
-# holdout-b/, holdout-d/ … holdout-i/, pages never fitted or tuned on, are reported apart.
-DOC_PAGES = public runbook holdout holdout-b holdout-c holdout-d holdout-e holdout-f holdout-g holdout-h holdout-i fit-b \
+# holdout-b/, holdout-d/ … holdout-j/, pages never fitted or tuned on, are reported apart.
+DOC_PAGES = public runbook holdout holdout-b holdout-c holdout-d holdout-e holdout-f holdout-g holdout-h holdout-i holdout-j fit-b \
 	fit-c fit-d
 DOC_QUESTIONS = questions.jsonl questions-more.jsonl fit-b/questions.jsonl holdout/questions.jsonl \
 	holdout-b/questions.jsonl holdout-c/questions.jsonl holdout-d/questions.jsonl holdout-e/questions.jsonl \
 	holdout-f/questions.jsonl holdout-g/questions.jsonl holdout-h/questions.jsonl holdout-i/questions.jsonl \
+	holdout-j/questions.jsonl \
 	fit-c/questions.jsonl fit-d/questions.jsonl
 DOCS_EKSBOT = .venv/bin/eksbot --knowledge-dir .eval-docs/knowledge --index-dir .eval-docs/index
 

@@ -2,8 +2,8 @@
 questions each answers and near-domain questions none does, measured per source and language with the real
 model (the figures are in docs/quality.md). The pages of questions.jsonl and questions-more.jsonl are those the
 decision is fitted on, fit-b/ pages of long sections that quoting is tuned on, and holdout-c/ joined them once it
-had been measured; holdout/, holdout-b/, holdout-d/, holdout-e/, holdout-f/, holdout-g/, holdout-h/ and holdout-i/ are
-never fitted or tuned on and are measured apart."""
+had been measured; holdout/, holdout-b/, holdout-d/, holdout-e/, holdout-f/, holdout-g/, holdout-h/, holdout-i/ and
+holdout-j/ are never fitted or tuned on and are measured apart."""
 
 from __future__ import annotations
 
@@ -36,6 +36,7 @@ HOLDOUT_F = DOCS / "holdout-f" / "questions.jsonl"
 HOLDOUT_G = DOCS / "holdout-g" / "questions.jsonl"
 HOLDOUT_H = DOCS / "holdout-h" / "questions.jsonl"
 HOLDOUT_I = DOCS / "holdout-i" / "questions.jsonl"
+HOLDOUT_J = DOCS / "holdout-j" / "questions.jsonl"
 # Floors with room for noise below the figures measured (docs/quality.md): a regression below them fails.
 # "quoted": the passage that answers is in what the answer quotes first.
 FIT_FLOORS = {"all": {"quoted": 0.55, "answered_right": 0.8, "declined_right": 0.65},
@@ -81,6 +82,10 @@ HOLDOUT_H_FLOORS = {"all": {"quoted": 0.53, "answered_right": 0.8, "declined_rig
 # quoted 0.778 en, 0.750 es, answered right 0.917, near-domain handled 0.875.
 HOLDOUT_I_FLOORS = {"all": {"quoted": 0.7, "answered_right": 0.85, "declined_right": 0.75, "handled": 0.8},
                     "all en": {"quoted": 0.7}, "all es": {"quoted": 0.66}, "each": {"answered_right": 0.66}}
+# The tenth, under what it measured the first time it was run (docs/quality.md, "A tenth set of held-out pages"):
+# quoted 0.528 en, 0.750 es, answered right 0.833, near-domain handled 0.875.
+HOLDOUT_J_FLOORS = {"all": {"quoted": 0.55, "answered_right": 0.76, "declined_right": 0.7, "handled": 0.75},
+                    "all en": {"quoted": 0.45}, "all es": {"quoted": 0.62}, "each": {"answered_right": 0.66}}
 # The pages of long sections quoting is tuned on (docs/quality.md, "Pages of long sections to tune quoting on"):
 # quoted 0.682 en, 0.821 es, answered right 0.903, near-domain handled 0.875.
 FIT_B_FLOORS = {"all": {"quoted": 0.66, "answered_right": 0.85, "declined_right": 0.75, "handled": 0.8},
@@ -95,7 +100,7 @@ def with_docs(tmp_path_factory: pytest.TempPathFactory, real_embedder: Embedder)
     knowledge = root / "knowledge"
     shutil.copytree(KNOWLEDGE, knowledge)
     for folder in ("public", "runbook", "holdout", "holdout-b", "holdout-c", "holdout-d", "holdout-e", "holdout-f",
-                   "holdout-g", "holdout-h", "holdout-i", "fit-b"):
+                   "holdout-g", "holdout-h", "holdout-i", "holdout-j", "fit-b"):
         shutil.copytree(DOCS / folder, knowledge / folder)
     kb = load_knowledge(knowledge)
     build_index(kb, root / "index", real_embedder)
@@ -139,13 +144,13 @@ def test_the_pages_of_long_sections_are_quoted_by_the_passage_that_answers(with_
                                                    (HOLDOUT_D, HOLDOUT_D_FLOORS), (HOLDOUT_E, HOLDOUT_E_FLOORS),
                                                    (HOLDOUT_F, HOLDOUT_F_FLOORS), (HOLDOUT_G, HOLDOUT_G_FLOORS),
                                                    (HOLDOUT_H, HOLDOUT_H_FLOORS), (HOLDOUT_I, HOLDOUT_I_FLOORS),
-                                                   (HOLDOUT_C, HOLDOUT_C_FLOORS)],
+                                                   (HOLDOUT_J, HOLDOUT_J_FLOORS), (HOLDOUT_C, HOLDOUT_C_FLOORS)],
                          ids=["holdout", "holdout-b", "holdout-d", "holdout-e", "holdout-f", "holdout-g", "holdout-h",
-                              "holdout-i", "holdout-c"])
+                              "holdout-i", "holdout-j", "holdout-c"])
 def test_pages_measured_apart_are_quoted_as_well(with_docs: Assistant, questions: Path,
                                                  floors: dict[str, dict[str, float]]) -> None:
     """Each set of pages measured apart from the pages the decision was first fitted on holds its first figures:
-    eight never fitted or tuned on, and holdout-c/, fitted on since it was measured once."""
+    nine never fitted or tuned on, and holdout-c/, fitted on since it was measured once."""
     summary = summarize_documents(evaluate_documents(with_docs, read_document_questions(questions)))
     folder = questions.parent
     assert {k for k in summary if not k.startswith("all")} == {
