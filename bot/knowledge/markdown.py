@@ -90,6 +90,13 @@ _LIQUID_HIGHLIGHT = re.compile(
     r"^(?P<indent>[ \t]*+)\{%-?[ \t]*+highlight[ \t]++(?P<lang>[\w+#.-]++)[^%\n]*+-?%\}[ \t]*+$")
 _LIQUID_END_HIGHLIGHT = re.compile(r"^(?P<indent>[ \t]*+)\{%-?[ \t]*+endhighlight[ \t]*+-?%\}[ \t]*+$")
 _LIQUID_FENCE = "{%"  # the fence a `{% highlight %}` block is open with
+# Hugo: the built-in `{{< highlight go "linenos=table" >}}` … `{{< /highlight >}}`, and the `{{< text bash >}}` …
+# `{{< /text >}}` of sites such as Istio's, are code blocks; their language is the first argument (or `syntax=`).
+_HUGO_CODE = re.compile(r"^(?P<indent>[ \t]*+)\{\{[<%][ \t]*+(?P<name>highlight|text)\b"
+                        r"(?P<arguments>(?:[^{}\n>%]|[>%](?!\}\}))*+)[>%]\}\}[ \t]*+$")
+_HUGO_CODE_LANG = re.compile(r"""^[ \t]*+(?:syntax=)?["']?(?P<lang>[\w+#.-]++)["']?(?=[ \t]|$)""")
+_HUGO_CODE_END = re.compile(r"^(?P<indent>[ \t]*+)\{\{[<%][ \t]*+/(?P<name>highlight|text)[ \t]*+[>%]\}\}[ \t]*+$")
+_HUGO_FENCE = "{{"  # the fence such a block is open with
 _LIQUID_LINK = re.compile(r"(?<!\{)\{%-?[ \t]*+link[ \t]++([^\s%]++)[ \t]*+-?%\}(?!\})")
 _LIQUID_TAG = re.compile(r"(?<!\{)\{%[^%\n]*+%\}(?!\})")  # not a Hugo shortcode's `{{% … %}}`
 _KRAMDOWN_ATTRIBUTES = re.compile(r"\{:[^{}\n]*+\}")
@@ -273,6 +280,15 @@ class _PlainLines:
             self.options = False
         if self.fence is None and (myst := self._myst(line)) is not None:
             return myst
+        if self.fence == _HUGO_FENCE:
+            if end := _HUGO_CODE_END.match(line):
+                self.fence = None
+                return f"{end['indent']}```"
+            return line
+        if self.fence is None and (hugo := _HUGO_CODE.match(line)):
+            self.fence = _HUGO_FENCE
+            lang = _HUGO_CODE_LANG.match(hugo["arguments"])
+            return f"{hugo['indent']}```{lang['lang'] if lang else ''}"
         if self.fence == _LIQUID_FENCE:
             if end := _LIQUID_END_HIGHLIGHT.match(line):
                 self.fence = None

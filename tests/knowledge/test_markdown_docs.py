@@ -894,6 +894,46 @@ def test_no_jekyll_markup_is_left_in_a_published_pages_text(page: str, tmp_path:
     assert texts and not [t for t in texts if "{%" in t or "{:" in t]
 
 
+HUGO_CODE = """# Manual injection
+
+To manually inject a deployment, use `istioctl kube-inject`:
+
+{{< text bash >}}
+$ istioctl kube-inject -f @samples/sleep/sleep.yaml@ | kubectl apply -f -
+$ kubectl get pod  -l app=sleep
+NAME                     READY   STATUS    RESTARTS   AGE
+sleep-64c6f57bc8-f5n4x   2/2     Running   0          24s
+{{< /text >}}
+
+The same in Go, with Hugo's own shortcode:
+
+{{< highlight go "linenos=table,hl_lines=2" >}}
+# not a heading
+client.Inject(pod)
+{{< /highlight >}}
+
+{{< text >}}
+plain output
+{{< /text >}}
+"""
+
+
+def test_a_hugo_code_shortcode_is_a_code_block_in_its_language(tmp_path: Path) -> None:
+    """Hugo's `{{< highlight go >}}` and the `{{< text bash >}}` of sites such as Istio's show a code block: its
+    lines as written (a command's output keeps its columns, a `#` line is no heading), not a paragraph of them."""
+    from bot.knowledge.markdown import parse_markdown
+
+    (q,) = parse_markdown(HUGO_CODE, tmp_path / "inject.md", doc_id="inject", source="inject.md").questions
+    assert [(b.kind, b.lang) for b in q.blocks] == [
+        ("text", None), ("code", "bash"), ("text", None), ("code", "go"), ("code", None)]
+    assert q.blocks[1].text.split("\n")[3] == "sleep-64c6f57bc8-f5n4x   2/2     Running   0          24s"
+    assert q.blocks[3].text == "# not a heading\nclient.Inject(pod)" and q.blocks[4].text == "plain output"
+    istio = parse_markdown((DOCS / "holdout-j/istio-sidecar-injection.md").read_text(encoding="utf-8"),
+                           tmp_path / "istio.md", doc_id="istio", source="istio.md")
+    texts = [b.text for s in istio.questions for b in s.blocks if b.kind != "code"]
+    assert texts and not [t for t in texts if "{{<" in t or t.startswith("$ ")]
+
+
 # -- every page of the evaluation sets, and where each question's answer is -----------------------------------
 
 QUESTION_FILES = sorted(DOCS.glob("questions*.jsonl")) + sorted(DOCS.glob("*/questions.jsonl"))
