@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 from markdown_it import MarkdownIt
@@ -97,6 +97,26 @@ _HUGO_CODE = re.compile(r"^(?P<indent>[ \t]*+)\{\{[<%][ \t]*+(?P<name>highlight|
 _HUGO_CODE_LANG = re.compile(r"""^[ \t]*+(?:syntax=)?["']?(?P<lang>[\w+#.-]++)["']?(?=[ \t]|$)""")
 _HUGO_CODE_END = re.compile(r"^(?P<indent>[ \t]*+)\{\{[<%][ \t]*+/(?P<name>highlight|text)[ \t]*+[>%]\}\}[ \t]*+$")
 _HUGO_FENCE = "{{"  # the fence such a block is open with
+
+
+class _TaggedCode(NamedTuple):
+    """A code block a generator writes as tags, not a fence: what opens it (with its `indent`), what closes it,
+    its language from the opening, and the mark of it left open (`_PlainLines.fence`)."""
+
+    opening: re.Pattern[str]
+    closing: re.Pattern[str]
+    lang: Callable[[re.Match[str]], str]
+    fence: str
+
+
+def _hugo_code_lang(opening: re.Match[str]) -> str:
+    lang = _HUGO_CODE_LANG.match(opening["arguments"])
+    return lang["lang"] if lang else ""
+
+
+_TAGGED_CODE = {code.fence: code for code in (
+    _TaggedCode(_LIQUID_HIGHLIGHT, _LIQUID_END_HIGHLIGHT, lambda opening: opening["lang"], _LIQUID_FENCE),
+    _TaggedCode(_HUGO_CODE, _HUGO_CODE_END, _hugo_code_lang, _HUGO_FENCE))}
 _LIQUID_LINK = re.compile(r"(?<!\{)\{%-?[ \t]*+link[ \t]++([^\s%]++)[ \t]*+-?%\}(?!\})")
 _LIQUID_TAG = re.compile(r"(?<!\{)\{%[^%\n]*+%\}(?!\})")  # not a Hugo shortcode's `{{% … %}}`
 _KRAMDOWN_ATTRIBUTES = re.compile(r"\{:[^{}\n]*+\}")
@@ -280,23 +300,16 @@ class _PlainLines:
             self.options = False
         if self.fence is None and (myst := self._myst(line)) is not None:
             return myst
-        if self.fence == _HUGO_FENCE:
-            if end := _HUGO_CODE_END.match(line):
+        if self.fence in _TAGGED_CODE:  # inside `{% highlight %}` or `{{< text >}}`: code until its closing tag
+            if end := _TAGGED_CODE[self.fence].closing.match(line):
                 self.fence = None
                 return f"{end['indent']}```"
             return line
-        if self.fence is None and (hugo := _HUGO_CODE.match(line)):
-            self.fence = _HUGO_FENCE
-            lang = _HUGO_CODE_LANG.match(hugo["arguments"])
-            return f"{hugo['indent']}```{lang['lang'] if lang else ''}"
-        if self.fence == _LIQUID_FENCE:
-            if end := _LIQUID_END_HIGHLIGHT.match(line):
-                self.fence = None
-                return f"{end['indent']}```"
-            return line
-        if self.fence is None and (highlight := _LIQUID_HIGHLIGHT.match(line)):
-            self.fence = _LIQUID_FENCE
-            return f"{highlight['indent']}```{highlight['lang']}"
+        if self.fence is None:
+            for code in _TAGGED_CODE.values():
+                if opening := code.opening.match(line):
+                    self.fence = code.fence
+                    return f"{opening['indent']}```{code.lang(opening)}"
         opened = FENCE_LINE.match(line)
         if self.fence is not None:
             if opened and opened.group(1)[0] == self.fence[0] and len(opened.group(1)) >= len(self.fence):

@@ -86,14 +86,15 @@ def quoted_blocks(citation: Citation, lang: str) -> list[Block]:
     for part in citation.parts:
         if part.text:
             blocks.append(section(escape(part.text)))
-        blocks += snippet_blocks(citation, lang, part.snippet)
+        if part.snippet:
+            blocks += snippet_blocks(citation, lang, part.snippet)
     return blocks
 
 
 def snippet_blocks(citation: Citation, lang: str, snippet: str | None = None) -> list[Block]:
     """The citation's snippet (or `snippet`, one of its parts' blocks), cut at a sensible line when long, with a
     note of what is left out."""
-    snippet = snippet if citation.parts else citation.snippet
+    snippet = snippet or citation.snippet
     if not snippet:
         return []
     code, left = cut_snippet(snippet, SNIPPET_LINES, SNIPPET_CHARS)  # raw text: escaping adds to it
