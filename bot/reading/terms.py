@@ -192,10 +192,15 @@ class Analysis:
     # The ordinary words of a scenario's telling ("we'd like to select on the *major* version."): not searched
     # with, nor weighed by the decision, but they tell a section's units apart (`bot.answering.units`).
     told: tuple[QueryWord, ...] = ()
+    language: str = ""  # the language the question is read in ("" when not told)
 
     def search_terms(self, lang: str) -> list[str]:
         """The index terms of `search_text` in `lang`: what the knowledge's chunks and sentences are matched with
-        (BM25, the excerpts)."""
+        (BM25, the excerpts). A Spanish question's English terms leave out the function words of either language:
+        "los", "que", "se" are no English terms, and matched only the Spanish text of the pages written in Spanish
+        alone, which the English index holds beside their English reading."""
+        if self.language == "es" and lang == "en":
+            return [term for word in word_terms(self.search_text, lang, ALL_STOPWORDS) for term in word]
         return tokens(self.search_text, lang)
 
 
@@ -371,7 +376,7 @@ class Vocabulary:
             questions=max(1, len(QUESTION_END.findall(question))), context=frozenset(in_context),
             english_text=english_text, spaced=frozenset(p for p, gap in enumerate(gaps) if p and gap == " "),
             compared=frozenset(_within(matches, counterparts(), plain)),
-            told=told,
+            told=told, language=lang,
         )
 
     def _english(self, tokens: list[str], glossary: Glossary, *, cognate: WordFrequency | None = None

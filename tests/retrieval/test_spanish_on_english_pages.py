@@ -84,3 +84,34 @@ def test_the_everyday_words_of_documentation_are_said_in_english(
     # page only when they are read in English too.
     said = with_runbook.retriever.analyze(spanish, "es").english_text
     assert english <= set(said.split()), said
+
+
+@pytest.fixture(scope="module")
+def with_both_runbooks(tmp_path_factory: pytest.TempPathFactory) -> Assistant:
+    """The English runbook beside one written in Spanish alone, whose English reading the English index holds too."""
+    root = tmp_path_factory.mktemp("both-runbooks")
+    knowledge = root / "knowledge"
+    shutil.copytree(KNOWLEDGE, knowledge)
+    for name in ("gpu-training-runbook.md", "checkpoints-runbook.es.md"):
+        shutil.copy(TEST_DOCS / "runbook" / name, knowledge / name)
+    kb = load_knowledge(knowledge)
+    build_index(kb, root / "index", FakeEmbedder())
+    return Assistant(load_index(kb, root / "index", FakeEmbedder(), rebuild=False), FakeEmbedder())
+
+
+def test_a_spanish_page_does_not_draw_spanish_questions_by_their_function_words(
+        with_both_runbooks: Assistant, with_runbook: Assistant) -> None:
+    # "¿Cómo pido … de la cuota … para mi equipo?": "de", "la", "para", "mi" are no English words. Read as English
+    # terms they matched only the Spanish page's own text in the English index, which made it the English
+    # index's best match for every Spanish question and left the English page a fraction of that.
+    [beside] = with_both_runbooks.retrieve_many([(SPANISH, "es")])
+    [alone] = with_runbook.retrieve_many([(SPANISH, "es")])
+    english_terms = with_both_runbooks.retriever.analyze(SPANISH, "es").search_terms("en")
+    assert not {"de", "la", "para", "mi", "un"} & set(english_terms)
+    assert {"quota", "request"} <= set(english_terms)
+    first = beside.ranked[0]
+    assert first.key[0] == "gpu-training-runbook"
+    assert with_both_runbooks.knowledge.question(*first.key, "es").path[-1] == "Requesting a quota increase"
+    # The English page's lexical evidence is what it is without the Spanish page beside it.
+    section = next(s for s in alone.ranked if s.key == first.key)
+    assert first.lexical == pytest.approx(section.lexical, abs=0.05)
