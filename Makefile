@@ -30,15 +30,15 @@ eval:
 # Answers from documents (tests/docs): the quiz and every test page in a scratch knowledge directory, indexed
 # there, measured per source and language. questions.jsonl and questions-more.jsonl are the pages the decision
 # is fitted and tuned on, fit-b/ pages of long sections what is quoted of them is tuned on, holdout-c/ those
-# it is fitted on since it was measured once, and fit-c/ and fit-d/ more pages it is fitted on; holdout/,
+# it is fitted on since it was measured once, and fit-c/, fit-d/ and fit-e/ more pages it is fitted on; holdout/,
 # holdout-b/, holdout-d/ … holdout-j/, pages never fitted or tuned on, are reported apart.
 DOC_PAGES = public runbook holdout holdout-b holdout-c holdout-d holdout-e holdout-f holdout-g holdout-h holdout-i holdout-j fit-b \
-	fit-c fit-d
+	fit-c fit-d fit-e
 DOC_QUESTIONS = questions.jsonl questions-more.jsonl fit-b/questions.jsonl holdout/questions.jsonl \
 	holdout-b/questions.jsonl holdout-c/questions.jsonl holdout-d/questions.jsonl holdout-e/questions.jsonl \
 	holdout-f/questions.jsonl holdout-g/questions.jsonl holdout-h/questions.jsonl holdout-i/questions.jsonl \
 	holdout-j/questions.jsonl \
-	fit-c/questions.jsonl fit-d/questions.jsonl
+	fit-c/questions.jsonl fit-d/questions.jsonl fit-e/questions.jsonl
 DOCS_EKSBOT = .venv/bin/eksbot --knowledge-dir .eval-docs/knowledge --index-dir .eval-docs/index
 
 eval-docs:
@@ -56,14 +56,14 @@ eval-dev-docs:
 	.venv/bin/eksbot --knowledge-dir .eval-dev-docs/knowledge --index-dir .eval-dev-docs/index eval ../shared/eval/dev-docs/questions.jsonl
 
 # The answerability model: the quiz's labelled lines over the quiz, and the docs' (tests/docs: the pages fitted on,
-# holdout-c/, fit-c/ and fit-d/, never a held-out folder) over the quiz with those pages beside it.
+# holdout-c/, fit-c/, fit-d/ and fit-e/, never a held-out folder) over the quiz with those pages beside it.
 # `make calibrate-by-author` leaves out one author's file or one page at a time: the figures of a writer, or a
 # page, never seen.
 FIT_LINES = tests/eval/fit.jsonl tests/eval/fit-styles.jsonl tests/eval/fit-authors-*.jsonl \
 	tests/docs/questions.jsonl tests/docs/questions-more.jsonl tests/docs/holdout-c/questions.jsonl \
-	tests/docs/fit-c/questions.jsonl tests/docs/fit-d/questions.jsonl \
+	tests/docs/fit-c/questions.jsonl tests/docs/fit-d/questions.jsonl tests/docs/fit-e/questions.jsonl \
 	--docs tests/docs/public --docs tests/docs/runbook --docs tests/docs/holdout-c --docs tests/docs/fit-c \
-	--docs tests/docs/fit-d
+	--docs tests/docs/fit-d --docs tests/docs/fit-e
 
 calibrate:
 	.venv/bin/eksbot calibrate $(FIT_LINES)

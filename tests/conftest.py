@@ -69,7 +69,7 @@ def makefile_fit_lines() -> tuple[tuple[Path, ...], tuple[Path, ...]]:
 
 # and the questions about public pages and runbooks the Makefile names, retrieved with its folders beside the quiz
 # (never a held-out folder; holdout-c/, the pages of neighbouring tools, joined the fit after it was measured once,
-# and fit-c/ and fit-d/ were written for it)
+# and fit-c/, fit-d/ and fit-e/ were written for it)
 _FIT_LINES, FIT_DOC_FOLDERS = makefile_fit_lines()
 FIT_DOC_FILES = tuple(path for path in _FIT_LINES if path.is_relative_to(TEST_DOCS))
 HOLDOUT = PROJECT_ROOT / "tests" / "eval" / "holdout.jsonl"  # never fitted or tuned on

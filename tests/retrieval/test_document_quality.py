@@ -57,12 +57,15 @@ HOLDOUT_B_FLOORS = {"all": {"quoted": 0.6, "answered_right": 0.82, "declined_rig
 HOLDOUT_C_FLOORS = {"all": {"quoted": 0.48, "answered_right": 0.76, "declined_right": 0.6, "handled": 0.7},
                     "all en": {"quoted": 0.5}, "all es": {"quoted": 0.38}, "each": {"answered_right": 0.65}}
 # The fourth, under what it measured the first time it was run (docs/quality.md, "A fourth set of held-out
-# pages"): quoted 0.472 en, 0.625 es, answered right 0.733, near-domain handled 0.792.
-HOLDOUT_D_FLOORS = {"all": {"quoted": 0.48, "answered_right": 0.68, "declined_right": 0.5, "handled": 0.7},
+# pages"): quoted 0.472 en, 0.625 es, answered right 0.733, near-domain handled 0.792. Near-domain declined 0.458
+# since fit-e/ joined the fit (2026-12-07: the decision answers more where it was unsure, as its costs ask), with
+# one question of room.
+HOLDOUT_D_FLOORS = {"all": {"quoted": 0.48, "answered_right": 0.68, "declined_right": 0.4, "handled": 0.7},
                     "all en": {"quoted": 0.42}, "all es": {"quoted": 0.54}, "each": {"answered_right": 0.6}}
 # The fifth, under what it measured the first time it was run (docs/quality.md, "A fifth set of held-out pages"):
-# quoted 0.500 en, 0.583 es, answered right 0.700, in-scope declined 0.267, near-domain handled 0.792.
-HOLDOUT_E_FLOORS = {"all": {"quoted": 0.48, "answered_right": 0.64, "declined_right": 0.55, "handled": 0.7},
+# quoted 0.500 en, 0.583 es, answered right 0.700, in-scope declined 0.267, near-domain handled 0.792. Near-domain
+# declined 0.500 since fit-e/ joined the fit (2026-12-07, as holdout-d/'s), with one question of room.
+HOLDOUT_E_FLOORS = {"all": {"quoted": 0.48, "answered_right": 0.64, "declined_right": 0.45, "handled": 0.7},
                     "all en": {"quoted": 0.44}, "all es": {"quoted": 0.5}, "each": {"answered_right": 0.53}}
 # The sixth, under what it measured the first time it was run (docs/quality.md, "A sixth set of held-out pages"):
 # quoted 0.639 en, 0.667 es, answered right 0.867, in-scope declined 0.083, near-domain handled 0.792 (0.938 en,
