@@ -199,9 +199,7 @@ class Analysis:
         (BM25, the excerpts). A Spanish question's English terms leave out the function words of either language:
         "los", "que", "se" are no English terms, and matched only the Spanish text of the pages written in Spanish
         alone, which the English index holds beside their English reading."""
-        if self.language == "es" and lang == "en":
-            return [term for word in word_terms(self.search_text, lang, ALL_STOPWORDS) for term in word]
-        return tokens(self.search_text, lang)
+        return tokens(self.search_text, lang, ALL_STOPWORDS if self.language == "es" and lang == "en" else None)
 
 
 class KnowledgeWords(Protocol):

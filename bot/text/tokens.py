@@ -28,13 +28,14 @@ def _stemmer(lang: str) -> Stemmer.Stemmer:
     return stemmers[lang]
 
 
-def tokens(text: str, lang: str) -> list[str]:
-    """Index terms of `text`: stemmed words without stop words, identifiers whole plus their parts.
+def tokens(text: str, lang: str, stop: frozenset[str] | None = None) -> list[str]:
+    """Index terms of `text`: stemmed words without stop words (`lang`'s, or `stop`), identifiers whole plus their
+    parts.
 
     `FI_PROVIDER` gives `fi_provider`, `fi`, `provider`; `slotsPerWorker` gives `slotsperworker`,
     `slots`, `per`, `worker` (parts stemmed like words).
     """
-    return [term for word in word_terms(text, lang) for term in word]
+    return [term for word in word_terms(text, lang, stop) for term in word]
 
 
 ALL_STOPWORDS = index_words().any_stop_words
