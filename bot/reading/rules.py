@@ -127,6 +127,7 @@ class LanguageRules:
     defining_verbs: frozenset[str] = frozenset()
     alias_words: frozenset[str] = frozenset()
     name_connectors: frozenset[str] = frozenset()  # "for": a name goes on past it ("Mountpoint for S3")
+    possessives: frozenset[str] = frozenset()  # "our", "mi": what follows is the person's own ("our MinIO")
     # Per kind of value asked for (`ASKED_KINDS`), the patterns that ask for it: "which X version", "the default
     # expireAfter", "cómo actualizo X a una versión nueva"
     asked: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
@@ -209,6 +210,12 @@ def alias_words() -> frozenset[str]:
 def name_connectors() -> frozenset[str]:
     """The words a name goes on past ("Mountpoint for S3", "FSx for NetApp ONTAP"), in every language."""
     return frozenset().union(*(rules(lang).name_connectors for lang in LANGUAGES))
+
+
+@cache
+def possessives() -> frozenset[str]:
+    """The words that make what follows the person's own ("our MinIO", "mi PyTorchJob"), in every language."""
+    return frozenset().union(*(rules(lang).possessives for lang in LANGUAGES))
 
 
 @cache
@@ -456,6 +463,7 @@ def rules(lang: str) -> LanguageRules:
             defining_verbs=frozenset(fold(str(w)) for w in data["defining_sentences"]["verbs"]),
             alias_words=frozenset(fold(str(w)) for w in data["defining_sentences"]["alias_words"]),
             name_connectors=frozenset(fold(str(w)) for w in data.get("name_connectors", {}).get("words", ())),
+            possessives=frozenset(fold(str(w)) for w in data.get("possessives", {}).get("words", ())),
             asked={kind: tuple(str(p) for p in data.get(kind, {}).get("patterns", ())) for kind in ASKED_KINDS},
             spelled=_spelled(data.get("spelled", {})),
             prefixes=tuple(fold(str(p)) for p in data.get("derivations", {}).get("prefixes", ())),

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bot.answering.assistant import Assistant
+from bot.lang import Lang
 from tests.support.extra_knowledge import with_documents
 
 STORAGE = """# Lustre volumes
@@ -104,3 +105,24 @@ def test_a_word_is_read_as_made_of_everyday_words_once_with_its_reading(fake_ass
     words = {w.text: w for w in fake_assistant.retriever.analyze("without hardcoding the YuniKorn queues", "en").words}
     assert words["hardcoding"].named and words["hardcoding"].everyday
     assert words["YuniKorn"].named and not words["YuniKorn"].everyday
+
+
+def test_the_persons_own_thing_is_their_setting_not_a_neighbour(
+        fake_assistant: Assistant, knowledge_copy: Path) -> None:
+    """"our YuniKorn queues", "mi YuniKorn": a thing named one or two words after a possessive is the person's own
+    setting, told to place the question; asked about ("does YuniKorn …") it is still a neighbour's feature."""
+    assistant = _assistant(fake_assistant, knowledge_copy)
+    asked: tuple[tuple[str, Lang], ...] = (
+            ("Our YuniKorn queues run the jobs that mount them: which subnetId and securityGroupIds do the Lustre "
+             "volumes need?", "en"),
+            ("For my team's YuniKorn jobs, which subnetId and securityGroupIds do the Lustre volumes need?", "en"),
+            ("Los jobs de mi YuniKorn montan los Lustre volumes: ¿qué subnetId y securityGroupIds necesitan?", "es"))
+    for question, lang in asked:
+        [retrieval] = assistant.retrieve_many([(question, lang)])
+        top = retrieval.ranked[0].key
+        assert next(d.source for d in assistant.knowledge.documents if d.doc_id == top[0]).endswith(
+            "lustre-volumes.md")
+        assert assistant.judge.features(retrieval)["named_off_page"] == 0.0, question
+    cited, features = _features(assistant, "Can the Lustre volumes' subnetId and securityGroupIds be set per "
+                                           "YuniKorn queue?")
+    assert cited.endswith("lustre-volumes.md") and features["named_off_page"] == 1.0
