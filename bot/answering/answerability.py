@@ -39,12 +39,10 @@ from bot.answering.exemplars import Exemplars
 from bot.errors import ConfigError
 from bot.reading.lexicon import RARE_ZIPF
 from bot.reading.postings import KeySet
-from bot.reading.rules import possessives
 from bot.reading.terms import Analysis, QueryWord, Vocabulary
 from bot.reading.thresholds import THRESHOLDS
 from bot.reading.uncovered import names_a_thing, other_kinds, uncovered_terms, unstated_values, unwritten_names
 from bot.retrieval.hybrid import HybridRetriever, Retrieval, knowledge_body
-from bot.text.normalise import fold
 
 MODEL_FILE = Path(__file__).resolve().parent.parent / "data" / "answerability.json"
 log = logging.getLogger(__name__)
@@ -100,7 +98,7 @@ FEATURES = (
                        # asked of a Kueue page, "trn2" of a page on trn1: a neighbouring feature it does not cover.
                        # What the quiz writes is the domain the questions are asked from, not a neighbour: "our
                        # p4d GPU nodes" asked of a Descheduler page that never writes "GPU"; nor is the person's
-                       # own thing ("our on-prem MinIO", "mi PyTorchJob": `_owned`), which places the question
+                       # own thing ("our on-prem MinIO", "mi PyTorchJob": `Analysis.owned`), which places the question
     "other_language",  # the cited page is written only in the other language than the question's: closeness in
                        # meaning and words found mean less across languages (0 when the quiz is cited: it has both)
     "page_margin",  # `fused_margin` when a page is cited: a page's sections are near one another, the quiz's not
@@ -366,7 +364,7 @@ class Judge:
         # A word of everyday words ("hardcoding", "preprocesado") is what the person does, not a neighbour's feature.
         values["named_off_page"] = float(min(3, sum(
             1 for w in words if w.known and w.position not in analysis.context and names_a_thing(w)
-            and not w.everyday and not _owned(analysis, w.position) and self._off_page(w, page))))
+            and not w.everyday and w.position not in analysis.owned and self._off_page(w, page))))
         if top.key[0] not in self.quiz_ids:
             values["other_language"] = float(retrieval.language not in self._languages.get(page, ()))
             values["page_margin"] = values["fused_margin"]
@@ -422,19 +420,3 @@ def _share(weights: dict[int, float], hit: dict[int, bool], *, negate: bool = Fa
         return 0.0
     return sum(w for position, w in weights.items() if hit[position] != negate) / total
 
-
-def _owned(analysis: Analysis, position: int) -> bool:
-    """Whether the word at `position` names the person's own thing, one or two words after "our", "my", "mi",
-    "nuestro" (`possessives`): "our on-prem MinIO", "los workers de mi PyTorchJob". It is their setting, told to
-    place what they ask, not a neighbouring tool they ask the page about."""
-    own, words = possessives(), 0
-    for before in reversed(analysis.tokens[max(0, position - 4):position]):
-        folded = fold(before)
-        if folded == "s":  # the "s" of "our team's": no word of its own
-            continue
-        if folded in own:
-            return True
-        words += 1
-        if words == 2:
-            return False
-    return False

@@ -45,6 +45,7 @@ from bot.reading.rules import (
     frame_phrases,
     frame_words,
     names_a_quiz_question,
+    possessives,
     rules,
     segment_break,
     slang,
@@ -193,6 +194,9 @@ class Analysis:
     # with, nor weighed by the decision, but they tell a section's units apart (`bot.answering.units`).
     told: tuple[QueryWord, ...] = ()
     language: str = ""  # the language the question is read in ("" when not told)
+    # Positions of tokens one or two words after "our", "my", "mi", "nuestro" (`possessives`): the person's own
+    # thing ("our on-prem MinIO", "los pods de mi PyTorchJob"), their setting, which places what they ask.
+    owned: frozenset[int] = frozenset()
 
     def search_terms(self, lang: str) -> list[str]:
         """The index terms of `search_text` in `lang`: what the knowledge's chunks and sentences are matched with
@@ -374,7 +378,7 @@ class Vocabulary:
             questions=max(1, len(QUESTION_END.findall(question))), context=frozenset(in_context),
             english_text=english_text, spaced=frozenset(p for p, gap in enumerate(gaps) if p and gap == " "),
             compared=frozenset(_within(matches, counterparts(), plain)),
-            told=told, language=lang,
+            told=told, language=lang, owned=_owned(raw_tokens),
         )
 
     def _english(self, tokens: list[str], glossary: Glossary, *, cognate: WordFrequency | None = None
@@ -532,6 +536,24 @@ class Vocabulary:
             for lang in langs
         )
 
+
+
+def _owned(tokens: Sequence[str]) -> frozenset[int]:
+    """The positions one or two words after a possessive (`Analysis.owned`); the "s" of "our team's" is no word."""
+    own = possessives()
+    out: set[int] = set()
+    for at, token in enumerate(tokens):
+        if fold(token) not in own:
+            continue
+        words = 0
+        for after in range(at + 1, min(len(tokens), at + 5)):
+            if fold(tokens[after]) == "s":
+                continue
+            out.add(after)
+            words += 1
+            if words == 2:
+                break
+    return frozenset(out)
 
 def _within(matches: list[re.Match[str]], patterns: Sequence[re.Pattern[str]], text: str) -> set[int]:
     """The tokens inside a match of one of `patterns` ("in plain terms", "is that right")."""
