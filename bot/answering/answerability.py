@@ -419,4 +419,3 @@ def _share(weights: dict[int, float], hit: dict[int, bool], *, negate: bool = Fa
     if not total:
         return 0.0
     return sum(w for position, w in weights.items() if hit[position] != negate) / total
-

@@ -537,7 +537,6 @@ class Vocabulary:
         )
 
 
-
 def _owned(tokens: Sequence[str]) -> frozenset[int]:
     """The positions one or two words after a possessive (`Analysis.owned`); the "s" of "our team's" is no word."""
     own = possessives()
@@ -554,6 +553,7 @@ def _owned(tokens: Sequence[str]) -> frozenset[int]:
             if words == 2:
                 break
     return frozenset(out)
+
 
 def _within(matches: list[re.Match[str]], patterns: Sequence[re.Pattern[str]], text: str) -> set[int]:
     """The tokens inside a match of one of `patterns` ("in plain terms", "is that right")."""

@@ -198,6 +198,21 @@ def test_each_word_class_example_is_read_as_its_file_says(
         assert str(example["not_content"]) in analysis.tokens
 
 
+OWNED = [(lang, example) for lang in ("en", "es") for example in rules(lang).examples["possessives"]]
+
+
+@pytest.mark.parametrize(("lang", "example"), OWNED, ids=[f"{lang}:{e['text']}" for lang, e in OWNED])
+def test_each_possessive_example_reads_the_persons_own_thing_as_its_file_says(
+        fake_assistant: Assistant, lang: str, example: dict[str, object]) -> None:
+    """A name one or two words after "our", "mi" is the person's own (`Analysis.owned`); asked about, it is not."""
+    analysis = fake_assistant.retriever.analyze(str(example["text"]), lang)
+    owned = {analysis.tokens[p] for p in analysis.owned}
+    if example["owned"] is None:
+        assert not owned
+    else:
+        assert str(example["owned"]) in owned
+
+
 EMAIL = [(lang, example) for lang in ("en", "es") for example in rules(lang).examples["email"]]
 
 
