@@ -345,11 +345,17 @@ class Judge:
         values["named_unknown"] = float(min(3, sum(1 for w in words if w.unheard and names_a_thing(w))))
         values["broad_found"] = _share(broad, here)
         by_segment: dict[int, dict[int, float]] = {}
+        naming: set[int] = set()
         for w in words:
             if w.position not in analysis.context:
                 by_segment.setdefault(analysis.segments[w.position], {})[w.position] = broad[w.position]
-        values["segment_found"] = max((_share(part, here) for part in by_segment.values()),
-                                      default=values["broad_found"])
+                if w.specificity >= THRESHOLDS.specific:
+                    naming.add(analysis.segments[w.position])
+        # A question that names nothing of its own after the message told what happened ("… What am I missing?",
+        # "… bug?", "… ¿Qué falta?") asks about what it told: its few words say nothing of what is asked, and all
+        # the message's words do.
+        values["segment_found"] = values["broad_found"] if analysis.context and not naming else max(
+            (_share(part, here) for part in by_segment.values()), default=values["broad_found"])
         values["literal"] = float(any(w.code_name and here[w.position] and w.specificity >= THRESHOLDS.specific
                                       for w in words))
         values["aspect_unknown"] = _share(aspect, known, negate=True)
