@@ -31,9 +31,11 @@ def test_a_question_naming_nothing_is_read_with_what_the_message_told(
     assistant = with_documents(fake_assistant, knowledge_copy, {"storage/lustre-volumes.md": STORAGE})
     told = "We set perUnitStorageThroughput to 300 on a PERSISTENT_2 file system and the PersistentVolumeClaim " \
            "stays Pending."
-    for question, lang in [(f"{told} What am I missing?", "en"), (f"{told} bug?", "en"),
-                           ("Pusimos perUnitStorageThroughput a 300 en un file system PERSISTENT_2 y la "
-                            "PersistentVolumeClaim se queda Pending. ¿Qué falta?", "es")]:
+    asked: list[tuple[str, Lang]] = [
+        (f"{told} What am I missing?", "en"), (f"{told} bug?", "en"),
+        ("Pusimos perUnitStorageThroughput a 300 en un file system PERSISTENT_2 y la PersistentVolumeClaim se queda "
+         "Pending. ¿Qué falta?", "es")]
+    for question, lang in asked:
         features = _features(assistant, question, lang)
         assert features["segment_found"] == features["broad_found"] > 0.5, question
 
