@@ -32,6 +32,9 @@ RARE_ZIPF = 2.5  # this rare or less, or in no word list ("karpenter", "irsa"): 
 # Less common than this (Zipf 3: once per million words) is a word of low frequency, as the scale's authors divide
 # it: initials this rare in every language spell no word a question would mean ("NTH"; not "ran", "toe").
 LOW_FREQUENCY_ZIPF = 3.0
+# A generated inflection this much more common than its lemma (a hundred times: "puede" of "podar", "sobre" of
+# "sobrar") is another, commoner word's form ("poder", the preposition), not the lemma's.
+OTHER_WORD_ZIPF_GAP = 2.0
 # Languages no question is read in whose everyday words a Spanish speaker mixes into one ("treinamento",
 # "alguma coisa"; from Barcelona, "doncs", "ostres"): such a word is an ordinary word, never the name of a thing
 # the knowledge does not cover.
@@ -70,11 +73,14 @@ class WordFrequency:
         in general `lang`; 0.0 when no list has it."""
         return max(self._lookup(lang, "w", word), self._lookup(lang, "s", stem), self._lookup(lang, "l", word)) / 10
 
+    def word_zipf(self, word: str, lang: str) -> float:
+        """How common `word` (folded) or the word it is a form of is in general `lang`, stems aside."""
+        return max(self._lookup(lang, "w", word), self._lookup(lang, "l", word)) / 10
+
     def neighbour_zipf(self, word: str) -> float:
         """How common `word` (folded) or the word it is a form of is in the most common of the
         `NEIGHBOUR_LANGUAGES` (stems aside: a short stem of one language is another's word)."""
-        return max(max(self._lookup(lang, "w", word), self._lookup(lang, "l", word))
-                   for lang in NEIGHBOUR_LANGUAGES) / 10
+        return max(self.word_zipf(word, lang) for lang in NEIGHBOUR_LANGUAGES)
 
     def words_zipf(self, keys: np.ndarray, lang: str) -> np.ndarray:
         """How common each word (by its `term_key`, uint64) or the word it is a form of is in general `lang`,
@@ -103,7 +109,8 @@ class Glossary:
 
     Entries are lemmas; their common inflections are generated (`spanish_forms`), including the
     stem changes of verbs such as pedir → pida, so a short word never matches by a stem it only
-    happens to share ("pod" is not a form of "poder")."""
+    happens to share ("pod" is not a form of "poder"); but a generated form far commoner than its lemma is another
+    word's (`_own_forms`: "puede" is "poder"'s, not "podar"'s)."""
 
     def __init__(self, rows: Iterable[tuple[str, str]]) -> None:
         self._words: dict[str, list[str]] = {}  # a folded Spanish form -> English
@@ -115,7 +122,7 @@ class Glossary:
                 own = self._entries.setdefault(words[0], [])
                 if english not in own:
                     own.append(english)
-                for form in spanish_forms(words[0]):
+                for form in _own_forms(words[0]):
                     self._add(form, english)
             else:
                 self._phrases.setdefault(words, []).append(english)
@@ -141,8 +148,8 @@ class Glossary:
         return self._words.get(folded, [])
 
     def entry(self, folded: str) -> list[str]:
-        """The English of the word's own entry (none when it is only an inflection of another's: "solo" is an
-        entry, "only", and a form of "soler", "usually")."""
+        """The English of the word's own entry (none when it is only an inflection of another's: "ajuste" is an
+        entry, "setting", and a form of "ajustar", "tune")."""
         return self._entries.get(folded, [])
 
     def reading(self, text: str) -> str:
@@ -201,6 +208,16 @@ def spanish_forms(lemma: str) -> set[str]:
     if lemma.endswith("on"):
         forms.add(lemma + "es")
     return forms
+
+
+def _own_forms(lemma: str) -> set[str]:
+    """`spanish_forms` of a lemma, but those far more common than the lemma in general Spanish: the regular endings
+    and stem changes generate them for any verb, and they are another word's ("puede", "pueden" of "podar" are
+    "poder"'s; "una" of "unir" is the article). A lemma no word list has keeps every form (no evidence either way)."""
+    frequency = WordFrequency.bundled()
+    own = frequency.word_zipf(lemma, "es")
+    return {form for form in spanish_forms(lemma)
+            if not own or form == lemma or frequency.word_zipf(form, "es") - own < OTHER_WORD_ZIPF_GAP}
 
 
 def specificity(zipf: float) -> float:

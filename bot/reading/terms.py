@@ -147,7 +147,7 @@ class QueryWord:
 
 def _in_english(tokens: list[str], english: Mapping[int, list[str]], glossaries: Sequence[Glossary]) -> str:
     """A Spanish question word by word in English: each word's English equivalent (the one of the word's own
-    entry in `glossaries`, when it has one: "solo" is "only" before it is a form of "soler", "usually"; else its
+    entry in `glossaries`, when it has one: "ajuste" is "setting" before it is a form of "ajustar", "tune"; else its
     first), the words of an expression read as one, a word with none as written (a name, an identifier, an
     English word), function words left out."""
     said = []

@@ -170,9 +170,23 @@ def test_glossary_inflections_include_stem_changes_and_no_strangers() -> None:
     assert glossary.phrase(("ancho", "de", "banda")) == ["bandwidth"]
 
 
+def test_a_generated_form_far_commoner_than_its_lemma_is_another_words() -> None:
+    """The regular endings and stem changes generate "puede" of "podar" ("prune") as they do of "poder": a form a
+    hundred times as common as the lemma is the commoner word's, and "¿puede escalar?" is never read as pruning.
+    A lemma's own common forms stay ("poda", "podan"), and so do a common verb's."""
+    glossary = Glossary.bundled()
+    assert glossary.entry("podar") == ["prune"]
+    for form in ("puede", "pueden", "puedo", "podemos"):
+        assert "prune" not in glossary.word(form), form
+        assert "can" in glossary.word(form), form
+    assert "prune" in glossary.word("poda") and "prune" in glossary.word("podan")
+    assert "usually" not in glossary.word("solo") and "usually" in glossary.word("suele")
+    assert "be left over" not in Glossary.everyday().word("sobre")
+
+
 def test_a_word_that_is_an_entry_of_its_own_means_that_before_what_it_inflects(fake_assistant: Assistant) -> None:
-    # "solo" is a regular form of "soler" ("usually") too; said in English, it is "only".
-    assert Glossary.bundled().entry("solo") == ["only"] and "usually" in Glossary.bundled().word("solo")
+    # "solo" is an entry of its own, "only"; said in English, it is that.
+    assert Glossary.bundled().entry("solo") == ["only"]
     said = read(fake_assistant, "Quiero que solo los namespaces con la label team=vision manden jobs", "es")
     assert "only" in said.english_text.split() and "usually" not in said.english_text.split(), said.english_text
     # "no se programan" is a verb's reflexive, not "no sé": nothing of it is said as "I don't know"; "como mucho"
