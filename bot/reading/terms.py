@@ -540,19 +540,8 @@ class Vocabulary:
 def _owned(tokens: Sequence[str]) -> frozenset[int]:
     """The positions one or two words after a possessive (`Analysis.owned`); the "s" of "our team's" is no word."""
     own = possessives()
-    out: set[int] = set()
-    for at, token in enumerate(tokens):
-        if fold(token) not in own:
-            continue
-        words = 0
-        for after in range(at + 1, min(len(tokens), at + 5)):
-            if fold(tokens[after]) == "s":
-                continue
-            out.add(after)
-            words += 1
-            if words == 2:
-                break
-    return frozenset(out)
+    return frozenset(after for at, token in enumerate(tokens) if fold(token) in own
+                     for after in [p for p in range(at + 1, min(len(tokens), at + 5)) if fold(tokens[p]) != "s"][:2])
 
 
 def _within(matches: list[re.Match[str]], patterns: Sequence[re.Pattern[str]], text: str) -> set[int]:
